@@ -1,0 +1,146 @@
+//! Congestion control as a plug-in.
+//!
+//! The TCP sender owns loss detection, recovery and the retransmission timer; a congestion-control
+//! algorithm only decides the window (and, optionally, when each segment may leave). It is fed one
+//! [`AckSample`] per ACK outside recovery, one [`CongestionEvent`] per loss episode, and is asked
+//! for transmission times when it paces. The window itself lives in a [`Window`] the sender owns
+//! and lends to every hook, so the stack's own rules (cwnd = 1 after a timeout, recovery inflation)
+//! and the algorithm's never fight over who holds the number.
+//!
+//! One file per algorithm; [`registry`] maps names to constructors and parameter schemas.
+
+pub mod common;
+pub mod newreno;
+pub mod registry;
+pub mod reno;
+
+use crate::units::{Dur, Time};
+
+/// Congestion window and slow-start threshold, in segments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+}
+
+/// How the stack counts increases and gates growth; copied into every sample so that shared
+/// helpers ([`common`]) apply the profile without each algorithm knowing about profiles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Growth {
+    /// Cap on the slow-start increase per ACK, segments; `None` = no cap.
+    pub slow_start_cap: Option<f64>,
+    /// Skip growth when the flow is not cwnd-limited.
+    pub gating: bool,
+}
+
+/// Everything an algorithm may want to know about one ACK that advanced the cumulative ACK.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    pub now: Time,
+    /// Segments newly acknowledged by this ACK (cumulative advance).
+    pub acked: f64,
+    /// Units of increase this ACK earns: 1 under per-ACK counting (ns-2), else `acked`.
+    pub increase_units: f64,
+    /// RTT measured by this ACK, if any (exact, not tick-truncated).
+    pub rtt: Option<Dur>,
+    pub srtt: Dur,
+    pub min_rtt: Dur,
+    /// One-way delay of the acknowledged segment (receiver's arrival time minus its send time).
+    pub one_way_delay: Option<Dur>,
+    /// Send timestamp of the segment this ACK echoes.
+    pub echoed_ts: Time,
+    /// Segments in flight before and after this ACK.
+    pub prior_in_flight: f64,
+    pub in_flight: f64,
+    /// Total segments cumulatively acknowledged so far.
+    pub delivered: u64,
+    /// Whether this ACK starts a new round (a window of data acknowledged since the last start).
+    pub round_start: bool,
+    pub round: u64,
+    /// Whether the sender was limited by cwnd (not by the receiver window or lack of data).
+    pub cwnd_limited: bool,
+    pub growth: Growth,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionKind {
+    /// Loss detected by duplicate ACKs: fast retransmit.
+    Loss,
+    /// ECN-Echo received.
+    Ecn,
+    /// Retransmission timeout.
+    Timeout,
+}
+
+/// The start of a loss episode. Called once per episode: the sender guarantees it.
+#[derive(Clone, Copy, Debug)]
+pub struct CongestionEvent {
+    pub now: Time,
+    pub kind: CongestionKind,
+    /// Segments in flight when the loss was detected.
+    pub in_flight: f64,
+    /// What the stack profile says a reduction is computed from (window, flight size or cwnd).
+    pub basis: f64,
+    /// For timeouts: whether this is the first expiry for the segment; only the first lowers
+    /// ssthresh (RFC 5681 eq. 4).
+    pub first_timeout: bool,
+    pub srtt: Dur,
+    pub min_rtt: Dur,
+}
+
+/// A segment leaving the sender.
+#[derive(Clone, Copy, Debug)]
+pub struct SentSample {
+    pub now: Time,
+    pub seq: u32,
+    pub retransmission: bool,
+    pub in_flight: f64,
+}
+
+/// What a pacing algorithm sees when asked for the next transmission time.
+#[derive(Clone, Copy, Debug)]
+pub struct PacingContext {
+    pub now: Time,
+    pub window: Window,
+    pub srtt: Dur,
+    pub in_flight: f64,
+}
+
+/// Which loss-recovery procedure the sender runs for this algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// RFC 5681 fast recovery: leave on the first ACK of new data.
+    Reno,
+    /// RFC 6582: stay in recovery until all data outstanding at its start is acknowledged.
+    NewReno,
+}
+
+/// A congestion-control algorithm. Every hook but two has a no-op default.
+pub trait CongestionControl: Send + Sync {
+    fn name(&self) -> &'static str;
+
+    /// An ACK advanced the cumulative ACK while not in loss recovery.
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window);
+
+    /// A loss episode starts: set ssthresh and the post-reduction cwnd.
+    fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window);
+
+    /// Fast recovery ended with a full ACK. The sender has already set cwnd = ssthresh.
+    fn on_recovery_exit(&mut self, _now: Time, _w: &mut Window) {}
+
+    /// A segment left the sender.
+    fn on_sent(&mut self, _sent: &SentSample) {}
+
+    /// Earliest time the next segment may leave; `None` sends as soon as the window allows.
+    /// Called each time the window would allow a transmission.
+    fn next_send_time(&mut self, _ctx: &PacingContext) -> Option<Time> {
+        None
+    }
+
+    /// The pacing timer fired but the window did not allow a transmission.
+    fn on_send_blocked(&mut self, _now: Time) {}
+
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+}

@@ -1,0 +1,257 @@
+//! Building a simulation from a resolved scenario, and creating transfers as generators ask.
+
+use std::collections::BTreeMap;
+
+use rand::Rng;
+
+use super::event::Event;
+use super::fabric::{Fabric, FlowDrops};
+use super::Simulation;
+use crate::cc::CongestionControl;
+use crate::net::link::NodeId;
+use crate::net::routing::Graph;
+use crate::net::topology::{Endpoints, Network};
+use crate::rng::{stream, Entity, Purpose};
+use crate::spec::{ArrivalSpec, FlowTemplate, ScenarioSpec};
+use crate::tcp::profile::StackConfig;
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::{Sender, SenderSetup};
+use crate::trace::{FlowSeries, QueueSeries};
+use crate::traffic::{slot_choice, Flow, Generator, Placement};
+use crate::units::{Dur, Time};
+
+/// Builds a flow's congestion controller from its template.
+pub type CcFactory = Box<dyn Fn(&FlowTemplate) -> Result<Box<dyn CongestionControl>, String> + Send + Sync>;
+
+/// Routes and base RTTs between endpoint pairs, computed once per pair.
+struct Router {
+    graph: Graph,
+    cache: BTreeMap<(NodeId, NodeId), (u32, Dur)>,
+}
+
+impl Router {
+    fn place(&mut self, what: &str, ep: Endpoints, net: &Network, fab: &mut Fabric) -> Result<Placement, String> {
+        if ep.src == ep.dst {
+            return Err(format!("{what}: src and dst are the same node"));
+        }
+        let name = |n: NodeId| net.node_names[n as usize].as_str();
+        let mut route = |from: NodeId, to: NodeId| -> Result<(u32, Dur), String> {
+            if let Some(&r) = self.cache.get(&(from, to)) {
+                return Ok(r);
+            }
+            let links = self
+                .graph
+                .shortest_path(from, to)
+                .ok_or_else(|| format!("{what}: no route from \"{}\" to \"{}\"", name(from), name(to)))?;
+            let delay = links.iter().map(|&l| fab.links[l as usize].delay).sum();
+            let r = (fab.add_route(&links), delay);
+            self.cache.insert((from, to), r);
+            Ok(r)
+        };
+        let (data_route, fwd) = route(ep.src, ep.dst)?;
+        let (ack_route, rev) = route(ep.dst, ep.src)?;
+        Ok(Placement { endpoints: ep, data_route, ack_route, base_rtt: fwd + rev })
+    }
+}
+
+impl Simulation {
+    /// Build with a custom controller factory (tests use this to plug in probe algorithms).
+    pub fn with_factory(spec: &ScenarioSpec, cc_factory: CcFactory) -> Result<Self, String> {
+        if spec.duration_ns == 0 {
+            return Err("duration: must be positive".into());
+        }
+        let stack = StackConfig::resolve(spec.stack.profile, &spec.stack.overrides);
+        let mut net = Network::build(&spec.topology, spec.seed)?;
+
+        // Attach every flow and generator slot first: attaching adds hosts and access links.
+        let mut flow_eps = Vec::with_capacity(spec.flows.len());
+        for (i, f) in spec.flows.iter().enumerate() {
+            let what = format!("flows[{i}]");
+            cc_factory(&f.template).map_err(|e| format!("{what}.cc: {e}"))?;
+            check_template(&what, &f.template)?;
+            flow_eps.push(net.attach(&what, &i.to_string(), f.src.as_deref(), f.dst.as_deref(), f.rtt_ns)?);
+        }
+        let mut gen_eps: Vec<Vec<Endpoints>> = Vec::new();
+        for (g, gs) in spec.generators.iter().enumerate() {
+            let what = format!("generators[{g}]");
+            cc_factory(&gs.template).map_err(|e| format!("{what}.cc: {e}"))?;
+            check_template(&what, &gs.template)?;
+            let choices = gs.rtt_choices_ns.len().max(gs.endpoints.len()).max(1);
+            let mut eps = Vec::new();
+            let attach_choice = |net: &mut Network, c: usize, tag: String| {
+                let rtt = gs.rtt_choices_ns.get(c).copied();
+                let (src, dst) = match gs.endpoints.get(c) {
+                    Some((s, d)) => (Some(s.as_str()), Some(d.as_str())),
+                    None => (None, None),
+                };
+                net.attach(&what, &tag, src, dst, rtt)
+            };
+            match gs.arrivals {
+                ArrivalSpec::ClosedLoop { slots } => {
+                    for slot in 0..slots {
+                        let c = slot_choice(spec.seed, g as u32, slot, choices);
+                        eps.push(attach_choice(&mut net, c, format!("g{g}.{slot}"))?);
+                    }
+                }
+                ArrivalSpec::OpenLoop { rate_per_s, .. } => {
+                    if !(rate_per_s > 0.0 && rate_per_s.is_finite()) {
+                        return Err(format!("{what}.rate: {rate_per_s} is not a positive arrival rate"));
+                    }
+                    for c in 0..choices {
+                        eps.push(attach_choice(&mut net, c, format!("g{g}.{c}"))?);
+                    }
+                }
+            }
+            gen_eps.push(eps);
+        }
+
+        let graph = Graph::new(
+            net.node_names.len(),
+            net.links.iter().enumerate().map(|(i, l)| (i as u32, l.src, l.dst, l.delay)),
+        );
+        let mut router = Router { graph, cache: BTreeMap::new() };
+        let links = std::mem::take(&mut net.links);
+        let mut fab = Fabric::new(links, spec.trace.drops);
+        let flow_places = flow_eps
+            .iter()
+            .enumerate()
+            .map(|(i, &ep)| router.place(&format!("flows[{i}]"), ep, &net, &mut fab))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut generators = Vec::new();
+        for (g, eps) in gen_eps.iter().enumerate() {
+            let gs = &spec.generators[g];
+            let placements = eps
+                .iter()
+                .map(|&ep| router.place(&format!("generators[{g}]"), ep, &net, &mut fab))
+                .collect::<Result<Vec<_>, _>>()?;
+            generators.push(Generator {
+                id: g as u32,
+                template: gs.template.clone(),
+                arrivals: gs.arrivals.clone(),
+                size: gs.size.clone(),
+                start: gs.start_ns,
+                started: vec![0; placements.len()],
+                placements,
+                arrival_rng: stream(spec.seed, Entity::Generator, g as u64, Purpose::Arrivals),
+                seed: spec.seed,
+            });
+        }
+
+        let mut sim = Simulation {
+            name: spec.name.clone(),
+            seed: spec.seed,
+            duration: spec.duration_ns,
+            stack,
+            now: 0,
+            fab,
+            flows: Vec::new(),
+            generators,
+            node_names: std::mem::take(&mut net.node_names),
+            sample_interval: spec.trace.sample_interval_ns.filter(|&i| i > 0),
+            series: FlowSeries::default(),
+            queues: QueueSeries::default(),
+            events: 0,
+            cc_factory,
+        };
+        for (i, f) in spec.flows.iter().enumerate() {
+            let mut rng = stream(spec.seed, Entity::Flow, i as u64, Purpose::Start);
+            let jitter = if f.start_jitter_ns > 0 { rng.gen_range(0..f.start_jitter_ns) } else { 0 };
+            sim.add_flow(&f.template, flow_places[i], f.start_ns + jitter, f.size_bytes, None)?;
+        }
+        for g in 0..sim.generators.len() {
+            let (start, arrivals) = (sim.generators[g].start, sim.generators[g].arrivals.clone());
+            match arrivals {
+                ArrivalSpec::ClosedLoop { slots } => {
+                    for slot in 0..slots {
+                        sim.start_slot_transfer(g as u32, slot, start)?;
+                    }
+                }
+                ArrivalSpec::OpenLoop { .. } => {
+                    let gap = sim.generators[g].next_gap();
+                    sim.fab.events.push(start + gap, Event::GeneratorArrival(g as u32));
+                }
+            }
+        }
+        if sim.sample_interval.is_some() {
+            sim.fab.events.push(0, Event::Sample);
+        }
+        Ok(sim)
+    }
+
+    fn add_flow(&mut self, t: &FlowTemplate, place: Placement, start: Time, size: Option<u64>, origin: Option<(u32, u32)>) -> Result<u32, String> {
+        let id = self.flows.len() as u32;
+        let cc = (self.cc_factory)(t)?;
+        let max_window = t.max_window_pkts.unwrap_or(self.stack.default_max_window_pkts) as f64;
+        let setup = SenderSetup {
+            flow: id,
+            data_route: place.data_route,
+            mss: t.mss_bytes,
+            size_bytes: size,
+            max_window,
+            stack: self.stack.clone(),
+        };
+        let delayed_ack = t.delayed_ack.unwrap_or(self.stack.delayed_ack);
+        self.flows.push(Flow {
+            label: t.label.clone(),
+            endpoints: place.endpoints,
+            start,
+            size_bytes: size,
+            base_rtt: place.base_rtt,
+            sender: Sender::new(setup, cc),
+            receiver: Receiver::new(id, place.ack_route, delayed_ack, self.stack.delayed_ack_timeout_ns),
+            started: false,
+            origin,
+            sampled_bytes: 0,
+        });
+        self.fab.flow_drops.push(FlowDrops::default());
+        if start <= self.duration {
+            self.fab.events.push(start, Event::FlowStart(id));
+        }
+        Ok(id)
+    }
+
+    fn start_slot_transfer(&mut self, g: u32, slot: u32, at: Time) -> Result<u32, String> {
+        let gen = &mut self.generators[g as usize];
+        let k = gen.started[slot as usize];
+        gen.started[slot as usize] += 1;
+        let size = gen.size_of(slot, k);
+        let (template, place) = (gen.template.clone(), gen.placements[slot as usize]);
+        self.add_flow(&template, place, at, Some(size), Some((g, slot)))
+    }
+
+    pub(super) fn on_transfer_complete(&mut self, flow: u32, now: Time) {
+        if let Some((g, slot)) = self.flows[flow as usize].origin {
+            if matches!(self.generators[g as usize].arrivals, ArrivalSpec::ClosedLoop { .. }) && now < self.duration {
+                self.start_slot_transfer(g, slot, now).expect("template validated at build");
+            }
+        }
+    }
+
+    pub(super) fn on_generator_arrival(&mut self, g: u32, now: Time) {
+        let gen = &mut self.generators[g as usize];
+        let ArrivalSpec::OpenLoop { stop_ns, .. } = gen.arrivals else { return };
+        if stop_ns.is_some_and(|s| now >= s) {
+            return;
+        }
+        let k = gen.started[0];
+        gen.started[0] += 1;
+        let size = gen.size_of(u32::MAX, k);
+        let place = gen.placements[gen.placement_of(k)];
+        let template = gen.template.clone();
+        let next = now + gen.next_gap();
+        self.add_flow(&template, place, now, Some(size), Some((g, 0))).expect("template validated at build");
+        if next <= self.duration {
+            self.fab.events.push(next, Event::GeneratorArrival(g));
+        }
+    }
+}
+
+fn check_template(what: &str, t: &FlowTemplate) -> Result<(), String> {
+    if t.mss_bytes == 0 || t.mss_bytes > 65_000 {
+        return Err(format!("{what}.mss: {} is out of range; expected 1..65000 bytes", t.mss_bytes));
+    }
+    if t.max_window_pkts == Some(0) {
+        return Err(format!("{what}.max_window: expected at least 1 packet"));
+    }
+    Ok(())
+}

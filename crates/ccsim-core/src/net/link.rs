@@ -1,0 +1,153 @@
+//! A unidirectional link: FIFO output queue, transmitter, and propagation pipe.
+//!
+//! Head-only scheduling: when a packet is admitted its transmission start and its arrival at the
+//! far end are fixed at once (the queue is FIFO and the rate constant), and it goes straight into
+//! the pipe. The pipe is ordered by arrival time, so the link needs exactly one pending event, for
+//! the packet at its head. Packets still waiting for the transmitter are tracked by their start
+//! times alone, which is all queue length, RED and the statistics need.
+
+use std::collections::VecDeque;
+
+use super::loss::LossModel;
+use super::packet::Packet;
+use super::qdisc::{Qdisc, QueueView, Verdict};
+use crate::units::{tx_time, Dur, Time};
+
+pub type LinkId = u32;
+pub type NodeId = u32;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkCounters {
+    /// Packets offered to the link.
+    pub arrivals: u64,
+    /// Packets that left the far end of the pipe (including those then lost).
+    pub departures: u64,
+    pub queue_drops: u64,
+    pub loss_drops: u64,
+    /// Sum over admitted packets of the time spent waiting, ns (for the mean queue length).
+    pub wait_ns: u128,
+    /// Sum of transmission times of admitted packets, ns (for utilization).
+    pub busy_ns: u128,
+    pub max_queue_pkts: u64,
+}
+
+/// Outcome of offering a packet to a link.
+pub enum Offer {
+    Accepted {
+        /// The pipe was empty: the caller schedules the head event at this time.
+        schedule_at: Option<Time>,
+    },
+    Dropped(Verdict),
+}
+
+pub struct Link {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub monitor: bool,
+    qdisc: Qdisc,
+    pub loss: LossModel,
+    /// When the transmitter finishes the last admitted packet.
+    busy_until: Time,
+    /// Transmission start times and sizes of packets still waiting.
+    waiting: VecDeque<(Time, u32)>,
+    waiting_bytes: u64,
+    /// Packets in transmission or propagation, with their arrival time at the far end.
+    pipe: VecDeque<(Time, Packet)>,
+    pub counters: LinkCounters,
+}
+
+impl Link {
+    pub fn new(src: NodeId, dst: NodeId, rate_bps: u64, delay: Dur, qdisc: Qdisc, loss: LossModel) -> Self {
+        Link {
+            src,
+            dst,
+            rate_bps,
+            delay,
+            monitor: false,
+            qdisc,
+            loss,
+            busy_until: 0,
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            pipe: VecDeque::new(),
+            counters: LinkCounters::default(),
+        }
+    }
+
+    /// Forget waiting entries whose transmission has started by `now`.
+    #[inline]
+    fn advance(&mut self, now: Time) {
+        while let Some(&(start, size)) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.waiting_bytes -= size as u64;
+        }
+    }
+
+    /// Queue length (packets, bytes) at `now`, not counting the packet in transmission.
+    pub fn queue_len(&mut self, now: Time) -> (usize, u64) {
+        self.advance(now);
+        (self.waiting.len(), self.waiting_bytes)
+    }
+
+    /// Offer a packet arriving at the link's input at `now`.
+    #[inline]
+    pub fn offer(&mut self, pkt: Packet, now: Time) -> Offer {
+        self.advance(now);
+        self.counters.arrivals += 1;
+        let must_wait = self.busy_until > now;
+        let view = QueueView {
+            now,
+            len_pkts: self.waiting.len(),
+            len_bytes: self.waiting_bytes,
+            must_wait,
+            idle_since: if must_wait { None } else { Some(self.busy_until) },
+        };
+        let verdict = self.qdisc.admit(&view, pkt.size);
+        if verdict != Verdict::Enqueue {
+            self.counters.queue_drops += 1;
+            return Offer::Dropped(verdict);
+        }
+        let start = self.busy_until.max(now);
+        let tx = tx_time(pkt.size, self.rate_bps);
+        if must_wait {
+            self.waiting.push_back((start, pkt.size));
+            self.waiting_bytes += pkt.size as u64;
+            self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(self.waiting.len() as u64);
+            self.counters.wait_ns += (start - now) as u128;
+        }
+        self.busy_until = start + tx;
+        self.counters.busy_ns += tx as u128;
+        let exit = self.busy_until + self.delay;
+        self.pipe.push_back((exit, pkt));
+        Offer::Accepted { schedule_at: (self.pipe.len() == 1).then_some(exit) }
+    }
+
+    /// Take the packet at the head of the pipe (its arrival time has come). Returns it and the
+    /// arrival time of the next one, if any, which the caller schedules.
+    #[inline]
+    pub fn pop_arrival(&mut self) -> (Packet, Option<Time>) {
+        let (_, pkt) = self.pipe.pop_front().expect("link event with an empty pipe");
+        self.counters.departures += 1;
+        (pkt, self.pipe.front().map(|&(t, _)| t))
+    }
+
+    /// Packets inside the link (waiting, in transmission or propagating).
+    pub fn in_link(&self) -> impl Iterator<Item = &Packet> {
+        self.pipe.iter().map(|(_, p)| p)
+    }
+
+    /// Busy time and waiting time up to `end` only (the tail beyond the run is cut off).
+    pub fn clipped_totals(&self, end: Time) -> (u128, u128) {
+        let busy_over = self.busy_until.saturating_sub(end) as u128;
+        let wait_over: u128 = self.waiting.iter().map(|&(start, _)| start.saturating_sub(end) as u128).sum();
+        (
+            self.counters.busy_ns.saturating_sub(busy_over),
+            self.counters.wait_ns.saturating_sub(wait_over),
+        )
+    }
+}

@@ -1,0 +1,41 @@
+//! The packet: a small plain struct moved by value from sender to queue to pipe to receiver.
+
+use crate::units::Time;
+
+/// Bytes of TCP/IP header on every data packet, and the size of a pure ACK.
+pub const HEADER_BYTES: u32 = 40;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PacketKind {
+    Data,
+    Ack,
+    /// Connection set-up; carries no data. Answered by `SynAck`.
+    Syn,
+    SynAck,
+}
+
+impl PacketKind {
+    /// Data and Syn travel sender -> receiver; the others travel back.
+    #[inline]
+    pub fn is_forward(self) -> bool {
+        matches!(self, PacketKind::Data | PacketKind::Syn)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Data/Syn: time the sender sent it. Ack: the echoed send time (TCP timestamp).
+    pub ts: Time,
+    /// Ack: time the receiver got the echoed segment, for one-way delay.
+    pub ts_recv: Time,
+    pub flow: u32,
+    /// Data: segment number. Ack: cumulative ACK, the next segment expected.
+    pub seq: u32,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// Index of the route this packet follows, and of the next link on it.
+    pub route: u32,
+    pub hop: u16,
+    pub kind: PacketKind,
+}

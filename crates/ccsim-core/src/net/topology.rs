@@ -1,0 +1,213 @@
+//! Built-in topologies, expanded into nodes and links.
+//!
+//! * Dumbbell: every flow (or generator slot) gets its own sender and receiver host, attached to
+//!   the two routers by access links whose delays give the flow its requested base RTT.
+//! * Parking lot: routers R0..R{n-1} in a chain; each flow gets hosts attached at its entry and
+//!   exit routers.
+//! * Explicit: the user's nodes and links.
+
+use super::link::{Link, LinkId, NodeId};
+use super::loss::LossModel;
+use super::qdisc::{DropTail, Qdisc, Red};
+use super::qdisc::red::RedParams;
+use crate::rng::{stream, Entity, Purpose};
+use crate::spec::{LinkParams, LossSpec, QueueSpec, TopologySpec};
+use crate::units::Dur;
+
+/// Nodes and links under construction.
+pub struct Network {
+    pub seed: u64,
+    pub node_names: Vec<String>,
+    pub links: Vec<Link>,
+    kind: Kind,
+}
+
+enum Kind {
+    Dumbbell { left: NodeId, right: NodeId, bottleneck_delay: Dur, access_rate: u64, access_queue: QueueSpec },
+    ParkingLot { hop_delay: Dur, access_rate: u64, access_delay: Dur, access_queue: QueueSpec },
+    Explicit,
+}
+
+/// Where a flow's packets enter and leave the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoints {
+    pub src: NodeId,
+    pub dst: NodeId,
+}
+
+impl Network {
+    pub fn build(spec: &TopologySpec, seed: u64) -> Result<Self, String> {
+        let mut net = Network { seed, node_names: Vec::new(), links: Vec::new(), kind: Kind::Explicit };
+        match spec {
+            TopologySpec::Dumbbell { forward, reverse, access_rate_bps, access_queue } => {
+                let left = net.add_node("R1".into());
+                let right = net.add_node("R2".into());
+                net.add_link(left, right, forward, true)?;
+                net.add_link(right, left, reverse, true)?;
+                net.kind = Kind::Dumbbell {
+                    left,
+                    right,
+                    bottleneck_delay: forward.delay_ns,
+                    access_rate: *access_rate_bps,
+                    access_queue: access_queue.clone(),
+                };
+            }
+            TopologySpec::ParkingLot { routers, forward, reverse, access_rate_bps, access_delay_ns, access_queue } => {
+                if *routers < 2 {
+                    return Err(format!("topology.routers: {routers} is too few; expected at least 2"));
+                }
+                for i in 0..*routers {
+                    net.add_node(format!("R{i}"));
+                }
+                for i in 0..routers - 1 {
+                    net.add_link(i, i + 1, forward, true)?;
+                    net.add_link(i + 1, i, reverse, true)?;
+                }
+                net.kind = Kind::ParkingLot {
+                    hop_delay: forward.delay_ns,
+                    access_rate: *access_rate_bps,
+                    access_delay: *access_delay_ns,
+                    access_queue: access_queue.clone(),
+                };
+            }
+            TopologySpec::Explicit { nodes, links } => {
+                for (i, name) in nodes.iter().enumerate() {
+                    if nodes[..i].contains(name) {
+                        return Err(format!("topology.nodes: \"{name}\" appears twice"));
+                    }
+                    net.add_node(name.clone());
+                }
+                let any_monitored = links.iter().any(|l| l.monitor);
+                for (i, l) in links.iter().enumerate() {
+                    let src = net.node(&l.src).ok_or_else(|| format!("topology.links[{i}].src: unknown node \"{}\"", l.src))?;
+                    let dst = net.node(&l.dst).ok_or_else(|| format!("topology.links[{i}].dst: unknown node \"{}\"", l.dst))?;
+                    net.add_link(src, dst, &l.params, l.monitor || !any_monitored)?;
+                }
+            }
+        }
+        Ok(net)
+    }
+
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.node_names.iter().position(|n| n == name).map(|i| i as NodeId)
+    }
+
+    fn add_node(&mut self, name: String) -> NodeId {
+        self.node_names.push(name);
+        (self.node_names.len() - 1) as NodeId
+    }
+
+    fn add_link(&mut self, src: NodeId, dst: NodeId, p: &LinkParams, monitor: bool) -> Result<LinkId, String> {
+        let id = self.links.len() as LinkId;
+        if p.rate_bps == 0 {
+            return Err(format!("link {}->{}: rate must be positive", self.node_names[src as usize], self.node_names[dst as usize]));
+        }
+        let qdisc = match &p.queue {
+            QueueSpec::Droptail { limit_pkts, limit_bytes } => {
+                Qdisc::DropTail(DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes })
+            }
+            QueueSpec::Red { limit_pkts, min_th, max_th, max_p, w_q, gentle, wait, mean_pktsize } => {
+                if !(min_th < max_th) || !(*max_p > 0.0 && *max_p <= 1.0) || !(*w_q > 0.0 && *w_q <= 1.0) {
+                    return Err("red: expected 0 < min_th < max_th, 0 < max_p <= 1, 0 < w_q <= 1".into());
+                }
+                let params = RedParams {
+                    limit_pkts: *limit_pkts,
+                    min_th: *min_th,
+                    max_th: *max_th,
+                    max_p: *max_p,
+                    w_q: *w_q,
+                    gentle: *gentle,
+                    wait: *wait,
+                    mean_pktsize: *mean_pktsize,
+                };
+                let rng = stream(self.seed, Entity::Link, id as u64, Purpose::Aqm);
+                Qdisc::Red(Box::new(Red::new(params, p.rate_bps, rng)))
+            }
+        };
+        let loss = match p.loss {
+            LossSpec::None => LossModel::None,
+            LossSpec::Bernoulli { p } if p <= 0.0 => LossModel::None,
+            LossSpec::Bernoulli { p } => {
+                LossModel::Bernoulli { p, rng: stream(self.seed, Entity::Link, id as u64, Purpose::Loss) }
+            }
+        };
+        let mut link = Link::new(src, dst, p.rate_bps, p.delay_ns, qdisc, loss);
+        link.monitor = monitor;
+        self.links.push(link);
+        Ok(id)
+    }
+
+    fn add_access_pair(&mut self, host: String, router: NodeId, delay: Dur, rate: u64, queue: &QueueSpec, host_sends: bool) -> Result<NodeId, String> {
+        let h = self.add_node(host);
+        let p = LinkParams { rate_bps: rate, delay_ns: delay, queue: queue.clone(), loss: LossSpec::None };
+        if host_sends {
+            self.add_link(h, router, &p, false)?;
+            self.add_link(router, h, &p, false)?;
+        } else {
+            self.add_link(router, h, &p, false)?;
+            self.add_link(h, router, &p, false)?;
+        }
+        Ok(h)
+    }
+
+    /// Attach a flow (or generator slot) and return its endpoints.
+    ///
+    /// `tag` names the hosts; `src`/`dst` are node names (explicit) or router names (parking lot);
+    /// `rtt` is the requested base RTT (dumbbell: required; parking lot: optional).
+    pub fn attach(&mut self, what: &str, tag: &str, src: Option<&str>, dst: Option<&str>, rtt: Option<Dur>) -> Result<Endpoints, String> {
+        match &self.kind {
+            Kind::Dumbbell { left, right, bottleneck_delay, access_rate, access_queue } => {
+                let (left, right, bd, rate, q) = (*left, *right, *bottleneck_delay, *access_rate, access_queue.clone());
+                if src.is_some() || dst.is_some() {
+                    return Err(format!("{what}: a dumbbell flow takes no src/dst (each flow gets its own hosts)"));
+                }
+                let rtt = rtt.ok_or_else(|| format!("{what}.rtt: required on a dumbbell"))?;
+                if rtt < 2 * bd {
+                    return Err(format!("{what}.rtt: {} ms is below twice the bottleneck delay ({} ms)", rtt as f64 / 1e6, 2.0 * bd as f64 / 1e6));
+                }
+                let access_total = rtt / 2 - bd;
+                let s = self.add_access_pair(format!("s{tag}"), left, access_total / 2, rate, &q, true)?;
+                let d = self.add_access_pair(format!("r{tag}"), right, access_total - access_total / 2, rate, &q, false)?;
+                Ok(Endpoints { src: s, dst: d })
+            }
+            Kind::ParkingLot { hop_delay, access_rate, access_delay, access_queue } => {
+                let (hd, rate, ad, q) = (*hop_delay, *access_rate, *access_delay, access_queue.clone());
+                let router = |net: &Network, key: &str, name: Option<&str>| -> Result<NodeId, String> {
+                    let name = name.ok_or_else(|| format!("{what}.{key}: required on a parking lot (a router name like \"R0\")"))?;
+                    match net.node(name) {
+                        Some(id) if name.starts_with('R') => Ok(id),
+                        _ => Err(format!("{what}.{key}: unknown router \"{name}\"")),
+                    }
+                };
+                let (rs, rd) = (router(self, "src", src)?, router(self, "dst", dst)?);
+                if rs == rd {
+                    return Err(format!("{what}: src and dst are the same router"));
+                }
+                let path = (rs as i64 - rd as i64).unsigned_abs() * hd;
+                let (d_src, d_dst) = match rtt {
+                    None => (ad, ad),
+                    Some(r) if r / 2 < path => {
+                        return Err(format!("{what}.rtt: {} ms is below the path's round-trip delay ({} ms)", r as f64 / 1e6, 2.0 * path as f64 / 1e6))
+                    }
+                    Some(r) => {
+                        let access = r / 2 - path;
+                        (access / 2, access - access / 2)
+                    }
+                };
+                let s = self.add_access_pair(format!("s{tag}"), rs, d_src, rate, &q, true)?;
+                let d = self.add_access_pair(format!("r{tag}"), rd, d_dst, rate, &q, false)?;
+                Ok(Endpoints { src: s, dst: d })
+            }
+            Kind::Explicit => {
+                let lookup = |key: &str, name: Option<&str>| -> Result<NodeId, String> {
+                    let name = name.ok_or_else(|| format!("{what}.{key}: required on an explicit topology"))?;
+                    self.node(name).ok_or_else(|| format!("{what}.{key}: unknown node \"{name}\""))
+                };
+                if rtt.is_some() {
+                    return Err(format!("{what}.rtt: not settable on an explicit topology (the links' delays give it)"));
+                }
+                Ok(Endpoints { src: lookup("src", src)?, dst: lookup("dst", dst)? })
+            }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! One-way TCP: a sender that owns loss detection, recovery and the retransmission timer, and a
+//! cumulative-ACK receiver. Sequence numbers count segments, as in ns-2's one-way agents.
+
+pub mod profile;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+pub mod seqset;

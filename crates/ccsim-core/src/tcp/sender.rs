@@ -1,0 +1,476 @@
+//! The TCP sender: handshake, window-limited transmission (paced when the algorithm asks), RTT
+//! sampling, fast retransmit with Reno or NewReno recovery (RFC 5681 / RFC 6582, with ns-2's
+//! variants where the profile says), and the retransmission timer with exponential backoff and
+//! go-back-N (RFC 6298).
+//!
+//! The congestion-control algorithm owns the window arithmetic; the sender owns everything about
+//! which segment goes when, and calls the algorithm exactly once per loss episode.
+
+use super::profile::{RttSampling, SsthreshBasis, StackConfig};
+use super::rtt::RttEstimator;
+use crate::cc::{
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, Recovery, SentSample, Window,
+};
+use crate::engine::event::{Event, LazyTimer, TimerKind};
+use crate::engine::fabric::Fabric;
+use crate::net::packet::{Packet, PacketKind, HEADER_BYTES};
+use crate::units::{Dur, Time};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    Idle,
+    Handshake,
+    Open,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    /// Data packets sent, retransmissions included.
+    pub packets_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub rtt_sum_ns: u128,
+    pub rtt_samples: u64,
+}
+
+/// What a sender needs to know about its transfer.
+pub struct SenderSetup {
+    pub flow: u32,
+    pub data_route: u32,
+    pub mss: u32,
+    /// `None` = infinite.
+    pub size_bytes: Option<u64>,
+    pub max_window: f64,
+    pub stack: StackConfig,
+}
+
+pub struct Sender {
+    flow: u32,
+    route: u32,
+    mss: u32,
+    total_segs: u32,
+    last_seg_wire: u32,
+    stack: StackConfig,
+    pub state: SenderState,
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    pub snd_max: u32,
+    pub w: Window,
+    /// Fast-recovery inflation (duplicate ACKs counted as segments that left), kept apart from
+    /// the algorithm's cwnd, as ns-2 keeps `dupwnd_`.
+    inflation: f64,
+    rwnd: f64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// Recovery point: one past the highest segment sent when the last episode began.
+    recover: u32,
+    partial_acks: u32,
+    retransmit_pending: bool,
+    rtt: RttEstimator,
+    pub rto_timer: LazyTimer,
+    pub pace_timer: LazyTimer,
+    backoff: u32,
+    /// Expiries of the timer since snd_una last advanced.
+    una_timeouts: u32,
+    /// The segment being timed (one-per-RTT sampling) and its send time.
+    timed: Option<(u32, Time)>,
+    cc: Box<dyn CongestionControl>,
+    recovery: Recovery,
+    cwnd_limited: bool,
+    round_end: u32,
+    round: u64,
+    pub stats: SenderStats,
+    pub completed_at: Option<Time>,
+}
+
+impl Sender {
+    pub fn new(setup: SenderSetup, cc: Box<dyn CongestionControl>) -> Self {
+        let payload_total = setup.size_bytes.unwrap_or(u64::MAX);
+        let (total_segs, last_payload) = match setup.size_bytes {
+            None => (u32::MAX, setup.mss),
+            Some(b) => {
+                let n = b.div_ceil(setup.mss as u64).max(1);
+                let last = payload_total - (n - 1) * setup.mss as u64;
+                (n.min(u32::MAX as u64 - 1) as u32, last.max(1) as u32)
+            }
+        };
+        let stack = setup.stack;
+        let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
+        let recovery = cc.recovery();
+        Sender {
+            flow: setup.flow,
+            route: setup.data_route,
+            mss: setup.mss,
+            total_segs,
+            last_seg_wire: last_payload + HEADER_BYTES,
+            rtt: RttEstimator::new(&stack),
+            stack,
+            state: SenderState::Idle,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            w: Window { cwnd: 1.0, ssthresh },
+            inflation: 0.0,
+            rwnd: setup.max_window,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            partial_acks: 0,
+            retransmit_pending: false,
+            rto_timer: LazyTimer::default(),
+            pace_timer: LazyTimer::default(),
+            backoff: 1,
+            una_timeouts: 0,
+            timed: None,
+            cc,
+            recovery,
+            cwnd_limited: false,
+            round_end: 0,
+            round: 0,
+            stats: SenderStats::default(),
+            completed_at: None,
+        }
+    }
+
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+
+    pub fn srtt(&self) -> Option<Dur> {
+        self.rtt.srtt()
+    }
+
+    /// Bytes of payload cumulatively acknowledged.
+    pub fn bytes_acked(&self) -> u64 {
+        if self.snd_una == 0 {
+            0
+        } else if self.snd_una >= self.total_segs {
+            (self.total_segs as u64 - 1) * self.mss as u64 + (self.last_seg_wire - HEADER_BYTES) as u64
+        } else {
+            self.snd_una as u64 * self.mss as u64
+        }
+    }
+
+    #[inline]
+    fn flight(&self) -> u32 {
+        self.snd_nxt - self.snd_una
+    }
+
+    fn timer_event(&self, kind: TimerKind) -> Event {
+        Event::Timer { flow: self.flow, kind }
+    }
+
+    fn packet(&self, kind: PacketKind, seq: u32, size: u32, now: Time) -> Packet {
+        Packet { ts: now, ts_recv: 0, flow: self.flow, seq, size, route: self.route, hop: 0, kind }
+    }
+
+    /// Open the connection: a 40-byte SYN, answered by a SYN-ACK that gives the first RTT sample.
+    pub fn start(&mut self, now: Time, fab: &mut Fabric) {
+        self.state = SenderState::Handshake;
+        self.send_syn(now, fab);
+    }
+
+    fn send_syn(&mut self, now: Time, fab: &mut Fabric) {
+        fab.send(self.packet(PacketKind::Syn, 0, HEADER_BYTES, now), now);
+        let at = now + self.rtt.backed_off(self.backoff);
+        self.rto_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Retransmit));
+    }
+
+    fn initial_window(&self) -> f64 {
+        match self.stack.profile {
+            super::profile::Profile::Rfc if self.stack.initial_window == StackConfig::for_profile(self.stack.profile).initial_window => {
+                StackConfig::rfc_initial_window(self.mss)
+            }
+            _ => self.stack.initial_window,
+        }
+    }
+
+    /// An ACK or SYN-ACK arrived. Returns true when this ACK completed a finite transfer.
+    pub fn on_ack(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
+        match (pkt.kind, self.state) {
+            (PacketKind::SynAck, SenderState::Handshake) => {
+                self.rtt.sample(now - pkt.ts);
+                self.backoff = 1;
+                self.rto_timer.cancel();
+                self.state = SenderState::Open;
+                self.w.cwnd = self.initial_window();
+                self.try_send(now, fab);
+                false
+            }
+            (PacketKind::Ack, SenderState::Open) => {
+                if pkt.seq > self.snd_una {
+                    self.on_new_ack(pkt, now, fab)
+                } else {
+                    if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
+                        self.on_dupack(now, fab);
+                    }
+                    false
+                }
+            }
+            _ => false,
+        }
+    }
+
+    fn rtt_sample(&mut self, pkt: &Packet, now: Time) -> Option<Dur> {
+        let sample = match self.stack.rtt_sampling {
+            RttSampling::EveryAck => Some(now - pkt.ts),
+            RttSampling::OnePerRtt => match self.timed {
+                Some((seq, sent)) if pkt.seq > seq => {
+                    self.timed = None;
+                    Some(now - sent)
+                }
+                _ => None,
+            },
+        };
+        if let Some(r) = sample {
+            self.rtt.sample(r);
+            self.backoff = 1;
+            self.stats.rtt_sum_ns += r as u128;
+            self.stats.rtt_samples += 1;
+        }
+        sample
+    }
+
+    fn on_new_ack(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
+        let prior_flight = self.flight();
+        let newly = pkt.seq - self.snd_una;
+        self.snd_una = pkt.seq;
+        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        self.una_timeouts = 0;
+        self.dupacks = 0;
+        let rtt = self.rtt_sample(pkt, now);
+        let round_start = pkt.seq >= self.round_end;
+        if round_start {
+            self.round += 1;
+            self.round_end = self.snd_max.max(pkt.seq + 1);
+        }
+
+        let mut restart_timer = true;
+        if self.in_recovery {
+            restart_timer = self.on_ack_in_recovery(pkt.seq, newly, now);
+        } else {
+            let sample = AckSample {
+                now,
+                acked: newly as f64,
+                increase_units: if self.stack.per_ack_counting { 1.0 } else { newly as f64 },
+                rtt,
+                srtt: self.rtt.srtt().unwrap_or(0),
+                min_rtt: self.rtt.min_rtt().unwrap_or(0),
+                one_way_delay: pkt.ts_recv.checked_sub(pkt.ts),
+                echoed_ts: pkt.ts,
+                prior_in_flight: prior_flight as f64,
+                in_flight: self.flight() as f64,
+                delivered: self.snd_una as u64,
+                round_start,
+                round: self.round,
+                cwnd_limited: self.cwnd_limited,
+                growth: Growth { slow_start_cap: self.stack.slow_start_cap, gating: self.stack.cwnd_gating },
+            };
+            self.cc.on_ack(&sample, &mut self.w);
+        }
+
+        if self.snd_una >= self.total_segs {
+            self.state = SenderState::Done;
+            self.completed_at = Some(now);
+            self.rto_timer.cancel();
+            self.pace_timer.cancel();
+            return true;
+        }
+        if self.snd_una >= self.snd_max {
+            self.rto_timer.cancel();
+        } else if restart_timer {
+            self.arm_rto(now, fab);
+        }
+        self.try_send(now, fab);
+        false
+    }
+
+    /// Handle a new ACK during fast recovery. Returns whether to restart the RTO timer.
+    fn on_ack_in_recovery(&mut self, ack: u32, newly: u32, now: Time) -> bool {
+        let full = self.recovery == Recovery::Reno || ack >= self.recover;
+        if full {
+            self.in_recovery = false;
+            self.inflation = 0.0;
+            if self.recovery == Recovery::NewReno && self.stack.partial_window_deflation {
+                // RFC 6582 3.2 step 3, option 1.
+                self.w.cwnd = self.w.ssthresh.min(self.flight().max(1) as f64 + 1.0);
+            } else {
+                self.w.cwnd = self.w.ssthresh;
+            }
+            self.cc.on_recovery_exit(now, &mut self.w);
+            return true;
+        }
+        // NewReno partial ACK: the next hole is lost too; retransmit it at once.
+        self.partial_acks += 1;
+        self.retransmit_pending = true;
+        if self.stack.partial_window_deflation {
+            self.inflation -= newly as f64;
+            if newly >= 1 {
+                self.inflation += 1.0;
+            }
+            self.inflation = self.inflation.max(1.0 - self.w.cwnd);
+        }
+        self.stack.restart_rto_every_partial_ack || self.partial_acks == 1
+    }
+
+    fn on_dupack(&mut self, now: Time, fab: &mut Fabric) {
+        self.dupacks += 1;
+        if self.in_recovery {
+            self.inflation += 1.0;
+            self.try_send(now, fab);
+            return;
+        }
+        // Enter recovery only if this ACK covers more than the previous recovery point
+        // (RFC 6582 section 3.2 step 1; ns-2 Reno's `bugFix_`).
+        if self.dupacks == self.stack.dupack_threshold && self.snd_una > self.recover {
+            self.enter_recovery(now, fab);
+        }
+    }
+
+    fn reduction_basis(&self) -> f64 {
+        match self.stack.ssthresh_basis {
+            SsthreshBasis::Window => self.w.cwnd.min(self.rwnd),
+            SsthreshBasis::FlightSize => self.flight() as f64,
+            SsthreshBasis::Cwnd => self.w.cwnd,
+        }
+    }
+
+    fn congestion_event(&self, kind: CongestionKind, now: Time) -> CongestionEvent {
+        CongestionEvent {
+            now,
+            kind,
+            in_flight: self.flight() as f64,
+            basis: self.reduction_basis(),
+            first_timeout: self.una_timeouts == 0,
+            srtt: self.rtt.srtt().unwrap_or(0),
+            min_rtt: self.rtt.min_rtt().unwrap_or(0),
+        }
+    }
+
+    fn enter_recovery(&mut self, now: Time, fab: &mut Fabric) {
+        self.stats.fast_retransmits += 1;
+        let ev = self.congestion_event(CongestionKind::Loss, now);
+        self.cc.on_congestion(&ev, &mut self.w);
+        self.in_recovery = true;
+        self.partial_acks = 0;
+        self.recover = self.snd_max;
+        self.inflation = self.stack.dupack_threshold as f64;
+        if self.timed.is_some_and(|(s, _)| s == self.snd_una) {
+            self.timed = None; // Karn: the timed segment is being retransmitted
+        }
+        self.retransmit_pending = true;
+        self.arm_rto(now, fab);
+        self.try_send(now, fab);
+    }
+
+    pub fn on_rto_timer(&mut self, now: Time, fab: &mut Fabric) {
+        let ev = self.timer_event(TimerKind::Retransmit);
+        if !self.rto_timer.fire(now, &mut fab.events, ev) {
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.backoff = (self.backoff * 2).min(64);
+        match self.state {
+            SenderState::Handshake => self.send_syn(now, fab),
+            SenderState::Open => {
+                let cev = self.congestion_event(CongestionKind::Timeout, now);
+                self.cc.on_congestion(&cev, &mut self.w);
+                self.una_timeouts += 1;
+                self.in_recovery = false;
+                self.inflation = 0.0;
+                self.dupacks = 0;
+                self.recover = self.snd_max;
+                self.timed = None;
+                self.retransmit_pending = false;
+                self.snd_nxt = self.snd_una; // go-back-N
+                self.arm_rto(now, fab);
+                self.try_send(now, fab);
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_pacing_timer(&mut self, now: Time, fab: &mut Fabric) {
+        let ev = self.timer_event(TimerKind::Pacing);
+        if !self.pace_timer.fire(now, &mut fab.events, ev) || self.state != SenderState::Open {
+            return;
+        }
+        if self.next_segment().is_some() {
+            self.try_send(now, fab);
+        } else {
+            self.cc.on_send_blocked(now);
+        }
+    }
+
+    fn arm_rto(&mut self, now: Time, fab: &mut Fabric) {
+        let at = now + self.rtt.backed_off(self.backoff);
+        self.rto_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Retransmit));
+    }
+
+    fn window(&self) -> f64 {
+        (self.w.cwnd + self.inflation).min(self.rwnd)
+    }
+
+    /// The segment the window allows next, and whether it is a retransmission.
+    fn next_segment(&self) -> Option<(u32, bool)> {
+        if self.retransmit_pending {
+            return Some((self.snd_una, true));
+        }
+        let allowed = (self.window() + 1e-9).floor();
+        if self.snd_nxt < self.total_segs && (self.flight() as f64) < allowed {
+            Some((self.snd_nxt, self.snd_nxt < self.snd_max))
+        } else {
+            None
+        }
+    }
+
+    fn try_send(&mut self, now: Time, fab: &mut Fabric) {
+        if self.state != SenderState::Open {
+            return;
+        }
+        while let Some((seq, retransmission)) = self.next_segment() {
+            let ctx = PacingContext {
+                now,
+                window: self.w,
+                srtt: self.rtt.srtt().unwrap_or(0),
+                in_flight: self.flight() as f64,
+            };
+            if let Some(at) = self.cc.next_send_time(&ctx) {
+                if at > now {
+                    self.pace_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Pacing));
+                    return;
+                }
+            }
+            if self.retransmit_pending {
+                self.retransmit_pending = false;
+            } else {
+                self.snd_nxt += 1;
+            }
+            self.transmit(seq, retransmission, now, fab);
+        }
+        let more_data = self.snd_nxt < self.total_segs;
+        self.cwnd_limited = more_data && self.w.cwnd + self.inflation <= self.rwnd;
+    }
+
+    fn transmit(&mut self, seq: u32, retransmission: bool, now: Time, fab: &mut Fabric) {
+        let size = if seq + 1 == self.total_segs { self.last_seg_wire } else { self.mss + HEADER_BYTES };
+        fab.send(self.packet(PacketKind::Data, seq, size, now), now);
+        self.stats.packets_sent += 1;
+        if retransmission {
+            self.stats.retransmits += 1;
+            if self.timed.is_some_and(|(s, _)| s == seq) {
+                self.timed = None;
+            }
+        } else if self.timed.is_none() && self.stack.rtt_sampling == RttSampling::OnePerRtt {
+            self.timed = Some((seq, now));
+        }
+        self.snd_max = self.snd_max.max(seq + 1);
+        if !self.rto_timer.is_armed() {
+            self.arm_rto(now, fab);
+        }
+        let sent = SentSample { now, seq, retransmission, in_flight: self.flight() as f64 };
+        self.cc.on_sent(&sent);
+    }
+}

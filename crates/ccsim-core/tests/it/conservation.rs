@@ -1,0 +1,13 @@
+//! Packet conservation: sent = delivered + dropped + in flight, per flow and per link. Every run
+//! made through `scenarios::run` is checked.
+
+use ccsim_core::Simulation;
+
+pub fn assert_conserved(sim: &Simulation) {
+    for (i, c) in sim.flow_conservation().iter().enumerate() {
+        assert_eq!(c.sent, c.delivered + c.dropped + c.in_network, "flow {i}: {c:?}");
+    }
+    for (i, c) in sim.link_conservation().iter().enumerate() {
+        assert_eq!(c.arrivals, c.departures + c.queue_drops + c.inside, "link {i}: {c:?}");
+    }
+}

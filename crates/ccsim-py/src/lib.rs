@@ -1,0 +1,167 @@
+//! Python bindings for ccsim-core: a `Simulation` class that runs with the GIL released and hands
+//! back columns, `algorithms()` and `version()`. Nothing else lives here.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ccsim_core::cc::registry;
+use ccsim_core::results::{Column, RunResults, Table};
+use ccsim_core::{ScenarioSpec, Simulation as CoreSimulation};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+/// Turn a panic payload into a message.
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// One simulation run. Build it from the resolved scenario JSON, advance it, then `finish()`.
+#[pyclass(module = "ccsim._core")]
+struct Simulation {
+    inner: Option<CoreSimulation>,
+    name: String,
+}
+
+impl Simulation {
+    fn sim(&mut self) -> PyResult<&mut CoreSimulation> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err(format!("scenario {}: the simulation already finished or crashed", self.name)))
+    }
+
+    /// Run `f` on the simulation without the GIL, turning a panic into RuntimeError and
+    /// discarding the broken simulation.
+    fn guarded<T: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut CoreSimulation) -> T + Send) -> PyResult<T> {
+        let name = self.name.clone();
+        let sim = self.sim()?;
+        let out = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| f(sim))));
+        out.map_err(|p| {
+            self.inner = None;
+            PyRuntimeError::new_err(format!("scenario {name}: engine crashed: {}", panic_message(p)))
+        })
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(py: Python<'_>, spec_json: &str) -> PyResult<Self> {
+        let spec = ScenarioSpec::from_json(spec_json).map_err(PyValueError::new_err)?;
+        let built = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| CoreSimulation::new(&spec))));
+        match built {
+            Ok(Ok(sim)) => Ok(Simulation { name: spec.name.clone(), inner: Some(sim) }),
+            Ok(Err(msg)) => Err(PyValueError::new_err(msg)),
+            Err(p) => Err(PyRuntimeError::new_err(format!("scenario {}: engine crashed while building: {}", spec.name, panic_message(p)))),
+        }
+    }
+
+    /// Run until `until_ns` of simulated time (capped at the duration). True when the run is over.
+    fn advance(&mut self, py: Python<'_>, until_ns: u64) -> PyResult<bool> {
+        self.guarded(py, |s| s.run_until(until_ns))
+    }
+
+    #[getter]
+    fn now_ns(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.now())
+    }
+
+    #[getter]
+    fn duration_ns(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.duration())
+    }
+
+    #[getter]
+    fn events(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.events_processed())
+    }
+
+    /// Run to the end and return the results as columns.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let results = self.guarded(py, |s| s.finish())?;
+        self.inner = None;
+        results_to_py(py, results)
+    }
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
+    let names = PyList::empty(py);
+    let dtypes = PyList::empty(py);
+    let data = PyList::empty(py);
+    for (name, col) in t.columns {
+        names.append(name)?;
+        dtypes.append(col.dtype())?;
+        match (col.to_le_bytes(), col) {
+            (Some(bytes), _) => data.append(PyBytes::new(py, &bytes))?,
+            (None, Column::Str(v)) => data.append(PyList::new(py, v)?)?,
+            (None, _) => unreachable!("only string columns have no byte form"),
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("names", names)?;
+    d.set_item("dtypes", dtypes)?;
+    d.set_item("data", data)?;
+    Ok(d)
+}
+
+fn results_to_py(py: Python<'_>, r: RunResults) -> PyResult<Bound<'_, PyDict>> {
+    let tables = PyDict::new(py);
+    tables.set_item("flows", table_to_py(py, r.flows)?)?;
+    tables.set_item("links", table_to_py(py, r.links)?)?;
+    tables.set_item("series", table_to_py(py, r.series)?)?;
+    tables.set_item("queues", table_to_py(py, r.queues)?)?;
+    tables.set_item("drops", table_to_py(py, r.drops)?)?;
+    let stats = PyDict::new(py);
+    stats.set_item("events", r.events)?;
+    stats.set_item("packet_hops", r.packet_hops)?;
+    stats.set_item("sim_end_ns", r.sim_end_ns)?;
+    let json = py.import("json")?;
+    let stack = json.call_method1("loads", (r.stack_json,))?;
+    let out = PyDict::new(py);
+    out.set_item("tables", tables)?;
+    out.set_item("stats", stats)?;
+    out.set_item("stack", stack)?;
+    Ok(out)
+}
+
+/// Every congestion-control algorithm with its parameters and defaults.
+#[pyfunction]
+fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for a in registry::algorithms() {
+        let params = PyList::empty(py);
+        for p in a.params {
+            let d = PyDict::new(py);
+            d.set_item("name", p.name)?;
+            d.set_item("kind", p.kind.as_str())?;
+            d.set_item("default", p.default)?;
+            d.set_item("min", p.min)?;
+            d.set_item("max", p.max)?;
+            d.set_item("doc", p.doc)?;
+            params.append(d)?;
+        }
+        let d = PyDict::new(py);
+        d.set_item("name", a.name)?;
+        d.set_item("summary", a.summary)?;
+        d.set_item("recovery", a.recovery)?;
+        d.set_item("params", params)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// The engine's version.
+#[pyfunction]
+fn version() -> &'static str {
+    ccsim_core::VERSION
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}
