@@ -46,4 +46,6 @@ pub struct QueueSeries {
     pub link: Vec<u32>,
     pub queue_pkts: Vec<u32>,
     pub queue_bytes: Vec<u64>,
+    /// RED's average queue, packets (NaN for DropTail).
+    pub avg_queue_pkts: Vec<f64>,
 }

@@ -129,6 +129,7 @@ impl Simulation {
                 self.queues.link.push(i as u32);
                 self.queues.queue_pkts.push(pkts as u32);
                 self.queues.queue_bytes.push(bytes);
+                self.queues.avg_queue_pkts.push(l.average_queue().unwrap_or(f64::NAN));
             }
         }
         if now + interval <= self.duration {

@@ -163,6 +163,7 @@ impl Simulation {
         queues.push("link", Column::U32(q.link));
         queues.push("queue_pkts", Column::U32(q.queue_pkts));
         queues.push("queue_bytes", Column::U64(q.queue_bytes));
+        queues.push("avg_queue_pkts", Column::F64(q.avg_queue_pkts));
         let d = self.fab.drop_log.take().unwrap_or_default();
         let mut drops = Table::default();
         drops.push("t_s", Column::F64(d.t_s));

@@ -94,6 +94,11 @@ impl Link {
         (self.waiting.len(), self.waiting_bytes)
     }
 
+    /// The discipline's average queue length, if it keeps one (RED).
+    pub fn average_queue(&self) -> Option<f64> {
+        self.qdisc.average()
+    }
+
     /// Offer a packet arriving at the link's input at `now`.
     #[inline]
     pub fn offer(&mut self, pkt: Packet, now: Time) -> Offer {

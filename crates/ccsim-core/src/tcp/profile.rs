@@ -67,6 +67,8 @@ pub struct StackConfig {
     pub min_rto_ns: Dur,
     pub initial_rto_ns: Dur,
     pub max_rto_ns: Dur,
+    /// Largest backoff multiplier (ns-2: 64); the timer is also capped at `max_rto_ns`.
+    pub max_backoff: u32,
     /// Clock granularity G (RFC 6298); also the tick RTT samples are truncated to under
     /// `OnePerRtt` sampling.
     pub clock_granularity_ns: Dur,
@@ -100,6 +102,7 @@ impl StackConfig {
                 min_rto_ns: 200 * NS_PER_MS,
                 initial_rto_ns: 3 * NS_PER_S,
                 max_rto_ns: 60 * NS_PER_S,
+                max_backoff: 64,
                 clock_granularity_ns: 10 * NS_PER_MS,
                 delayed_ack: false,
                 delayed_ack_timeout_ns: 100 * NS_PER_MS,
@@ -121,6 +124,7 @@ impl StackConfig {
                 min_rto_ns: NS_PER_S,
                 initial_rto_ns: NS_PER_S,
                 max_rto_ns: 60 * NS_PER_S,
+                max_backoff: 1 << 16,
                 clock_granularity_ns: NS_PER_MS,
                 delayed_ack: true,
                 delayed_ack_timeout_ns: 200 * NS_PER_MS,
@@ -142,6 +146,7 @@ impl StackConfig {
                 min_rto_ns: 200 * NS_PER_MS,
                 initial_rto_ns: NS_PER_S,
                 max_rto_ns: 120 * NS_PER_S,
+                max_backoff: 1 << 16,
                 clock_granularity_ns: NS_PER_MS,
                 delayed_ack: true,
                 delayed_ack_timeout_ns: 40 * NS_PER_MS,
@@ -172,7 +177,7 @@ impl StackConfig {
         }
         apply!(
             initial_window, per_ack_counting, ssthresh_basis, initial_ssthresh_is_window,
-            rto_formula, rtt_sampling, min_rto_ns, initial_rto_ns, max_rto_ns,
+            rto_formula, rtt_sampling, min_rto_ns, initial_rto_ns, max_rto_ns, max_backoff,
             clock_granularity_ns, delayed_ack, delayed_ack_timeout_ns, cwnd_gating,
             partial_window_deflation, restart_rto_every_partial_ack, dupack_threshold,
             default_max_window_pkts
@@ -199,6 +204,7 @@ pub struct StackOverrides {
     pub min_rto_ns: Option<Dur>,
     pub initial_rto_ns: Option<Dur>,
     pub max_rto_ns: Option<Dur>,
+    pub max_backoff: Option<u32>,
     pub clock_granularity_ns: Option<Dur>,
     pub delayed_ack: Option<bool>,
     pub delayed_ack_timeout_ns: Option<Dur>,

@@ -371,7 +371,7 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
-        self.backoff = (self.backoff * 2).min(64);
+        self.backoff = (self.backoff * 2).min(self.stack.max_backoff);
         match self.state {
             SenderState::Handshake => self.send_syn(now, fab),
             SenderState::Open => {

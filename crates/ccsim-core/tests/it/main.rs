@@ -5,6 +5,7 @@ mod conservation;
 mod determinism;
 mod laws;
 mod pacing;
+mod probe;
 mod red;
 mod scenarios;
 mod traces;

@@ -40,6 +40,14 @@ pub enum Qdisc {
 }
 
 impl Qdisc {
+    /// RED's average queue length, packets; `None` for disciplines without one.
+    pub fn average(&self) -> Option<f64> {
+        match self {
+            Qdisc::DropTail(_) => None,
+            Qdisc::Red(r) => Some(r.avg),
+        }
+    }
+
     #[inline]
     pub fn admit(&mut self, q: &QueueView, size: u32) -> Verdict {
         match self {
