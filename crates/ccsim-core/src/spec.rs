@@ -164,6 +164,14 @@ pub enum ArrivalSpec {
     OpenLoop { rate_per_s: f64, stop_ns: Option<u64> },
 }
 
+/// A distribution of base RTTs, drawn once per generator source (slot).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RttDist {
+    Uniform { min_ns: u64, max_ns: u64 },
+    Exponential { mean_ns: u64 },
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GeneratorSpec {
@@ -175,9 +183,17 @@ pub struct GeneratorSpec {
     /// Dumbbell: base RTTs to draw from, uniformly.
     #[serde(default)]
     pub rtt_choices_ns: Vec<u64>,
+    /// Base RTTs drawn from a distribution instead of `rtt_choices_ns`, once per source. A draw
+    /// below the path's own round-trip delay is raised to it.
+    #[serde(default)]
+    pub rtt_dist: Option<RttDist>,
     /// Explicit / parking lot: (src, dst) pairs to draw from, uniformly.
     #[serde(default)]
     pub endpoints: Vec<(String, String)>,
+    /// Open loop: number of sources, each with its own endpoints and RTT drawn at the start;
+    /// every arrival picks a source uniformly. Default: one source per RTT or endpoint choice.
+    #[serde(default)]
+    pub sources: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -12,12 +12,12 @@ use crate::net::link::NodeId;
 use crate::net::routing::Graph;
 use crate::net::topology::{Endpoints, Network};
 use crate::rng::{stream, Entity, Purpose};
-use crate::spec::{ArrivalSpec, FlowTemplate, ScenarioSpec};
+use crate::spec::{ArrivalSpec, FlowTemplate, GeneratorSpec, ScenarioSpec};
 use crate::tcp::profile::StackConfig;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderSetup};
 use crate::trace::{FlowSeries, QueueSeries};
-use crate::traffic::{slot_choice, Flow, Generator, Placement};
+use crate::traffic::{draw_rtt, slot_choice, Flow, Generator, Placement};
 use crate::units::{Dur, Time};
 
 /// Builds a flow's congestion controller from its template.
@@ -69,38 +69,31 @@ impl Simulation {
             let what = format!("flows[{i}]");
             cc_factory(&f.template).map_err(|e| format!("{what}.cc: {e}"))?;
             check_template(&what, &f.template)?;
-            flow_eps.push(net.attach(&what, &i.to_string(), f.src.as_deref(), f.dst.as_deref(), f.rtt_ns)?);
+            flow_eps.push(net.attach(&what, &i.to_string(), f.src.as_deref(), f.dst.as_deref(), f.rtt_ns, false)?);
         }
         let mut gen_eps: Vec<Vec<Endpoints>> = Vec::new();
         for (g, gs) in spec.generators.iter().enumerate() {
             let what = format!("generators[{g}]");
             cc_factory(&gs.template).map_err(|e| format!("{what}.cc: {e}"))?;
             check_template(&what, &gs.template)?;
-            let choices = gs.rtt_choices_ns.len().max(gs.endpoints.len()).max(1);
-            let mut eps = Vec::new();
-            let attach_choice = |net: &mut Network, c: usize, tag: String| {
-                let rtt = gs.rtt_choices_ns.get(c).copied();
-                let (src, dst) = match gs.endpoints.get(c) {
-                    Some((s, d)) => (Some(s.as_str()), Some(d.as_str())),
-                    None => (None, None),
-                };
-                net.attach(&what, &tag, src, dst, rtt)
-            };
-            match gs.arrivals {
-                ArrivalSpec::ClosedLoop { slots } => {
-                    for slot in 0..slots {
-                        let c = slot_choice(spec.seed, g as u32, slot, choices);
-                        eps.push(attach_choice(&mut net, c, format!("g{g}.{slot}"))?);
-                    }
-                }
+            let sources = match gs.arrivals {
+                ArrivalSpec::ClosedLoop { slots } => slots,
                 ArrivalSpec::OpenLoop { rate_per_s, .. } => {
                     if !(rate_per_s > 0.0 && rate_per_s.is_finite()) {
                         return Err(format!("{what}.rate: {rate_per_s} is not a positive arrival rate"));
                     }
-                    for c in 0..choices {
-                        eps.push(attach_choice(&mut net, c, format!("g{g}.{c}"))?);
-                    }
+                    let choices = gs.rtt_choices_ns.len().max(gs.endpoints.len()).max(1) as u32;
+                    gs.sources.unwrap_or(choices)
                 }
+            };
+            if sources == 0 {
+                return Err(format!("{what}: needs at least one slot or source"));
+            }
+            let mut eps = Vec::with_capacity(sources as usize);
+            for source in 0..sources {
+                let (src, dst, rtt) = source_placement(spec.seed, g as u32, source, gs);
+                let tag = format!("g{g}.{source}");
+                eps.push(net.attach(&what, &tag, src, dst, rtt, gs.rtt_dist.is_some())?);
             }
             gen_eps.push(eps);
         }
@@ -244,6 +237,24 @@ impl Simulation {
             self.fab.events.push(next, Event::GeneratorArrival(g));
         }
     }
+}
+
+/// Endpoints and base RTT of one generator source, drawn from streams keyed by the source, so a
+/// source's placement does not depend on any other part of the scenario.
+fn source_placement(seed: u64, g: u32, source: u32, gs: &GeneratorSpec) -> (Option<&str>, Option<&str>, Option<Dur>) {
+    let (src, dst) = match gs.endpoints.len() {
+        0 => (None, None),
+        n => {
+            let (s, d) = &gs.endpoints[slot_choice(seed, g, source, n, Purpose::Endpoints)];
+            (Some(s.as_str()), Some(d.as_str()))
+        }
+    };
+    let rtt = match (&gs.rtt_dist, gs.rtt_choices_ns.len()) {
+        (Some(dist), _) => Some(draw_rtt(seed, g, source, dist)),
+        (None, 0) => None,
+        (None, n) => Some(gs.rtt_choices_ns[slot_choice(seed, g, source, n, Purpose::Rtt)]),
+    };
+    (src, dst, rtt)
 }
 
 fn check_template(what: &str, t: &FlowTemplate) -> Result<(), String> {

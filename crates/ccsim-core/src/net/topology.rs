@@ -153,15 +153,19 @@ impl Network {
     /// Attach a flow (or generator slot) and return its endpoints.
     ///
     /// `tag` names the hosts; `src`/`dst` are node names (explicit) or router names (parking lot);
-    /// `rtt` is the requested base RTT (dumbbell: required; parking lot: optional).
-    pub fn attach(&mut self, what: &str, tag: &str, src: Option<&str>, dst: Option<&str>, rtt: Option<Dur>) -> Result<Endpoints, String> {
+    /// `rtt` is the requested base RTT (dumbbell: required; parking lot: optional); with `clamp`
+    /// an RTT below the path's own round-trip delay is raised to it instead of being an error.
+    pub fn attach(&mut self, what: &str, tag: &str, src: Option<&str>, dst: Option<&str>, rtt: Option<Dur>, clamp: bool) -> Result<Endpoints, String> {
         match &self.kind {
             Kind::Dumbbell { left, right, bottleneck_delay, access_rate, access_queue } => {
                 let (left, right, bd, rate, q) = (*left, *right, *bottleneck_delay, *access_rate, access_queue.clone());
                 if src.is_some() || dst.is_some() {
                     return Err(format!("{what}: a dumbbell flow takes no src/dst (each flow gets its own hosts)"));
                 }
-                let rtt = rtt.ok_or_else(|| format!("{what}.rtt: required on a dumbbell"))?;
+                let mut rtt = rtt.ok_or_else(|| format!("{what}.rtt: required on a dumbbell"))?;
+                if clamp {
+                    rtt = rtt.max(2 * bd);
+                }
                 if rtt < 2 * bd {
                     return Err(format!("{what}.rtt: {} ms is below twice the bottleneck delay ({} ms)", rtt as f64 / 1e6, 2.0 * bd as f64 / 1e6));
                 }
@@ -184,6 +188,7 @@ impl Network {
                     return Err(format!("{what}: src and dst are the same router"));
                 }
                 let path = (rs as i64 - rd as i64).unsigned_abs() * hd;
+                let rtt = if clamp { rtt.map(|r| r.max(2 * path)) } else { rtt };
                 let (d_src, d_dst) = match rtt {
                     None => (ad, ad),
                     Some(r) if r / 2 < path => {

@@ -7,7 +7,7 @@
 
 use crate::net::topology::Endpoints;
 use crate::rng::{exponential, pareto, stream, uniform, Entity, Purpose, Stream};
-use crate::spec::{ArrivalSpec, FlowTemplate, SizeDist};
+use crate::spec::{ArrivalSpec, FlowTemplate, RttDist, SizeDist};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
 use crate::units::{Dur, Time};
@@ -86,11 +86,20 @@ impl Generator {
     }
 }
 
-/// Closed loop: which of `choices` slot `slot` of generator `generator` uses (fixed per slot).
-pub fn slot_choice(seed: u64, generator: u32, slot: u32, choices: usize) -> usize {
+/// Which of `choices` a generator source (slot) uses, for the given purpose; fixed per source.
+pub fn slot_choice(seed: u64, generator: u32, slot: u32, choices: usize, purpose: Purpose) -> usize {
     if choices <= 1 {
         return 0;
     }
-    let mut rng = stream(seed, Entity::Transfer, transfer_key(generator, slot, u64::MAX >> 16), Purpose::Rtt);
+    let mut rng = stream(seed, Entity::Transfer, transfer_key(generator, slot, u64::MAX >> 16), purpose);
     ((uniform(&mut rng) * choices as f64) as usize).min(choices - 1)
+}
+
+/// A source's base RTT drawn from a distribution.
+pub fn draw_rtt(seed: u64, generator: u32, slot: u32, dist: &RttDist) -> Dur {
+    let mut rng = stream(seed, Entity::Transfer, transfer_key(generator, slot, u64::MAX >> 16), Purpose::Rtt);
+    match *dist {
+        RttDist::Uniform { min_ns, max_ns } => min_ns + (uniform(&mut rng) * max_ns.saturating_sub(min_ns) as f64) as u64,
+        RttDist::Exponential { mean_ns } => exponential(&mut rng, mean_ns as f64) as u64,
+    }
 }

@@ -9,3 +9,4 @@ mod probe;
 mod red;
 mod scenarios;
 mod traces;
+mod traffic;
