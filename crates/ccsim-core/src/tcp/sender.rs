@@ -306,11 +306,16 @@ impl Sender {
         self.partial_acks += 1;
         self.retransmit_pending = true;
         if self.stack.partial_window_deflation {
+            // RFC 6582 3.2 step 4: deflate by the amount acknowledged, add back one segment.
             self.inflation -= newly as f64;
             if newly >= 1 {
                 self.inflation += 1.0;
             }
             self.inflation = self.inflation.max(1.0 - self.w.cwnd);
+        } else {
+            // ns-2 `tcp-newreno.cc` without partial_window_deflation_: the inflation is dropped
+            // entirely on a partial ACK (dupwnd_ = 0); later duplicate ACKs inflate it again.
+            self.inflation = 0.0;
         }
         self.stack.restart_rto_every_partial_ack || self.partial_acks == 1
     }
