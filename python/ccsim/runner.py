@@ -1,0 +1,185 @@
+"""Running a scenario on the engine.
+
+The engine runs with the GIL released, in about a hundred chunks of simulated time so that a
+progress bar can follow it and Ctrl-C is noticed between chunks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from types import ModuleType, TracebackType
+from typing import TYPE_CHECKING, Any
+
+from ccsim.errors import EngineError, ScenarioError
+from ccsim.scenario import Scenario
+
+if TYPE_CHECKING:
+    from ccsim.results import Results
+
+__all__ = ["run", "version"]
+
+#: The run is advanced in about this many steps of simulated time.
+CHUNKS = 100
+#: The progress bar appears only once a run has taken this long (wall-clock seconds).
+PROGRESS_AFTER_S = 2.0
+
+
+def engine() -> ModuleType:
+    """The compiled engine module, or an ImportError that says how to build it."""
+    try:
+        from ccsim import _core
+    except ImportError as error:
+        raise ImportError(
+            "the ccsim engine (ccsim._core) is not built; install ccsim with `pip install .`"
+        ) from error
+    return _core
+
+
+def version() -> str:
+    """ccsim's version: the engine's, or the installed package's when the engine is missing."""
+    try:
+        return str(engine().version())
+    except ImportError:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as package_version
+
+        try:
+            return package_version("ccsim")
+        except PackageNotFoundError:
+            return "unknown"
+
+
+def run(scenario: Scenario, *, progress: bool = False) -> Results:
+    """Simulate ``scenario`` and return its :class:`~ccsim.results.Results`.
+
+    With ``progress=True`` a progress bar of simulated time is shown on stderr once the run has
+    taken more than two seconds. A spec the engine rejects raises :class:`ScenarioError`; a
+    failure inside the engine raises :class:`EngineError` naming the scenario.
+    """
+    core = engine()
+    spec = json.dumps(scenario.resolve())
+    started = time.perf_counter()
+    simulation = _build(core, scenario, spec)
+    with _ProgressBar(enabled=progress, description=scenario.name) as bar:
+        _advance(simulation, scenario, bar)
+    output = _engine_call(scenario, "finishing", simulation.finish)
+    wall_s = time.perf_counter() - started
+    from ccsim.results import Results  # pandas: imported only when a run needs it
+
+    return Results.from_engine(scenario, output, wall_s=wall_s, version=str(core.version()))
+
+
+def check_with_engine(scenario: Scenario) -> None:
+    """Let the engine check the scenario (routes, for instance) without running it."""
+    _build(engine(), scenario, json.dumps(scenario.resolve()))
+
+
+def _build(core: ModuleType, scenario: Scenario, spec: str) -> Any:
+    try:
+        return core.Simulation(spec)
+    except ValueError as error:
+        # The engine rejects what the schema cannot see (e.g. no route between two nodes).
+        raise ScenarioError(_group_paths(scenario, str(error))) from None
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:
+        raise EngineError(
+            f"{scenario.name}: the engine failed while building the simulation: {error}"
+        ) from error
+
+
+def _advance(simulation: Any, scenario: Scenario, bar: _ProgressBar) -> None:
+    duration = int(simulation.duration_ns)
+    step = max(1, -(-duration // CHUNKS))
+    until = 0
+    while until < duration:
+        until = min(until + step, duration)
+        done = _engine_call(scenario, "running", simulation.advance, until)
+        bar.update(simulation.now_ns / 1e9, duration / 1e9)
+        if done:
+            break
+
+
+def _engine_call(scenario: Scenario, doing: str, method: Any, *args: Any) -> Any:
+    """Call the engine, turning any failure into an EngineError that names the scenario."""
+    try:
+        return method(*args)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:
+        # pyo3 reports a Rust panic as PanicException, which derives from BaseException.
+        raise EngineError(f"{scenario.name}: the engine failed while {doing}: {error}") from error
+
+
+_FLOW_INDEX = re.compile(r"\bflows\[(\d+)\]")
+
+
+def _group_paths(scenario: Scenario, message: str) -> str:
+    """Rewrite the engine's ``flows[i]`` (one per expanded flow) to the scenario's flow group."""
+    groups = [(i, group.count) for i, group in enumerate(scenario.flows)]
+    owner = [(i, member, count) for i, count in groups for member in range(count)]
+
+    def to_group(match: re.Match[str]) -> str:
+        index = int(match.group(1))
+        if index >= len(owner):
+            return match.group(0)
+        group, member, count = owner[index]
+        return f"flows[{group}]" if count == 1 else f"flows[{group}] (flow {member + 1} of {count})"
+
+    return _FLOW_INDEX.sub(to_group, message)
+
+
+class _ProgressBar:
+    """A rich progress bar of simulated seconds that appears only for runs longer than a moment."""
+
+    def __init__(self, *, enabled: bool, description: str) -> None:
+        self._enabled = enabled
+        self._description = description
+        self._started = time.perf_counter()
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _ProgressBar:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def update(self, now_s: float, total_s: float) -> None:
+        if not self._enabled:
+            return
+        if self._progress is None:
+            if time.perf_counter() - self._started < PROGRESS_AFTER_S:
+                return
+            self._start(total_s)
+        self._progress.update(self._task, completed=now_s)
+
+    def _start(self, total_s: float) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed:.1f} / {task.total:.1f} s simulated"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self._progress.start()
+        self._task = self._progress.add_task(self._description, total=total_s)

@@ -1,0 +1,1169 @@
+"""Scenarios: the user's TOML file, validated, and resolved into the engine's JSON.
+
+A :class:`Scenario` is a pydantic model of the file format described in docs/scenario-format.md.
+Validation happens in two layers:
+
+* the models check each table on its own: types, units (``"100Mbps"``), unknown keys, and
+  constraints within one table (RED thresholds, a RED queue needs a packet limit);
+* :meth:`Scenario._check_consistency` checks what spans tables: flow endpoints against the
+  topology, dumbbell RTTs against the bottleneck delay, algorithm names and parameters against the
+  engine's registry, and that every "bdp" buffer has a reference RTT.
+
+Every failure surfaces as one :class:`~ccsim.errors.ScenarioError` whose message names the key path
+(``flows[0].rtt``), the value and what was expected.
+
+:meth:`Scenario.resolve` produces the structure of ``crates/ccsim-core/src/spec.rs``: integers in
+nanoseconds, bit/s, bytes and packets, flow groups expanded, buffers in packets or bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args
+
+import tomli_w
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from ccsim.errors import PathItem, ScenarioError, format_path, show_value
+from ccsim.units import (
+    HEADER_BYTES,
+    Buffer,
+    format_rate,
+    format_size,
+    format_time,
+    parse_buffer,
+    parse_rate,
+    parse_size,
+    parse_time,
+    parse_transfer_size,
+)
+
+__all__ = [
+    "Scenario",
+    "Stack",
+    "Dumbbell",
+    "ParkingLot",
+    "Explicit",
+    "ExplicitLink",
+    "Red",
+    "FlowGroup",
+    "ClosedLoopGenerator",
+    "OpenLoopGenerator",
+    "SizeDistribution",
+    "Trace",
+]
+
+# --------------------------------------------------------------------------------------------
+# Field types. Quantities are stored as the engine's integers and written back as unit strings,
+# so model_dump() output loads again. The lambdas keep pydantic from passing its `info` argument
+# into the parsers' optional `path` parameter.
+
+Rate = Annotated[int, BeforeValidator(lambda v: parse_rate(v)), PlainSerializer(format_rate)]
+Time = Annotated[int, BeforeValidator(lambda v: parse_time(v)), PlainSerializer(format_time)]
+Size = Annotated[int, BeforeValidator(lambda v: parse_size(v)), PlainSerializer(format_size)]
+TransferSize = Annotated[
+    int | None,
+    BeforeValidator(lambda v: parse_transfer_size(v)),
+    PlainSerializer(lambda v: "inf" if v is None else format_size(v)),
+]
+BufferSize = Annotated[
+    Buffer, BeforeValidator(lambda v: parse_buffer(v)), PlainSerializer(lambda b: str(b))
+]
+Probability = Annotated[float, Field(strict=True, ge=0, lt=1, allow_inf_nan=False)]
+PositiveFloat = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+Count = Annotated[int, Field(strict=True, ge=1, lt=2**32)]
+Seed = Annotated[int, Field(strict=True, ge=0, lt=2**64)]
+Name = Annotated[str, Field(strict=True, min_length=1)]
+Flag = Annotated[bool, Field(strict=True)]
+QueueKind = Literal["droptail", "red"]
+
+#: Access links must not be where packets are lost, so their default buffer is deep.
+DEFAULT_ACCESS_BUFFER = "10000pkts"
+#: Access links default to this multiple of the core link rate.
+ACCESS_RATE_FACTOR = 4
+DEFAULT_MSS = 1000
+
+
+class _Table(BaseModel):
+    """A TOML table: unknown keys are errors that list the keys this table accepts."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reject_unknown_keys(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            for key in data:
+                if key not in cls.model_fields:
+                    allowed = ", ".join(cls.model_fields)
+                    raise ScenarioError(f"unknown key; expected one of: {allowed}", (str(key),))
+        elif not isinstance(data, BaseModel):
+            raise ScenarioError(f"{show_value(data)} is not a table; expected a TOML table")
+        return data
+
+
+# --------------------------------------------------------------------------------------------
+# Stack profile overrides
+
+
+class Stack(_Table):
+    """Scenario-wide overrides of the stack profile's knobs (``[stack]``); unset keys keep the
+    profile's value. Times are unit strings here and ``*_ns`` integers in the engine."""
+
+    initial_window: PositiveFloat | None = None
+    per_ack_counting: Flag | None = None
+    slow_start_cap: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] | None = None
+    ssthresh_basis: Literal["window", "flight_size", "cwnd"] | None = None
+    initial_ssthresh_is_window: Flag | None = None
+    rto_formula: Literal["rfc6298", "linux"] | None = None
+    rtt_sampling: Literal["one_per_rtt", "every_ack"] | None = None
+    min_rto: Time | None = None
+    initial_rto: Time | None = None
+    max_rto: Time | None = None
+    clock_granularity: Time | None = None
+    delayed_ack: Flag | None = None
+    delayed_ack_timeout: Time | None = None
+    cwnd_gating: Flag | None = None
+    partial_window_deflation: Flag | None = None
+    restart_rto_every_partial_ack: Flag | None = None
+    dupack_threshold: Count | None = None
+    default_max_window: Count | None = None
+
+    def resolve(self) -> dict[str, Any]:
+        """The engine's ``StackOverrides``: only the knobs that were set."""
+        overrides = {}
+        for key in type(self).model_fields:
+            value = getattr(self, key)
+            if value is not None:
+                overrides[_STACK_ENGINE_NAMES.get(key, key)] = value
+        return overrides
+
+
+# [stack] keys whose engine name carries the unit.
+_STACK_ENGINE_NAMES = {
+    "min_rto": "min_rto_ns",
+    "initial_rto": "initial_rto_ns",
+    "max_rto": "max_rto_ns",
+    "clock_granularity": "clock_granularity_ns",
+    "delayed_ack_timeout": "delayed_ack_timeout_ns",
+    "default_max_window": "default_max_window_pkts",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Queues and links
+
+
+class Red(_Table):
+    """RED parameters (ns-2 names and defaults); thresholds in packets."""
+
+    min_th: PositiveFloat = 5.0
+    max_th: PositiveFloat = 15.0
+    max_p: Annotated[float, Field(strict=True, gt=0, le=1)] = 0.1
+    w_q: Annotated[float, Field(strict=True, gt=0, le=1)] = 0.002
+    gentle: Flag = True
+    wait: Flag = True
+    mean_pktsize: Count = 500
+
+    @model_validator(mode="after")
+    def _thresholds_ordered(self) -> Red:
+        if self.max_th <= self.min_th:
+            raise ScenarioError(
+                f"{show_value(self.max_th)} is not above min_th ({self.min_th}); "
+                "expected max_th > min_th",
+                ("max_th",),
+            )
+        return self
+
+
+def _check_queue(queue: str, red: Red | None, buffer: Buffer) -> Red | None:
+    """The RED table to use (defaults filled in when ``queue = "red"``), or an error."""
+    if queue == "droptail":
+        if red is not None:
+            raise ScenarioError('given but queue is "droptail"; expected queue = "red"', ("red",))
+        return None
+    if buffer.unit == "bytes":
+        raise ScenarioError(
+            f'"{buffer}" is a size in bytes, but a RED queue is limited in packets; '
+            'expected a buffer like "100pkts" or "1bdp"',
+            ("buffer",),
+        )
+    return red if red is not None else Red()
+
+
+def _queue_spec(
+    queue: str, red: Red | None, buffer: Buffer, rate_bps: int, rtt: Fraction | None, packet: int
+) -> dict[str, Any]:
+    """The engine's ``QueueSpec``."""
+    limit_pkts, limit_bytes = buffer.limits(rate_bps, rtt, packet)
+    if queue == "droptail":
+        return {"kind": "droptail", "limit_pkts": limit_pkts, "limit_bytes": limit_bytes}
+    assert red is not None  # filled in by _check_queue
+    return {
+        "kind": "red",
+        "limit_pkts": limit_pkts,
+        "min_th": red.min_th,
+        "max_th": red.max_th,
+        "max_p": red.max_p,
+        "w_q": red.w_q,
+        "gentle": red.gentle,
+        "wait": red.wait,
+        "mean_pktsize": red.mean_pktsize,
+    }
+
+
+def _loss_spec(p: float) -> dict[str, Any]:
+    return {"kind": "bernoulli", "p": p} if p > 0 else {"kind": "none"}
+
+
+def _link_params(rate: int, delay: int, queue: dict[str, Any], loss: float) -> dict[str, Any]:
+    """The engine's ``LinkParams`` (one direction of a link)."""
+    return {"rate_bps": rate, "delay_ns": delay, "queue": queue, "loss": _loss_spec(loss)}
+
+
+# --------------------------------------------------------------------------------------------
+# Traffic
+
+
+class _Transfer(_Table):
+    """What a transfer looks like; shared by flow groups and generators."""
+
+    cc: Name
+    label: Name | None = None  # default: the cc name
+    mss: Annotated[int, Field(strict=True, ge=1, le=65_495)] = DEFAULT_MSS
+    max_window: Count | None = None
+    delayed_ack: Flag | None = None
+    # String defaults are parsed like user input (validate_default), hence the type: ignore.
+    start: Time = "0s"  # type: ignore[assignment]
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("params")
+    @classmethod
+    def _params_are_numbers(cls, params: dict[str, Any]) -> dict[str, Any]:
+        for key, value in params.items():
+            is_number = isinstance(value, int | float) and math.isfinite(value)
+            if not (isinstance(value, bool) or is_number):
+                raise ScenarioError(
+                    f"{show_value(value)} is not a parameter value; "
+                    "expected a number or true/false",
+                    (key,),
+                )
+        return params
+
+    @model_validator(mode="after")
+    def _default_label(self) -> _Transfer:
+        if self.label is None:
+            self.label = self.cc
+        return self
+
+    def template(self) -> dict[str, Any]:
+        """The engine's ``FlowTemplate``."""
+        return {
+            "label": self.label,
+            "cc": self.cc,
+            # The engine takes every parameter as f64; booleans travel as 1.0 / 0.0.
+            "cc_params": {key: float(value) for key, value in sorted(self.params.items())},
+            "mss_bytes": self.mss,
+            "max_window_pkts": self.max_window,
+            "delayed_ack": self.delayed_ack,
+        }
+
+
+class FlowGroup(_Transfer):
+    """A ``[[flows]]`` table: ``count`` identical flows."""
+
+    count: Count = 1
+    src: Name | None = None
+    dst: Name | None = None
+    rtt: Time | None = None
+    start_jitter: Time = "0s"  # type: ignore[assignment]
+    size: TransferSize = "inf"  # type: ignore[assignment]
+
+    def resolve(self) -> list[dict[str, Any]]:
+        """``count`` engine ``FlowSpec`` dicts."""
+        spec = self.template() | {
+            "src": self.src,
+            "dst": self.dst,
+            "rtt_ns": self.rtt,
+            "start_ns": self.start,
+            "start_jitter_ns": self.start_jitter,
+            "size_bytes": self.size,
+        }
+        return [dict(spec) for _ in range(self.count)]
+
+
+class SizeDistribution(_Table):
+    """Transfer sizes of a generator: fixed, exponential or Pareto with the given mean."""
+
+    dist: Literal["fixed", "exponential", "pareto"]
+    mean: Size
+    shape: PositiveFloat | None = None
+
+    @model_validator(mode="after")
+    def _shape_fits_dist(self) -> SizeDistribution:
+        if self.mean <= 0:
+            raise ScenarioError('"0B" is zero; expected a positive size like "100KB"', ("mean",))
+        if self.dist == "pareto":
+            # The mean of a Pareto distribution is finite only for shape > 1.
+            if self.shape is None or self.shape <= 1:
+                shown = (
+                    "required for a pareto distribution"
+                    if self.shape is None
+                    else f"{self.shape} is too small"
+                )
+                raise ScenarioError(f"{shown}; expected a shape above 1, like 1.5", ("shape",))
+        elif self.shape is not None:
+            raise ScenarioError(
+                f'only a pareto distribution has a shape; this one is "{self.dist}"', ("shape",)
+            )
+        return self
+
+    def resolve(self) -> dict[str, Any]:
+        """The engine's ``SizeDist``."""
+        if self.dist == "fixed":
+            return {"kind": "fixed", "bytes": self.mean}
+        spec: dict[str, Any] = {"kind": self.dist, "mean_bytes": float(self.mean)}
+        if self.dist == "pareto":
+            spec["shape"] = self.shape
+        return spec
+
+
+def _size_from_string(value: Any) -> Any:
+    """``size = "100KB"`` is short for ``size = { dist = "fixed", mean = "100KB" }``."""
+    if not isinstance(value, str):
+        return value
+    if value == "inf":
+        raise ScenarioError(
+            '"inf" is not allowed here; expected a finite size like "100KB" '
+            "(a generator's transfers must end)"
+        )
+    parse_size(value)  # reports a malformed size at this key rather than at size.mean
+    return {"dist": "fixed", "mean": value}
+
+
+def _size_to_toml(size: SizeDistribution) -> Any:
+    if size.dist == "fixed":
+        return format_size(size.mean)
+    table: dict[str, Any] = {"dist": size.dist, "mean": format_size(size.mean)}
+    if size.shape is not None:
+        table["shape"] = size.shape
+    return table
+
+
+GeneratorSize = Annotated[
+    SizeDistribution, BeforeValidator(_size_from_string), PlainSerializer(_size_to_toml)
+]
+
+
+class _Generator(_Transfer):
+    """Fields shared by both kinds of ``[[generators]]``."""
+
+    kind: str
+    size: GeneratorSize
+    rtt_choices: list[Time] = Field(default_factory=list)
+    endpoints: list[tuple[Name, Name]] = Field(default_factory=list)
+
+    def _arrivals(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def resolve(self) -> dict[str, Any]:
+        """The engine's ``GeneratorSpec``."""
+        return self.template() | {
+            "arrivals": self._arrivals(),
+            "size": self.size.resolve(),
+            "start_ns": self.start,
+            "rtt_choices_ns": list(self.rtt_choices),
+            "endpoints": [list(pair) for pair in self.endpoints],
+        }
+
+
+class ClosedLoopGenerator(_Generator):
+    """``slots`` transfers always active: when one finishes, the next starts at once."""
+
+    kind: Literal["closed_loop"]
+    slots: Count
+
+    def _arrivals(self) -> dict[str, Any]:
+        return {"kind": "closed_loop", "slots": self.slots}
+
+
+class OpenLoopGenerator(_Generator):
+    """Transfers arriving as a Poisson process of ``rate`` per second, until ``stop``."""
+
+    kind: Literal["open_loop"]
+    rate: PositiveFloat
+    stop: Time | None = None
+
+    def _arrivals(self) -> dict[str, Any]:
+        return {"kind": "open_loop", "rate_per_s": float(self.rate), "stop_ns": self.stop}
+
+
+Generator = Annotated[ClosedLoopGenerator | OpenLoopGenerator, Field(discriminator="kind")]
+
+
+class Trace(_Table):
+    """What to record beyond the per-flow and per-link counters."""
+
+    sample_interval: Time | None = None
+    drops: Flag = False
+
+    @model_validator(mode="after")
+    def _positive_interval(self) -> Trace:
+        if self.sample_interval == 0:
+            raise ScenarioError(
+                '"0s" is zero; expected an interval like "10ms"', ("sample_interval",)
+            )
+        return self
+
+    def resolve(self) -> dict[str, Any]:
+        """The engine's ``TraceSpec``."""
+        return {"sample_interval_ns": self.sample_interval, "drops": self.drops}
+
+
+# --------------------------------------------------------------------------------------------
+# Topologies. Each knows how to check the traffic placed on it and how to resolve itself.
+
+KeyPath = tuple[PathItem, ...]
+
+
+def _check_node(
+    name: str | None, known: Sequence[str], noun: str, where: str, path: KeyPath
+) -> None:
+    if name is None:
+        required = f"required {where}" if where else "required"
+        raise ScenarioError(f'{required}; expected a {noun} name like "{known[0]}"', path)
+    if name not in known:
+        raise ScenarioError(
+            f"{show_value(name)} is not a {noun}; expected one of: {', '.join(known)}", path
+        )
+
+
+def _check_pair(
+    src: str | None,
+    dst: str | None,
+    known: Sequence[str],
+    noun: str,
+    where: str,
+    paths: tuple[KeyPath, KeyPath],
+) -> None:
+    _check_node(src, known, noun, where, paths[0])
+    _check_node(dst, known, noun, where, paths[1])
+    if src == dst:
+        raise ScenarioError(
+            f"{show_value(dst)} is the same as the source; expected a different {noun}", paths[1]
+        )
+
+
+def _reject(value: Any, why: str, path: KeyPath) -> None:
+    if value is not None and value != []:
+        raise ScenarioError(f"{show_value(_shown(value))} is not allowed {why}", path)
+
+
+def _shown(value: Any) -> Any:
+    """A parsed value as the user would write it (times are the only parsed values rejected)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return format_time(value)
+    if isinstance(value, list | tuple):
+        return [_shown(v) for v in value]
+    return value
+
+
+class Dumbbell(_Table):
+    """Senders -> R1 -> bottleneck -> R2 -> receivers, each flow on its own access links."""
+
+    kind: Literal["dumbbell"]
+    bottleneck_rate: Rate
+    bottleneck_delay: Time
+    access_rate: Rate | None = None  # default: ACCESS_RATE_FACTOR x bottleneck_rate
+    buffer: BufferSize = "1bdp"  # type: ignore[assignment]
+    queue: QueueKind = "droptail"
+    red: Red | None = None
+    loss: Probability = 0.0
+    reverse_loss: Probability = 0.0
+    access_buffer: BufferSize = DEFAULT_ACCESS_BUFFER  # type: ignore[assignment]
+    bdp_rtt: Time | None = None  # default: the mean base RTT of the flows
+
+    @model_validator(mode="after")
+    def _fill_defaults(self) -> Dumbbell:
+        if self.access_rate is None:
+            self.access_rate = ACCESS_RATE_FACTOR * self.bottleneck_rate
+        self.red = _check_queue(self.queue, self.red, self.buffer)
+        return self
+
+    def check_flow(self, flow: FlowGroup, path: KeyPath) -> None:
+        why = "on a dumbbell; every dumbbell flow has its own sender and receiver"
+        _reject(flow.src, why, (*path, "src"))
+        _reject(flow.dst, why, (*path, "dst"))
+        if flow.rtt is None:
+            raise ScenarioError(
+                'required on a dumbbell; expected a base RTT like "40ms"', (*path, "rtt")
+            )
+        self._check_rtt(flow.rtt, (*path, "rtt"))
+
+    def check_generator(self, gen: _Generator, path: KeyPath) -> None:
+        _reject(gen.endpoints, "on a dumbbell; use rtt_choices", (*path, "endpoints"))
+        if not gen.rtt_choices:
+            raise ScenarioError(
+                'required on a dumbbell; expected a list of base RTTs like ["40ms", "80ms"]',
+                (*path, "rtt_choices"),
+            )
+        for j, rtt in enumerate(gen.rtt_choices):
+            self._check_rtt(rtt, (*path, "rtt_choices", j))
+
+    def _check_rtt(self, rtt: int, path: KeyPath) -> None:
+        # The access links make up the rest of the RTT, so it must exceed the bottleneck's share.
+        floor = 2 * self.bottleneck_delay
+        if rtt <= floor:
+            raise ScenarioError(
+                f'"{format_time(rtt)}" is not above twice the bottleneck delay; '
+                f'expected a base RTT above "{format_time(floor)}"',
+                path,
+            )
+
+    def buffers(self) -> list[tuple[KeyPath, Buffer]]:
+        return [
+            (("topology", "buffer"), self.buffer),
+            (("topology", "access_buffer"), self.access_buffer),
+        ]
+
+    def resolve(self, rtt: Fraction | None, packet: int) -> dict[str, Any]:
+        assert self.access_rate is not None
+        queue = _queue_spec(self.queue, self.red, self.buffer, self.bottleneck_rate, rtt, packet)
+        access = _queue_spec("droptail", None, self.access_buffer, self.access_rate, rtt, packet)
+        rate, delay = self.bottleneck_rate, self.bottleneck_delay
+        return {
+            "kind": "dumbbell",
+            "forward": _link_params(rate, delay, queue, self.loss),
+            "reverse": _link_params(rate, delay, queue, self.reverse_loss),
+            "access_rate_bps": self.access_rate,
+            "access_queue": access,
+        }
+
+
+class ParkingLot(_Table):
+    """Routers R0 .. R{routers-1} in a chain; flows enter and leave at any router."""
+
+    kind: Literal["parking_lot"]
+    routers: Annotated[int, Field(strict=True, ge=2, le=10_000)]
+    rate: Rate
+    delay: Time
+    buffer: BufferSize = "1bdp"  # type: ignore[assignment]
+    queue: QueueKind = "droptail"
+    red: Red | None = None
+    loss: Probability = 0.0
+    reverse_loss: Probability = 0.0
+    access_rate: Rate | None = None  # default: ACCESS_RATE_FACTOR x rate
+    access_delay: Time = "1ms"  # type: ignore[assignment]
+    access_buffer: BufferSize = DEFAULT_ACCESS_BUFFER  # type: ignore[assignment]
+    bdp_rtt: Time | None = None
+
+    @model_validator(mode="after")
+    def _fill_defaults(self) -> ParkingLot:
+        if self.access_rate is None:
+            self.access_rate = ACCESS_RATE_FACTOR * self.rate
+        self.red = _check_queue(self.queue, self.red, self.buffer)
+        return self
+
+    def router_names(self) -> list[str]:
+        return [f"R{i}" for i in range(self.routers)]
+
+    def check_flow(self, flow: FlowGroup, path: KeyPath) -> None:
+        names = self.router_names()
+        paths = ((*path, "src"), (*path, "dst"))
+        _check_pair(flow.src, flow.dst, names, "router", "on a parking lot", paths)
+
+    def check_generator(self, gen: _Generator, path: KeyPath) -> None:
+        _reject(gen.rtt_choices, "on a parking lot; use endpoints", (*path, "rtt_choices"))
+        _check_endpoints(gen, self.router_names(), "router", "parking lot", path)
+
+    def buffers(self) -> list[tuple[KeyPath, Buffer]]:
+        return [
+            (("topology", "buffer"), self.buffer),
+            (("topology", "access_buffer"), self.access_buffer),
+        ]
+
+    def resolve(self, rtt: Fraction | None, packet: int) -> dict[str, Any]:
+        assert self.access_rate is not None
+        queue = _queue_spec(self.queue, self.red, self.buffer, self.rate, rtt, packet)
+        access = _queue_spec("droptail", None, self.access_buffer, self.access_rate, rtt, packet)
+        return {
+            "kind": "parking_lot",
+            "routers": self.routers,
+            "forward": _link_params(self.rate, self.delay, queue, self.loss),
+            "reverse": _link_params(self.rate, self.delay, queue, self.reverse_loss),
+            "access_rate_bps": self.access_rate,
+            "access_delay_ns": self.access_delay,
+            "access_queue": access,
+        }
+
+
+def _check_endpoints(
+    gen: _Generator, names: list[str], noun: str, topo: str, path: KeyPath
+) -> None:
+    if not gen.endpoints:
+        raise ScenarioError(
+            f'required on a {topo}; expected a list of [src, dst] pairs like [["{names[0]}", "{names[1]}"]]',
+            (*path, "endpoints"),
+        )
+    for j, (src, dst) in enumerate(gen.endpoints):
+        pair = (*path, "endpoints", j)
+        _check_pair(src, dst, names, noun, f"on a {topo}", ((*pair, 0), (*pair, 1)))
+
+
+class ExplicitLink(_Table):
+    """A ``[[topology.links]]`` entry: one link, in both directions unless ``duplex = false``."""
+
+    src: Name
+    dst: Name
+    rate: Rate
+    delay: Time
+    buffer: BufferSize = "1bdp"  # type: ignore[assignment]
+    queue: QueueKind = "droptail"
+    red: Red | None = None
+    loss: Probability = 0.0
+    reverse_loss: Probability = 0.0
+    duplex: Flag = True
+    monitor: Flag = False
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ExplicitLink:
+        if self.src == self.dst:
+            raise ScenarioError(
+                f"{show_value(self.dst)} is the same as src; expected a different node", ("dst",)
+            )
+        if self.reverse_loss > 0 and not self.duplex:
+            raise ScenarioError(
+                "is set but duplex = false (there is no reverse link); expected 0 or duplex = true",
+                ("reverse_loss",),
+            )
+        self.red = _check_queue(self.queue, self.red, self.buffer)
+        return self
+
+    def resolve(self, rtt: Fraction | None, packet: int) -> list[dict[str, Any]]:
+        """One engine ``ExplicitLink`` per direction."""
+        queue = _queue_spec(self.queue, self.red, self.buffer, self.rate, rtt, packet)
+        forward = {"src": self.src, "dst": self.dst, "monitor": self.monitor}
+        forward |= _link_params(self.rate, self.delay, queue, self.loss)
+        if not self.duplex:
+            return [forward]
+        # Only the given direction is monitored: it is the one the user thinks of as "the link".
+        reverse = {"src": self.dst, "dst": self.src, "monitor": False}
+        reverse |= _link_params(self.rate, self.delay, queue, self.reverse_loss)
+        return [forward, reverse]
+
+
+class Explicit(_Table):
+    """Named nodes and the links between them."""
+
+    kind: Literal["explicit"]
+    nodes: Annotated[list[Name], Field(min_length=2)]
+    links: Annotated[list[ExplicitLink], Field(min_length=1)]
+    bdp_rtt: Time | None = None
+
+    @model_validator(mode="after")
+    def _links_join_nodes(self) -> Explicit:
+        seen_nodes: set[str] = set()
+        for i, node in enumerate(self.nodes):
+            if node in seen_nodes:
+                raise ScenarioError(
+                    f"{show_value(node)} is listed twice; expected unique names", ("nodes", i)
+                )
+            seen_nodes.add(node)
+        seen_links: set[tuple[str, str]] = set()
+        for i, link in enumerate(self.links):
+            _check_node(link.src, self.nodes, "node", "", ("links", i, "src"))
+            _check_node(link.dst, self.nodes, "node", "", ("links", i, "dst"))
+            directions = [(link.src, link.dst)] + ([(link.dst, link.src)] if link.duplex else [])
+            for direction in directions:
+                if direction in seen_links:
+                    raise ScenarioError(
+                        f'a link from "{direction[0]}" to "{direction[1]}" is already given; '
+                        "expected one link per direction",
+                        ("links", i),
+                    )
+                seen_links.add(direction)
+        return self
+
+    def check_flow(self, flow: FlowGroup, path: KeyPath) -> None:
+        _reject(
+            flow.rtt, "on an explicit topology; the links on the path set the RTT", (*path, "rtt")
+        )
+        paths = ((*path, "src"), (*path, "dst"))
+        _check_pair(flow.src, flow.dst, self.nodes, "node", "on an explicit topology", paths)
+
+    def check_generator(self, gen: _Generator, path: KeyPath) -> None:
+        _reject(gen.rtt_choices, "on an explicit topology; use endpoints", (*path, "rtt_choices"))
+        _check_endpoints(gen, self.nodes, "node", "explicit topology", path)
+
+    def buffers(self) -> list[tuple[KeyPath, Buffer]]:
+        return [
+            (("topology", "links", i, "buffer"), link.buffer) for i, link in enumerate(self.links)
+        ]
+
+    def resolve(self, rtt: Fraction | None, packet: int) -> dict[str, Any]:
+        links = [spec for link in self.links for spec in link.resolve(rtt, packet)]
+        return {"kind": "explicit", "nodes": list(self.nodes), "links": links}
+
+
+Topology = Annotated[Dumbbell | ParkingLot | Explicit, Field(discriminator="kind")]
+
+# pydantic puts the discriminator's value in error locations ("topology.dumbbell.rate"); these
+# are the values to leave out when showing a path to the user.
+_UNION_TAGS = {"dumbbell", "parking_lot", "explicit", "closed_loop", "open_loop"}
+
+
+# --------------------------------------------------------------------------------------------
+# The engine's algorithm registry
+
+
+@cache
+def _algorithms() -> dict[str, dict[str, Any]] | None:
+    """The engine's algorithms by name, or None when the engine is not built.
+
+    Without the engine the names cannot be checked here; the engine checks them again anyway.
+    """
+    try:
+        from ccsim import _core
+    except ImportError:
+        return None
+    return {info["name"]: info for info in _core.algorithms()}
+
+
+def _check_algorithm(transfer: _Transfer, path: KeyPath) -> None:
+    registry = _algorithms()
+    if registry is None:
+        return
+    info = registry.get(transfer.cc)
+    if info is None:
+        raise ScenarioError(
+            f"unknown algorithm {show_value(transfer.cc)}; expected one of: {', '.join(sorted(registry))}",
+            (*path, "cc"),
+        )
+    params = {param["name"]: param for param in info["params"]}
+    for name, value in transfer.params.items():
+        param_path = (*path, "params", name)
+        if name not in params:
+            expected = f"one of: {', '.join(params)}" if params else "none (it takes no parameters)"
+            raise ScenarioError(
+                f"{transfer.cc} has no parameter {show_value(name)}; expected {expected}",
+                param_path,
+            )
+        _check_param_value(value, params[name], param_path)
+
+
+def _check_param_value(value: Any, param: Mapping[str, Any], path: KeyPath) -> None:
+    _check_param_kind(value, param, path)
+    low, high = param.get("min"), param.get("max")
+    if low is not None and high is not None and not low <= value <= high:
+        raise ScenarioError(
+            f"{show_value(value)} is out of range; expected a value from {low:g} to {high:g} "
+            f"(default {param['default']:g})",
+            path,
+        )
+
+
+def _check_param_kind(value: Any, param: Mapping[str, Any], path: KeyPath) -> None:
+    kind = param["kind"]
+    if kind == "bool":
+        ok = isinstance(value, bool)
+        expected = "true or false"
+    elif kind == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        expected = "an integer"
+    else:
+        ok = not isinstance(value, bool)
+        expected = "a number"
+    if not ok:
+        raise ScenarioError(
+            f"{show_value(value)} is not valid; expected {expected} (default {param['default']:g})",
+            path,
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# The scenario
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class Scenario(_Table):
+    """One simulation run: topology, traffic, stack profile, duration and seed.
+
+    Build one with :meth:`load`, :meth:`from_toml` or :meth:`model_validate` (a dict shaped like
+    the TOML file); :meth:`resolve` gives the engine's JSON structure, :meth:`to_toml` the file
+    with every default filled in.
+    """
+
+    name: str = "scenario"
+    seed: Seed = 1
+    duration: Time
+    profile: Literal["ns2", "rfc", "linux"] = "ns2"
+    stack: Stack = Field(default_factory=Stack)
+    topology: Topology
+    flows: list[FlowGroup] = Field(default_factory=list)
+    generators: list[Generator] = Field(default_factory=list)
+    trace: Trace = Field(default_factory=Trace)
+
+    # The input as given, so that overrides apply to what the user wrote, not to filled defaults
+    # (an override of bottleneck_rate must still move the default access_rate with it).
+    _source: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as error:
+            raise _scenario_error(error) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Scenario:  # type: ignore[override]
+        """Validate a dict shaped like the TOML file; errors raise :class:`ScenarioError`."""
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as error:
+            raise _scenario_error(error) from None
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_source(cls, data: Any, handler: Any) -> Scenario:
+        scenario = handler(data)
+        if isinstance(data, Mapping):
+            scenario._source = copy.deepcopy(dict(data))
+        return scenario
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_a_directory_name(cls, name: str) -> str:
+        if not _NAME.fullmatch(name):
+            raise ScenarioError(
+                f"{show_value(name)} is not a valid name; expected letters, digits, '.', '-' or '_' "
+                "(it names the results directory)"
+            )
+        return name
+
+    @model_validator(mode="after")
+    def _check_consistency(self) -> Scenario:
+        if self.duration == 0:
+            raise ScenarioError('"0s" is zero; expected a run length like "60s"', ("duration",))
+        if not self.flows and not self.generators:
+            raise ScenarioError(
+                "no traffic; expected at least one [[flows]] or [[generators]] table", ("flows",)
+            )
+        for i, flow in enumerate(self.flows):
+            self._check_transfer(flow, ("flows", i))
+            self.topology.check_flow(flow, ("flows", i))
+        for i, gen in enumerate(self.generators):
+            self._check_transfer(gen, ("generators", i))
+            self.topology.check_generator(gen, ("generators", i))
+        self._check_bdp_rtt()
+        return self
+
+    def _check_transfer(self, transfer: _Transfer, path: KeyPath) -> None:
+        if transfer.start >= self.duration:
+            raise ScenarioError(
+                f'"{format_time(transfer.start)}" is not before the end of the run '
+                f"({format_time(self.duration)}); expected an earlier start",
+                (*path, "start"),
+            )
+        _check_algorithm(transfer, path)
+
+    def _check_bdp_rtt(self) -> None:
+        if self.bdp_rtt_ns() is not None:
+            return
+        for path, buffer in self.topology.buffers():
+            if buffer.unit == "bdp":
+                raise ScenarioError(
+                    f'required because {format_path(path)} is "{buffer}"; '
+                    'expected the reference RTT for BDP buffers, like "100ms"',
+                    ("topology", "bdp_rtt"),
+                )
+
+    # ---- construction -----------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scenario:
+        """Read a scenario file; its name defaults to the file name without ``.toml``."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ScenarioError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise ScenarioError(f"{path}: is a directory, expected a scenario file") from None
+        except UnicodeDecodeError:
+            raise ScenarioError(f"{path}: not a UTF-8 text file") from None
+        except OSError as error:
+            raise ScenarioError(f"{path}: cannot read: {error.strerror or error}") from None
+        try:
+            return cls.from_toml(text, name=_name_from_stem(path.stem))
+        except _TomlSyntaxError as error:
+            raise ScenarioError(f"{path}: {error}") from None
+
+    @classmethod
+    def from_toml(cls, text: str, name: str | None = None) -> Scenario:
+        """Parse TOML text; ``name`` is used when the text sets none."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise _TomlSyntaxError(f"invalid TOML: {error}") from None
+        if name is not None and "name" not in data:
+            data["name"] = name
+        return cls.model_validate(data)
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
+        """A copy with keys replaced: ``{"topology.loss": "0.01", "flows.0.cc": "cubic"}``.
+
+        String values are read as TOML values when they parse as one (``"0.01"`` is a number,
+        ``"true"`` a boolean, ``'["40ms"]'`` a list) and kept as strings otherwise
+        (``"100Mbps"``). A path may index into a list: ``flows.0.cc`` or ``flows[0].cc``.
+        """
+        data = copy.deepcopy(self._source) or _toml_ready(self.model_dump(mode="json"))
+        for key, value in overrides.items():
+            parsed = parse_override_value(value) if isinstance(value, str) else value
+            _set_path(data, key, parsed)
+        return Scenario.model_validate(data)
+
+    # ---- output -----------------------------------------------------------------------------
+
+    def to_toml(self) -> str:
+        """The scenario as TOML with every default filled in; loads back to the same scenario."""
+        return tomli_w.dumps(_toml_ready(self.model_dump(mode="json")))
+
+    def resolve(self) -> dict[str, Any]:
+        """The engine's ``ScenarioSpec`` as plain data (serialize it with ``json.dumps``)."""
+        rtt = self.bdp_rtt_ns()
+        packet = self.largest_mss() + HEADER_BYTES
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "duration_ns": self.duration,
+            "stack": {"profile": self.profile, "overrides": self.stack.resolve()},
+            "topology": self.topology.resolve(rtt, packet),
+            "flows": [spec for group in self.flows for spec in group.resolve()],
+            "generators": [gen.resolve() for gen in self.generators],
+            "trace": self.trace.resolve(),
+        }
+
+    # ---- derived quantities -------------------------------------------------------------------
+
+    @property
+    def flow_count(self) -> int:
+        """Number of flows after expanding ``count`` (generators not included)."""
+        return sum(group.count for group in self.flows)
+
+    def largest_mss(self) -> int:
+        """The largest MSS of any flow or generator: BDP buffers are counted in these packets."""
+        transfers: list[_Transfer] = [*self.flows, *self.generators]
+        return max((t.mss for t in transfers), default=DEFAULT_MSS)
+
+    def bdp_rtt_ns(self) -> Fraction | None:
+        """The RTT that "bdp" buffers are computed with, in (possibly fractional) nanoseconds.
+
+        ``topology.bdp_rtt`` when given; on a dumbbell otherwise the mean base RTT of all flows
+        (a group of ``count`` flows counts ``count`` times) and generator RTT choices.
+        """
+        if self.topology.bdp_rtt is not None:
+            return Fraction(self.topology.bdp_rtt)
+        if not isinstance(self.topology, Dumbbell):
+            return None
+        rtts = [
+            group.rtt for group in self.flows for _ in range(group.count) if group.rtt is not None
+        ]
+        rtts += [rtt for gen in self.generators for rtt in gen.rtt_choices]
+        return Fraction(sum(rtts), len(rtts)) if rtts else None
+
+    def describe(self) -> str:
+        """One line: name, traffic, topology, duration and profile."""
+        parts = [f"{self.flow_count} flow{'s' if self.flow_count != 1 else ''}"]
+        if self.generators:
+            n = len(self.generators)
+            parts.append(f"{n} generator{'s' if n != 1 else ''}")
+        parts += [
+            f"{self.topology.kind.replace('_', ' ')} topology",
+            format_time(self.duration),
+            f"profile {self.profile}",
+        ]
+        return f"{self.name} ({', '.join(parts)})"
+
+
+class _TomlSyntaxError(ScenarioError):
+    """A TOML syntax error, so that load() can put the file name in front."""
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers: names, overrides, TOML output, error conversion
+
+
+def _name_from_stem(stem: str) -> str:
+    """A valid scenario name from a file name: other characters become '_'."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", stem).lstrip("._-")
+    return name or "scenario"
+
+
+def parse_override_value(text: str) -> Any:
+    """A ``--set`` value: a TOML value when it parses as one, else the string itself."""
+    try:
+        value = tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
+    # TOML reads a bare `inf` or `nan` as a float, but here they mean the word ("size=inf").
+    if isinstance(value, float) and not math.isfinite(value):
+        return text
+    return value
+
+
+def _set_path(data: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``data[a][b][0][c] = value`` for the key ``a.b.0.c`` (or ``a.b[0].c``)."""
+    parts = re.sub(r"\[(\d+)\]", r".\1", key).split(".")
+    if any(part == "" for part in parts):
+        raise ScenarioError(
+            f"{show_value(key)} is not a key path; expected something like topology.loss"
+        )
+    node: Any = data
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        where = ".".join(parts[:depth]) or "the scenario"
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                raise ScenarioError(
+                    f"cannot set {key}: {where} has {len(node)} entries; expected an index below {len(node)}"
+                )
+            index: Any = int(part)
+        elif isinstance(node, dict):
+            index = part
+        else:
+            raise ScenarioError(f"cannot set {key}: {where} is {show_value(node)}, not a table")
+        if last:
+            node[index] = value
+        else:
+            if isinstance(node, dict) and index not in node:
+                node[index] = {}
+            node = node[index]
+
+
+def _toml_ready(value: Any) -> Any:
+    """Drop unset (None) and empty values, which TOML cannot or need not say; ``kind`` first."""
+    if isinstance(value, dict):
+        cleaned = {k: _toml_ready(v) for k, v in value.items()}
+        cleaned = {k: v for k, v in cleaned.items() if not _is_empty(v)}
+        if "kind" in cleaned:
+            cleaned = {"kind": cleaned.pop("kind"), **cleaned}
+        return cleaned
+    if isinstance(value, list | tuple):
+        return [_toml_ready(v) for v in value]
+    return value
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or (isinstance(value, dict | list) and not value)
+
+
+# Expectations for required keys, by path without list indices.
+_EXPECTED_FOR_MISSING = {
+    "duration": 'a run length like "60s"',
+    "topology": "a [topology] table",
+    "topology.bottleneck_rate": 'a rate like "100Mbps"',
+    "topology.bottleneck_delay": 'a one-way delay like "5ms"',
+    "topology.routers": "the number of routers, at least 2",
+    "topology.rate": 'a rate like "100Mbps"',
+    "topology.delay": 'a one-way delay per hop like "5ms"',
+    "topology.nodes": 'a list of node names like ["a", "b"]',
+    "topology.links": "at least one [[topology.links]] table",
+    "topology.links.src": "a node name",
+    "topology.links.dst": "a node name",
+    "topology.links.rate": 'a rate like "100Mbps"',
+    "topology.links.delay": 'a one-way delay like "5ms"',
+    "flows.cc": 'an algorithm name like "newreno" (see `ccsim algorithms`)',
+    "generators.cc": 'an algorithm name like "newreno" (see `ccsim algorithms`)',
+    "generators.size": 'a size like "100KB" or a table like { dist = "exponential", mean = "100KB" }',
+    "generators.size.dist": '"fixed", "exponential" or "pareto"',
+    "generators.size.mean": 'a size like "100KB"',
+    "generators.slots": "the number of transfers kept active, like 25",
+    "generators.rate": "arrivals per second, like 10.0",
+}
+
+
+def _user_path(loc: Sequence[PathItem]) -> list[PathItem]:
+    """A pydantic error location without the discriminator values pydantic inserts."""
+    path: list[PathItem] = []
+    for item in loc:
+        after_union = bool(path) and (
+            path[-1] == "topology" or (isinstance(path[-1], int) and path[-2:-1] == ["generators"])
+        )
+        if isinstance(item, str) and item in _UNION_TAGS and after_union:
+            continue
+        path.append(item)
+    return path
+
+
+def _scenario_error(error: ValidationError) -> ScenarioError:
+    """The first pydantic error as a one-line :class:`ScenarioError`."""
+    first = error.errors()[0]
+    path = _user_path(first["loc"])
+    ctx = first.get("ctx") or {}
+    original = ctx.get("error")
+    if isinstance(original, ScenarioError):
+        return original.under(path)
+    kind = first["type"]
+    value = first.get("input")
+    if kind == "missing":
+        key = ".".join(p for p in path if isinstance(p, str))
+        expected = _EXPECTED_FOR_MISSING.get(key)
+        detail = "required key is missing" + (f"; expected {expected}" if expected else "")
+    elif kind in ("union_tag_invalid", "union_tag_not_found"):
+        if not isinstance(value, Mapping):
+            detail = f"{show_value(value)} is not a table; expected a table with a kind key"
+        else:
+            tags = ", ".join(f'"{tag}"' for tag in _union_tags(path))
+            path.append("kind")
+            shown = (
+                "required key is missing"
+                if "kind" not in value
+                else f"{show_value(value['kind'])} is not valid"
+            )
+            detail = f"{shown}; expected one of {tags}"
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        detail = f"{show_value(value)} is not a table; expected a TOML table"
+    elif original is not None:
+        detail = str(original)
+    elif kind in ("too_short", "string_too_short"):
+        least = ctx.get("min_length", 1)
+        what = "a non-empty string" if kind == "string_too_short" else f"at least {least} entries"
+        detail = f"{show_value(value)} is too short; expected {what}"
+    else:
+        expected = first["msg"].removeprefix("Input should be ")
+        if expected.startswith(("greater", "less")):
+            expected = f"a value {expected}"
+        detail = f"{show_value(value)} is not valid; expected {_double_quoted(expected)}"
+    return ScenarioError(detail, path)
+
+
+def _union_tags(path: Sequence[PathItem]) -> tuple[str, ...]:
+    """The kinds accepted by the union at ``path`` (the topology or a generator)."""
+    union = (
+        Dumbbell | ParkingLot | Explicit
+        if path[-1:] == ["topology"]
+        else ClosedLoopGenerator | OpenLoopGenerator
+    )
+    return tuple(get_args(cls.model_fields["kind"].annotation)[0] for cls in get_args(union))
+
+
+def _double_quoted(text: str) -> str:
+    """pydantic quotes choices as 'a'; TOML (and our messages) use "a"."""
+    return re.sub(r"'([^']*)'", r'"\1"', text)

@@ -1,0 +1,267 @@
+"""Quantities with units, as written in scenario files.
+
+A scenario says ``"100Mbps"``, ``"40ms"``, ``"64KB"`` or ``"0.5bdp"``; the engine wants integers in
+bit/s, nanoseconds and bytes. This module converts both ways:
+
+* ``parse_*`` turn a string into the engine's integer, or raise :class:`~ccsim.errors.ScenarioError`
+  naming the key path, the value and what was expected;
+* ``format_*`` turn an integer back into the shortest exact string, so that a normalized scenario
+  file reads naturally and loads back to the same numbers.
+
+Numbers are parsed as :class:`~decimal.Decimal`, never as floats, so ``"0.1s"`` is exactly
+100 000 000 ns and a value survives any number of format/parse round trips. Unit names are
+case-sensitive and decimal (``KB`` = 1000 B); ``KiB``/``MiB``/``GiB`` are the binary sizes.
+"""
+
+from __future__ import annotations
+
+import decimal
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Literal
+
+from ccsim.errors import PathItem, ScenarioError, show_value
+
+__all__ = [
+    "RATE_UNITS",
+    "TIME_UNITS",
+    "SIZE_UNITS",
+    "HEADER_BYTES",
+    "Buffer",
+    "parse_rate",
+    "parse_time",
+    "parse_size",
+    "parse_transfer_size",
+    "parse_buffer",
+    "format_rate",
+    "format_time",
+    "format_size",
+    "bdp_packets",
+]
+
+RATE_UNITS: dict[str, int] = {"bps": 1, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9}
+TIME_UNITS: dict[str, int] = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9, "min": 60 * 10**9}
+SIZE_UNITS: dict[str, int] = {
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+}
+
+#: TCP/IP header bytes on every packet: a data packet is ``mss + 40`` bytes on the wire, an ACK 40.
+HEADER_BYTES = 40
+
+# The engine stores every quantity in a u64.
+_U64_LIMIT = 2**64
+
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_QUANTITY = re.compile(rf"\s*({_NUMBER})\s*([A-Za-z]+)\s*")
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What a quantity is called in messages, and the units it accepts."""
+
+    noun: str
+    example: str
+    units: Sequence[str]
+    hint: str = ""  # replaces the generic expectation when the units need explaining
+
+    def expectation(self, qualifier: str = "") -> str:
+        if self.hint:
+            return f"expected {self.hint}"
+        units = ", ".join(self.units)
+        return f'expected a {qualifier}number with a unit like "{self.example}" ({units})'
+
+
+_RATE = _Kind("rate", "100Mbps", tuple(RATE_UNITS))
+_TIME = _Kind("time", "40ms", tuple(TIME_UNITS))
+_SIZE = _Kind("size", "64KB", tuple(SIZE_UNITS))
+_BUFFER = _Kind(
+    "buffer size",
+    "50pkts",
+    ("pkts", "pkt", "bdp", *SIZE_UNITS),
+    hint='a number of packets like "50pkts", a size like "64KB", '
+    'or a multiple of the bandwidth-delay product like "1bdp"',
+)
+
+
+def _split(value: object, kind: _Kind, path: Sequence[PathItem]) -> tuple[Decimal, str]:
+    """Split ``"100Mbps"`` into ``(Decimal(100), "Mbps")``, rejecting anything else."""
+    if not isinstance(value, str):
+        raise ScenarioError(f"{show_value(value)} is not a {kind.noun}; {kind.expectation()}", path)
+    match = _QUANTITY.fullmatch(value)
+    if match is None or match.group(2) not in kind.units:
+        raise ScenarioError(f"{show_value(value)} is not a {kind.noun}; {kind.expectation()}", path)
+    number = Decimal(match.group(1))
+    if number < 0:
+        raise ScenarioError(
+            f"{show_value(value)} is negative; {kind.expectation('non-negative ')}", path
+        )
+    return number, match.group(2)
+
+
+def _scale(
+    value: str, number: Decimal, factor: int, kind: _Kind, path: Sequence[PathItem]
+) -> Decimal:
+    """``number * factor`` exactly, or an error if it is too large for the engine."""
+    try:
+        with decimal.localcontext() as ctx:
+            ctx.prec = 60
+            ctx.traps[decimal.Inexact] = False
+            scaled = number * factor
+    except ArithmeticError:
+        scaled = Decimal(_U64_LIMIT)
+    if scaled >= _U64_LIMIT:
+        raise ScenarioError(f"{show_value(value)} is too large for a {kind.noun}", path)
+    return scaled
+
+
+def _to_int(scaled: Decimal) -> int:
+    """Round to the nearest integer (halves away from zero)."""
+    return int(scaled.quantize(Decimal(1), rounding=decimal.ROUND_HALF_UP))
+
+
+def parse_rate(value: object, path: Sequence[PathItem] = ()) -> int:
+    """``"100Mbps"`` -> ``100_000_000`` (bit/s). Rates must be positive."""
+    number, unit = _split(value, _RATE, path)
+    bps = _to_int(_scale(str(value), number, RATE_UNITS[unit], _RATE, path))
+    if bps <= 0:
+        raise ScenarioError(f"{show_value(value)} is zero; {_RATE.expectation('positive ')}", path)
+    return bps
+
+
+def parse_time(value: object, path: Sequence[PathItem] = ()) -> int:
+    """``"40ms"`` -> ``40_000_000`` (nanoseconds, rounded to the nearest). Times may be zero."""
+    number, unit = _split(value, _TIME, path)
+    return _to_int(_scale(str(value), number, TIME_UNITS[unit], _TIME, path))
+
+
+def parse_size(value: object, path: Sequence[PathItem] = ()) -> int:
+    """``"64KB"`` -> ``64_000``, ``"64KiB"`` -> ``65_536`` (bytes; must be a whole number)."""
+    number, unit = _split(value, _SIZE, path)
+    scaled = _scale(str(value), number, SIZE_UNITS[unit], _SIZE, path)
+    if scaled != scaled.to_integral_value():
+        raise ScenarioError(f"{show_value(value)} is not a whole number of bytes", path)
+    return int(scaled)
+
+
+def parse_transfer_size(value: object, path: Sequence[PathItem] = ()) -> int | None:
+    """A flow's transfer size in bytes; ``"inf"`` (an endless bulk transfer) gives ``None``."""
+    if value == "inf":
+        return None
+    if not isinstance(value, str) or _QUANTITY.fullmatch(value) is None:
+        raise ScenarioError(
+            f'{show_value(value)} is not a transfer size; expected "inf" or a size like "2MB" '
+            f"({', '.join(SIZE_UNITS)})",
+            path,
+        )
+    size = parse_size(value, path)
+    if size == 0:
+        raise ScenarioError(
+            f'{show_value(value)} is zero; expected a positive size like "2MB"', path
+        )
+    return size
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A queue limit: a number of packets, a number of bytes, or a multiple of the BDP.
+
+    ``amount`` is exact: whole packets, whole bytes, or a decimal multiple of the bandwidth-delay
+    product, which is converted to packets once the link rate and reference RTT are known.
+    """
+
+    amount: Decimal
+    unit: Literal["pkts", "bytes", "bdp"]
+
+    def __str__(self) -> str:
+        if self.unit == "bytes":
+            return format_size(int(self.amount))
+        return f"{_plain(self.amount)}{self.unit}"
+
+    def limits(
+        self, rate_bps: int, bdp_rtt_ns: int | None, packet_bytes: int
+    ) -> tuple[int | None, int | None]:
+        """``(limit_pkts, limit_bytes)`` for the engine, on a link of ``rate_bps``.
+
+        A BDP buffer needs the reference RTT ``bdp_rtt_ns`` and the packet size on the wire.
+        """
+        if self.unit == "pkts":
+            return int(self.amount), None
+        if self.unit == "bytes":
+            return None, int(self.amount)
+        if bdp_rtt_ns is None:
+            raise ValueError(f'buffer "{self}" needs a reference RTT')
+        return bdp_packets(rate_bps, bdp_rtt_ns, packet_bytes, self.amount), None
+
+
+def parse_buffer(value: object, path: Sequence[PathItem] = ()) -> Buffer:
+    """``"50pkts"``, ``"64KB"`` or ``"0.5bdp"`` -> :class:`Buffer`."""
+    number, unit = _split(value, _BUFFER, path)
+    if unit in ("pkts", "pkt"):
+        if number != number.to_integral_value():
+            raise ScenarioError(f"{show_value(value)} is not a whole number of packets", path)
+        return Buffer(Decimal(int(number)), "pkts")
+    if unit == "bdp":
+        if number == 0:
+            raise ScenarioError(
+                f'{show_value(value)} is zero; expected a positive multiple like "1bdp"', path
+            )
+        return Buffer(number.normalize(), "bdp")
+    return Buffer(Decimal(parse_size(value, path)), "bytes")
+
+
+def bdp_packets(
+    rate_bps: int, rtt_ns: int, packet_bytes: int, multiple: Decimal = Decimal(1)
+) -> int:
+    """``multiple`` bandwidth-delay products in packets: ``rate * rtt / (8 * packet_bytes)``.
+
+    Computed exactly, rounded up, and at least 1 (a queue that holds nothing is never what
+    "a fraction of a BDP" means).
+    """
+    exact = Fraction(multiple) * rate_bps * rtt_ns / (8 * packet_bytes * 10**9)
+    return max(1, -(-exact.numerator // exact.denominator))
+
+
+def _plain(number: Decimal) -> str:
+    """A decimal without exponent or trailing zeros: ``Decimal("1.50")`` -> ``"1.5"``."""
+    return format(number.normalize(), "f")
+
+
+def _format_decimal(value: int, units: Sequence[tuple[str, int]]) -> str:
+    """``value`` in the largest unit it reaches; units are powers of ten, largest first."""
+    for unit, factor in units:
+        if value >= factor:
+            return f"{_plain(Decimal(value) / Decimal(factor))}{unit}"
+    unit, _ = units[-1]
+    return f"0{unit}"
+
+
+def format_rate(bps: int) -> str:
+    """``100_000_000`` -> ``"100Mbps"``; ``1_500_000`` -> ``"1.5Mbps"``. Exact."""
+    return _format_decimal(bps, sorted(RATE_UNITS.items(), key=lambda kv: -kv[1]))
+
+
+def format_time(ns: int) -> str:
+    """``40_000_000`` -> ``"40ms"``; ``1_500_000_000`` -> ``"1.5s"``. Exact; never uses ``min``."""
+    if ns == 0:
+        return "0s"
+    units = [(unit, factor) for unit, factor in TIME_UNITS.items() if unit != "min"]
+    return _format_decimal(ns, sorted(units, key=lambda kv: -kv[1]))
+
+
+def format_size(size: int) -> str:
+    """``64_000`` -> ``"64KB"``; ``65_536`` -> ``"64KiB"``; ``1_500`` -> ``"1.5KB"``. Exact."""
+    if size % 1024 == 0 and size % 1000 != 0:
+        for unit in ("GiB", "MiB", "KiB"):
+            if size % SIZE_UNITS[unit] == 0:
+                return f"{size // SIZE_UNITS[unit]}{unit}"
+    decimal_units = [(unit, SIZE_UNITS[unit]) for unit in ("GB", "MB", "KB", "B")]
+    return _format_decimal(size, decimal_units)

@@ -1,0 +1,149 @@
+"""Shared fixtures: the package path, the engine's availability, a stand-in algorithm registry,
+small scenarios, and a helper that runs ``python -m ccsim`` in a subprocess."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+# Use the source tree when ccsim is not installed (e.g. after `maturin develop` or with only the
+# pure-Python parts present).
+if importlib.util.find_spec("ccsim") is None:
+    sys.path.insert(0, str(ROOT / "python"))
+
+import ccsim  # noqa: E402
+import ccsim.scenario  # noqa: E402
+
+PACKAGE_PARENT = Path(ccsim.__file__).resolve().parent.parent
+HAVE_ENGINE = importlib.util.find_spec("ccsim._core") is not None
+
+requires_engine = pytest.mark.skipif(
+    not HAVE_ENGINE, reason="ccsim._core (the engine) is not built"
+)
+
+# A registry shaped like _core.algorithms(), so schema tests do not depend on the engine being
+# built or on which algorithms it has today.
+FAKE_ALGORITHMS: dict[str, dict[str, Any]] = {
+    "newreno": {
+        "name": "newreno",
+        "summary": "NewReno",
+        "recovery": "newreno",
+        "params": [
+            {"name": "beta", "kind": "float", "default": 0.5, "min": 0.01, "max": 0.99, "doc": ""},
+        ],
+    },
+    "reno": {"name": "reno", "summary": "Reno", "recovery": "reno", "params": []},
+    "cubic": {
+        "name": "cubic",
+        "summary": "CUBIC",
+        "recovery": "newreno",
+        "params": [
+            {"name": "beta", "kind": "float", "default": 0.7, "min": 0.01, "max": 0.99, "doc": ""},
+            {"name": "fast_convergence", "kind": "bool", "default": 1.0, "doc": ""},
+            {"name": "hystart_low_window", "kind": "int", "default": 16.0, "doc": ""},
+        ],
+    },
+}
+
+
+@pytest.fixture
+def fake_registry(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
+    """Check algorithm names and parameters against FAKE_ALGORITHMS instead of the engine."""
+    monkeypatch.setattr(ccsim.scenario, "_algorithms", lambda: FAKE_ALGORITHMS)
+    return FAKE_ALGORITHMS
+
+
+# A dumbbell that the engine runs in a fraction of a second.
+SMALL_DUMBBELL = """
+name = "small"
+seed = 5
+duration = "2s"
+
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+buffer = "1bdp"
+
+[[flows]]
+cc = "newreno"
+count = 2
+rtt = "40ms"
+start_jitter = "100ms"
+
+[[flows]]
+cc = "reno"
+rtt = "80ms"
+size = "30KB"
+"""
+
+# Two islands: a-b and c-d. A flow from a to c has no route; only the engine can tell.
+UNCONNECTED_EXPLICIT = """
+name = "islands"
+duration = "1s"
+
+[topology]
+kind = "explicit"
+nodes = ["a", "b", "c", "d"]
+
+[[topology.links]]
+src = "a"
+dst = "b"
+rate = "10Mbps"
+delay = "1ms"
+buffer = "50pkts"
+
+[[topology.links]]
+src = "c"
+dst = "d"
+rate = "10Mbps"
+delay = "1ms"
+buffer = "50pkts"
+
+[[flows]]
+cc = "newreno"
+src = "a"
+dst = "b"
+
+[[flows]]
+cc = "newreno"
+src = "a"
+dst = "c"
+"""
+
+
+@pytest.fixture
+def write_scenario(tmp_path: Path) -> Callable[..., Path]:
+    """Write scenario text to ``tmp_path/<stem>.toml`` and return the path."""
+
+    def write(text: str, stem: str = "scenario") -> Path:
+        path = tmp_path / f"{stem}.toml"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
+
+
+def run_cli(*args: str | os.PathLike[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m ccsim ARGS`` in ``cwd`` with this ccsim on the path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_PARENT), env.get("PYTHONPATH")]))
+    env["COLUMNS"] = "120"  # rich tables: stable width
+    return subprocess.run(
+        [sys.executable, "-m", "ccsim", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )

@@ -1,0 +1,293 @@
+"""The ``ccsim`` command, run as ``python -m ccsim`` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, SMALL_DUMBBELL, UNCONNECTED_EXPLICIT, requires_engine, run_cli
+
+FILES = {"scenario.toml", "summary.json", "flows.parquet", "links.parquet"}
+
+
+def assert_bad_input(result, cwd: Path, fragment: str) -> None:
+    """Exit 2, exactly one line `error: ...` on stderr, no traceback, no results directory."""
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert fragment in lines[0], lines[0]
+    assert "Traceback" not in result.stderr + result.stdout
+    assert not (cwd / "results").exists()
+
+
+# ---- bad input -------------------------------------------------------------------------------
+
+BAD_SCENARIOS = {
+    "missing key": (
+        SMALL_DUMBBELL.replace('bottleneck_rate = "10Mbps"\n', ""),
+        "topology.bottleneck_rate: required key is missing",
+    ),
+    "malformed unit": (
+        SMALL_DUMBBELL.replace('"10Mbps"', '"100Mbs"'),
+        'topology.bottleneck_rate: "100Mbs" is not a rate; expected a number with a unit like "100Mbps"',
+    ),
+    "negative delay": (
+        SMALL_DUMBBELL.replace('bottleneck_delay = "5ms"', 'bottleneck_delay = "-5ms"'),
+        'topology.bottleneck_delay: "-5ms" is negative',
+    ),
+    "unknown key": (SMALL_DUMBBELL.replace("seed = 5", "sed = 5"), "sed: unknown key"),
+    "toml syntax": (SMALL_DUMBBELL.replace("seed = 5", "seed = "), "invalid TOML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SCENARIOS))
+def test_bad_scenarios(case: str, tmp_path: Path, write_scenario) -> None:
+    text, fragment = BAD_SCENARIOS[case]
+    result = run_cli("run", write_scenario(text), cwd=tmp_path)
+    assert_bad_input(result, tmp_path, fragment)
+    assert result.stdout == ""
+
+
+def test_validate_reports_bad_scenarios_the_same_way(tmp_path: Path, write_scenario) -> None:
+    text, fragment = BAD_SCENARIOS["malformed unit"]
+    assert_bad_input(run_cli("validate", write_scenario(text), cwd=tmp_path), tmp_path, fragment)
+
+
+@requires_engine
+def test_unknown_algorithm(tmp_path: Path, write_scenario) -> None:
+    path = write_scenario(SMALL_DUMBBELL.replace('cc = "reno"', 'cc = "renoo"'))
+    result = run_cli("run", path, cwd=tmp_path)
+    assert_bad_input(result, tmp_path, 'flows[1].cc: unknown algorithm "renoo"; expected one of: ')
+
+
+@requires_engine
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_flow_between_unconnected_nodes(command: str, tmp_path: Path, write_scenario) -> None:
+    result = run_cli(command, write_scenario(UNCONNECTED_EXPLICIT), cwd=tmp_path)
+    assert_bad_input(result, tmp_path, "flows[1]")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert_bad_input(run_cli("run", "nope.toml", cwd=tmp_path), tmp_path, "nope.toml: no such file")
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    (tmp_path / "binary.toml").write_bytes(b"\x00\xff\xfe")
+    assert_bad_input(run_cli("run", "binary.toml", cwd=tmp_path), tmp_path, "not a UTF-8 text file")
+    (tmp_path / "adir").mkdir()
+    assert_bad_input(run_cli("run", "adir", cwd=tmp_path), tmp_path, "is a directory")
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads any file")
+def test_file_without_read_permission(tmp_path: Path, write_scenario) -> None:
+    path = write_scenario(SMALL_DUMBBELL)
+    path.chmod(0)
+    assert_bad_input(run_cli("run", path, cwd=tmp_path), tmp_path, "cannot read")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--set", "seed"], '--set "seed": expected KEY=VALUE'),
+        (["--set", "topology.bottleneck_rate=100Mbs"], '"100Mbs" is not a rate'),
+        (["--set", "flows.7.cc=reno"], "cannot set flows.7.cc"),
+        (["--bogus"], "No such option: --bogus"),
+    ],
+)
+def test_bad_command_lines(args: list[str], fragment: str, tmp_path: Path, write_scenario) -> None:
+    result = run_cli("run", write_scenario(SMALL_DUMBBELL), *args, cwd=tmp_path)
+    assert_bad_input(result, tmp_path, fragment)
+
+
+def test_missing_argument(tmp_path: Path) -> None:
+    assert_bad_input(run_cli("run", cwd=tmp_path), tmp_path, "Missing argument 'SCENARIO'")
+
+
+def test_out_must_not_be_another_directory(tmp_path: Path, write_scenario) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.txt").write_text("keep me")
+    result = run_cli("run", write_scenario(SMALL_DUMBBELL), "--out", "docs", cwd=tmp_path)
+    assert_bad_input(result, tmp_path, "not a ccsim results directory")
+    assert (tmp_path / "docs" / "notes.txt").read_text() == "keep me"
+
+
+# ---- help, version, validate, algorithms ---------------------------------------------------------
+
+
+def test_version(tmp_path: Path) -> None:
+    result = run_cli("--version", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.startswith("ccsim ")
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--help"], ["run", "validate", "algorithms", "--version"]),
+        (["run", "--help"], ["SCENARIO", "--out", "--set", "--quiet", "KEY=VALUE"]),
+        (["validate", "--help"], ["SCENARIO", "--set"]),
+        (["algorithms", "--help"], ["parameters"]),
+    ],
+)
+def test_help(args: list[str], expected: list[str], tmp_path: Path) -> None:
+    result = run_cli(*args, cwd=tmp_path)
+    assert result.returncode == 0
+    for word in expected:
+        assert word in result.stdout
+
+
+def test_validate_ok(tmp_path: Path) -> None:
+    result = run_cli("validate", EXAMPLES / "dumbbell.toml", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok: dumbbell (10 flows, dumbbell topology, 20s, profile ns2)"
+    assert not (tmp_path / "results").exists()
+
+
+@requires_engine
+def test_algorithms(tmp_path: Path) -> None:
+    result = run_cli("algorithms", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "newreno" in result.stdout and "beta = 0.5" in result.stdout
+
+
+# ---- runs ----------------------------------------------------------------------------------------
+
+
+@requires_engine
+def test_run_writes_the_results_directory(tmp_path: Path, write_scenario) -> None:
+    result = run_cli("run", write_scenario(SMALL_DUMBBELL), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    for word in [
+        "profile ns2",
+        "Flows",
+        "goodput (Mbps)",
+        "retransmits",
+        "timeouts",
+        "utilization",
+        "R1 -> R2",
+    ]:
+        assert word in result.stdout
+    out = tmp_path / "results" / "small"
+    assert {p.name for p in out.iterdir()} == FILES
+    assert [p.name for p in (tmp_path / "results").iterdir()] == ["small"]
+
+    import pyarrow.parquet as pq
+
+    flows = pq.read_schema(out / "flows.parquet").names
+    assert {"flow", "label", "cc", "goodput_bps", "retransmits", "timeouts", "completion_s"} <= set(
+        flows
+    )
+    links = pq.read_schema(out / "links.parquet").names
+    assert {"link", "utilization", "drops", "mean_queue_pkts"} <= set(links)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["name"] == "small" and summary["seed"] == 5 and summary["profile"] == "ns2"
+    # the written scenario runs again as it is
+    rerun = run_cli("run", out / "scenario.toml", "--out", "again", "--quiet", cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    assert (tmp_path / "again" / "flows.parquet").read_bytes() == (
+        out / "flows.parquet"
+    ).read_bytes()
+
+
+@requires_engine
+def test_traces_are_written_when_asked(tmp_path: Path, write_scenario) -> None:
+    path = write_scenario(SMALL_DUMBBELL)
+    args = [
+        "--set",
+        "trace.sample_interval=100ms",
+        "--set",
+        "trace.drops=true",
+        "--out",
+        "traced",
+        "-q",
+    ]
+    result = run_cli("run", path, *args, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    names = {p.name for p in (tmp_path / "traced").iterdir()}
+    assert FILES | {"series.parquet", "queues.parquet", "drops.parquet"} == names
+
+
+@requires_engine
+def test_same_seed_same_bytes(tmp_path: Path, write_scenario) -> None:
+    path = write_scenario(SMALL_DUMBBELL)
+    for out in ("first", "second"):
+        result = run_cli(
+            "run",
+            path,
+            "--out",
+            out,
+            "--quiet",
+            "--set",
+            "trace.sample_interval=50ms",
+            cwd=tmp_path,
+        )
+        assert result.returncode == 0, result.stderr
+    for name in ("flows", "links", "series", "queues"):
+        first = (tmp_path / "first" / f"{name}.parquet").read_bytes()
+        assert first == (tmp_path / "second" / f"{name}.parquet").read_bytes(), name
+
+
+@requires_engine
+def test_set_overrides_reach_the_run(tmp_path: Path, write_scenario) -> None:
+    path = write_scenario(SMALL_DUMBBELL)
+    overrides = [
+        "--set",
+        "flows.0.cc=reno",
+        "--set",
+        "seed=11",
+        "--set",
+        "topology.loss=0.01",
+        "--set",
+        "name=changed",
+    ]
+    result = run_cli("run", path, *overrides, "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "results" / "changed"
+    written = tomllib.loads((out / "scenario.toml").read_text())
+    assert written["seed"] == 11 and written["topology"]["loss"] == 0.01
+    assert written["flows"][0]["cc"] == "reno"
+
+    import pyarrow.parquet as pq
+
+    flows = pq.read_table(out / "flows.parquet").to_pydict()
+    assert flows["cc"] == ["reno", "reno", "reno"]
+    links = pq.read_table(out / "links.parquet").to_pydict()
+    assert sum(links["drops"]) > 0
+
+
+@requires_engine
+@pytest.mark.parametrize("example", ["dumbbell", "parking_lot", "explicit"])
+def test_examples_run(example: str, tmp_path: Path) -> None:
+    result = run_cli("run", EXAMPLES / f"{example}.toml", "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert FILES <= {p.name for p in (tmp_path / "results" / example).iterdir()}
+
+
+def test_engine_crash_exits_1_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    write_scenario,
+    fake_registry,
+) -> None:
+    import ccsim.runner
+    from ccsim.cli import main
+
+    def crash(scenario, *, progress: bool = False):
+        raise ccsim.runner.EngineError(
+            f"{scenario.name}: the engine failed while running: boom\nat line 2"
+        )
+
+    monkeypatch.setattr(ccsim.runner, "run", crash)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as caught:
+        main(["run", str(write_scenario(SMALL_DUMBBELL))])
+    assert caught.value.code == 1
+    err = capsys.readouterr().err
+    assert err == "error: small: the engine failed while running: boom at line 2\n"
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,730 @@
+"""The scenario schema: defaults, resolution to the engine's JSON, overrides, and error messages.
+
+Algorithm names are checked against the stand-in registry of conftest.py, except in the tests
+named ``test_engine_*``, which use the real engine's registry and hand it the resolved JSON.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES, SMALL_DUMBBELL, requires_engine
+
+from ccsim.errors import ScenarioError
+from ccsim.scenario import Scenario
+
+
+@pytest.fixture(autouse=True)
+def _registry(request: pytest.FixtureRequest) -> None:
+    if not request.node.name.startswith("test_engine_"):
+        request.getfixturevalue("fake_registry")
+
+
+def dumbbell(**top: Any) -> dict[str, Any]:
+    """A minimal dumbbell scenario as a dict; keyword arguments replace top-level keys."""
+    data: dict[str, Any] = {
+        "duration": "10s",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "100Mbps",
+            "bottleneck_delay": "5ms",
+        },
+        "flows": [{"cc": "newreno", "rtt": "20ms"}],
+    }
+    data.update(top)
+    return data
+
+
+def parking_lot(**top: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "duration": "10s",
+        "topology": {
+            "kind": "parking_lot",
+            "routers": 4,
+            "rate": "20Mbps",
+            "delay": "5ms",
+            "bdp_rtt": "40ms",
+        },
+        "flows": [{"cc": "newreno", "src": "R0", "dst": "R3"}],
+    }
+    data.update(top)
+    return data
+
+
+def explicit(**top: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "duration": "10s",
+        "topology": {
+            "kind": "explicit",
+            "nodes": ["a", "b", "c"],
+            "bdp_rtt": "30ms",
+            "links": [
+                {"src": "a", "dst": "b", "rate": "10Mbps", "delay": "2ms"},
+                {"src": "b", "dst": "c", "rate": "100Mbps", "delay": "1ms", "buffer": "20pkts"},
+            ],
+        },
+        "flows": [{"cc": "newreno", "src": "a", "dst": "c"}],
+    }
+    data.update(top)
+    return data
+
+
+def error_of(data: dict[str, Any]) -> str:
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.model_validate(data)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+# ---- defaults --------------------------------------------------------------------------------
+
+
+def test_defaults_are_filled_in() -> None:
+    scenario = Scenario.model_validate(dumbbell())
+    assert scenario.name == "scenario"
+    assert scenario.seed == 1
+    assert scenario.profile == "ns2"
+    topology = scenario.topology
+    assert topology.access_rate == 4 * 100_000_000
+    assert str(topology.buffer) == "1bdp"
+    assert topology.queue == "droptail"
+    assert topology.loss == 0.0
+    assert str(topology.access_buffer) == "10000pkts"
+    flow = scenario.flows[0]
+    assert flow.label == "newreno"
+    assert (flow.count, flow.mss, flow.start, flow.start_jitter, flow.size) == (1, 1000, 0, 0, None)
+    assert scenario.trace.sample_interval is None and scenario.trace.drops is False
+
+
+def test_name_defaults_to_the_file_stem(write_scenario) -> None:
+    path = write_scenario(SMALL_DUMBBELL.replace('name = "small"', ""), stem="my run")
+    assert Scenario.load(path).name == "my_run"
+    assert Scenario.from_toml(SMALL_DUMBBELL, name="other").name == "small"  # the file wins
+
+
+def test_red_defaults() -> None:
+    data = dumbbell()
+    data["topology"]["queue"] = "red"
+    red = Scenario.model_validate(data).resolve()["topology"]["forward"]["queue"]
+    assert red == {
+        "kind": "red",
+        "limit_pkts": 241,
+        "min_th": 5.0,
+        "max_th": 15.0,
+        "max_p": 0.1,
+        "w_q": 0.002,
+        "gentle": True,
+        "wait": True,
+        "mean_pktsize": 500,
+    }
+
+
+# ---- resolution to the engine's JSON ---------------------------------------------------------
+
+FLOW_KEYS = {
+    "label", "cc", "cc_params", "mss_bytes", "max_window_pkts", "delayed_ack",
+    "src", "dst", "rtt_ns", "start_ns", "start_jitter_ns", "size_bytes",
+}  # fmt: skip
+GENERATOR_KEYS = {
+    "label", "cc", "cc_params", "mss_bytes", "max_window_pkts", "delayed_ack",
+    "arrivals", "size", "start_ns", "rtt_choices_ns", "endpoints",
+}  # fmt: skip
+LINK_KEYS = {"rate_bps", "delay_ns", "queue", "loss"}
+
+
+def test_resolved_dumbbell_matches_the_spec() -> None:
+    spec = Scenario.model_validate(dumbbell(seed=9)).resolve()
+    assert set(spec) == {
+        "name",
+        "seed",
+        "duration_ns",
+        "stack",
+        "topology",
+        "flows",
+        "generators",
+        "trace",
+    }
+    assert (spec["seed"], spec["duration_ns"]) == (9, 10_000_000_000)
+    assert spec["stack"] == {"profile": "ns2", "overrides": {}}
+    topology = spec["topology"]
+    assert set(topology) == {"kind", "forward", "reverse", "access_rate_bps", "access_queue"}
+    assert set(topology["forward"]) == LINK_KEYS
+    assert topology["forward"] == {
+        "rate_bps": 100_000_000,
+        "delay_ns": 5_000_000,
+        "queue": {"kind": "droptail", "limit_pkts": 241, "limit_bytes": None},
+        "loss": {"kind": "none"},
+    }
+    assert topology["access_queue"] == {
+        "kind": "droptail",
+        "limit_pkts": 10_000,
+        "limit_bytes": None,
+    }
+    (flow,) = spec["flows"]
+    assert set(flow) == FLOW_KEYS
+    assert flow["rtt_ns"] == 20_000_000 and flow["size_bytes"] is None and flow["src"] is None
+    assert spec["trace"] == {"sample_interval_ns": None, "drops": False}
+    json.dumps(spec, allow_nan=False)  # plain JSON
+
+
+def test_flow_groups_expand() -> None:
+    data = dumbbell(
+        flows=[{"cc": "newreno", "count": 3, "rtt": "20ms"}, {"cc": "reno", "rtt": "30ms"}]
+    )
+    flows = Scenario.model_validate(data).resolve()["flows"]
+    assert [f["cc"] for f in flows] == ["newreno", "newreno", "newreno", "reno"]
+    flows[0]["cc"] = "changed"
+    assert flows[1]["cc"] == "newreno"  # separate dicts
+
+
+def test_losses_and_bytes_buffer() -> None:
+    data = dumbbell()
+    data["topology"].update(loss=0.01, reverse_loss=0.001, buffer="64KB")
+    topology = Scenario.model_validate(data).resolve()["topology"]
+    assert topology["forward"]["loss"] == {"kind": "bernoulli", "p": 0.01}
+    assert topology["reverse"]["loss"] == {"kind": "bernoulli", "p": 0.001}
+    assert topology["forward"]["queue"] == {
+        "kind": "droptail",
+        "limit_pkts": None,
+        "limit_bytes": 64_000,
+    }
+
+
+def test_flow_details_resolve() -> None:
+    flow = {
+        "cc": "cubic",
+        "rtt": "50ms",
+        "start": "1.5s",
+        "start_jitter": "250ms",
+        "size": "2MB",
+        "mss": 1460,
+        "label": "bulk",
+        "max_window": 500,
+        "delayed_ack": True,
+        "params": {"beta": 0.8, "fast_convergence": False, "hystart_low_window": 8},
+    }
+    (resolved,) = Scenario.model_validate(dumbbell(flows=[flow])).resolve()["flows"]
+    assert resolved == {
+        "label": "bulk",
+        "cc": "cubic",
+        "cc_params": {"beta": 0.8, "fast_convergence": 0.0, "hystart_low_window": 8.0},
+        "mss_bytes": 1460,
+        "max_window_pkts": 500,
+        "delayed_ack": True,
+        "src": None,
+        "dst": None,
+        "rtt_ns": 50_000_000,
+        "start_ns": 1_500_000_000,
+        "start_jitter_ns": 250_000_000,
+        "size_bytes": 2_000_000,
+    }
+    assert all(isinstance(v, float) for v in resolved["cc_params"].values())
+
+
+def test_stack_overrides_use_the_spec_names() -> None:
+    stack = {
+        "delayed_ack": True,
+        "min_rto": "1s",
+        "default_max_window": 64,
+        "ssthresh_basis": "flight_size",
+    }
+    overrides = Scenario.model_validate(dumbbell(profile="rfc", stack=stack)).resolve()["stack"]
+    assert overrides == {
+        "profile": "rfc",
+        "overrides": {
+            "delayed_ack": True,
+            "min_rto_ns": 1_000_000_000,
+            "default_max_window_pkts": 64,
+            "ssthresh_basis": "flight_size",
+        },
+    }
+
+
+def test_generators_resolve() -> None:
+    generators = [
+        {
+            "kind": "closed_loop",
+            "cc": "reno",
+            "slots": 25,
+            "size": "100KB",
+            "rtt_choices": ["40ms", "80ms"],
+        },
+        {
+            "kind": "open_loop",
+            "cc": "newreno",
+            "rate": 10,
+            "stop": "5s",
+            "start": "1s",
+            "size": {"dist": "pareto", "mean": "100KB", "shape": 1.5},
+            "rtt_choices": ["40ms"],
+        },
+        {
+            "kind": "open_loop",
+            "cc": "newreno",
+            "rate": 2.5,
+            "size": {"dist": "exponential", "mean": "1MB"},
+            "rtt_choices": ["40ms"],
+        },
+    ]
+    spec = Scenario.model_validate(dumbbell(generators=generators)).resolve()
+    closed, pareto, exponential = spec["generators"]
+    assert set(closed) == GENERATOR_KEYS
+    assert closed["arrivals"] == {"kind": "closed_loop", "slots": 25}
+    assert closed["size"] == {"kind": "fixed", "bytes": 100_000}
+    assert closed["rtt_choices_ns"] == [40_000_000, 80_000_000] and closed["endpoints"] == []
+    assert pareto["arrivals"] == {"kind": "open_loop", "rate_per_s": 10.0, "stop_ns": 5_000_000_000}
+    assert pareto["size"] == {"kind": "pareto", "mean_bytes": 100_000.0, "shape": 1.5}
+    assert pareto["start_ns"] == 1_000_000_000
+    assert exponential["arrivals"]["stop_ns"] is None
+    assert exponential["size"] == {"kind": "exponential", "mean_bytes": 1_000_000.0}
+
+
+def test_parking_lot_resolves() -> None:
+    data = parking_lot(generators=[
+        {"kind": "closed_loop", "cc": "reno", "slots": 2, "size": "10KB", "endpoints": [["R1", "R2"]]}
+    ])  # fmt: skip
+    spec = Scenario.model_validate(data).resolve()
+    topology = spec["topology"]
+    assert set(topology) == {
+        "kind", "routers", "forward", "reverse", "access_rate_bps", "access_delay_ns", "access_queue"
+    }  # fmt: skip
+    assert topology["routers"] == 4
+    assert topology["access_rate_bps"] == 80_000_000
+    assert topology["access_delay_ns"] == 1_000_000
+    # 20 Mbps x 40 ms / (8 x 1040 B) = 96.15 -> 97 packets
+    assert topology["forward"]["queue"]["limit_pkts"] == 97
+    assert spec["flows"][0]["src"] == "R0" and spec["flows"][0]["rtt_ns"] is None
+    assert spec["generators"][0]["endpoints"] == [["R1", "R2"]]
+
+
+def test_explicit_links_are_duplex_by_default() -> None:
+    data = explicit()
+    data["topology"]["links"][0].update(loss=0.02, reverse_loss=0.01, monitor=True)
+    data["topology"]["links"][1]["duplex"] = False
+    links = Scenario.model_validate(data).resolve()["topology"]["links"]
+    assert [(link["src"], link["dst"]) for link in links] == [("a", "b"), ("b", "a"), ("b", "c")]
+    forward, reverse, one_way = links
+    assert set(forward) == {"src", "dst", "monitor"} | LINK_KEYS
+    assert forward["loss"] == {"kind": "bernoulli", "p": 0.02} and forward["monitor"] is True
+    assert reverse["loss"] == {"kind": "bernoulli", "p": 0.01} and reverse["monitor"] is False
+    # 10 Mbps x 30 ms / (8 x 1040 B) = 36.06 -> 37 packets
+    assert forward["queue"]["limit_pkts"] == 37 == reverse["queue"]["limit_pkts"]
+    assert one_way["queue"]["limit_pkts"] == 20
+
+
+# ---- BDP buffers, hand-computed ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flows", "generators", "buffer", "packets"),
+    [
+        # one RTT: 100 Mbps x 20 ms / (8 x 1040 B) = 240.38
+        ([{"cc": "newreno", "rtt": "20ms"}], [], "1bdp", 241),
+        ([{"cc": "newreno", "rtt": "20ms"}], [], "0.5bdp", 121),
+        # mean of 20 ms once and 40 ms three times = 35 ms: 420.67
+        (
+            [{"cc": "newreno", "rtt": "20ms"}, {"cc": "reno", "rtt": "40ms", "count": 3}],
+            [],
+            "1bdp",
+            421,
+        ),
+        # the largest MSS counts: 35 ms with 1500 B packets = 291.67
+        (
+            [
+                {"cc": "newreno", "rtt": "20ms"},
+                {"cc": "reno", "rtt": "40ms", "count": 3, "mss": 1460},
+            ],
+            [],
+            "1bdp",
+            292,
+        ),
+        # generator RTT choices count once each: mean(20, 40, 60) = 40 ms: 480.77
+        (
+            [{"cc": "newreno", "rtt": "20ms"}],
+            [
+                {
+                    "kind": "closed_loop",
+                    "cc": "reno",
+                    "slots": 5,
+                    "size": "1MB",
+                    "rtt_choices": ["40ms", "60ms"],
+                }
+            ],
+            "1bdp",
+            481,
+        ),
+        ([{"cc": "newreno", "rtt": "20ms"}], [], "2bdp", 481),
+    ],
+)
+def test_bdp_buffer_on_a_dumbbell(flows, generators, buffer: str, packets: int) -> None:
+    data = dumbbell(flows=flows, generators=generators)
+    data["topology"]["buffer"] = buffer
+    queue = Scenario.model_validate(data).resolve()["topology"]["forward"]["queue"]
+    assert queue["limit_pkts"] == packets
+
+
+def test_bdp_rtt_overrides_the_mean_rtt() -> None:
+    data = dumbbell()
+    data["topology"]["bdp_rtt"] = "100ms"  # 1201.9 packets
+    assert (
+        Scenario.model_validate(data).resolve()["topology"]["forward"]["queue"]["limit_pkts"]
+        == 1202
+    )
+
+
+def test_bdp_access_buffer_uses_the_access_rate() -> None:
+    data = dumbbell()
+    data["topology"].update(access_buffer="1bdp", access_rate="1Gbps")  # 1 Gbps x 20 ms: 2403.8
+    assert Scenario.model_validate(data).resolve()["topology"]["access_queue"]["limit_pkts"] == 2404
+
+
+# ---- TOML in and out -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("example", ["dumbbell", "parking_lot", "explicit"])
+def test_examples_load_and_round_trip(example: str) -> None:
+    scenario = Scenario.load(EXAMPLES / f"{example}.toml")
+    assert scenario.name == example
+    text = scenario.to_toml()
+    again = Scenario.from_toml(text)
+    assert again.resolve() == scenario.resolve()
+    assert again.to_toml() == text
+
+
+def test_example_dumbbell_is_what_the_brief_says() -> None:
+    spec = Scenario.load(EXAMPLES / "dumbbell.toml").resolve()
+    assert len(spec["flows"]) == 10 and {f["cc"] for f in spec["flows"]} == {"newreno"}
+    assert {f["rtt_ns"] for f in spec["flows"]} == {20_000_000}
+    assert spec["topology"]["forward"]["rate_bps"] == 100_000_000
+    assert spec["topology"]["access_rate_bps"] == 1_000_000_000
+    assert spec["topology"]["forward"]["queue"] == {
+        "kind": "droptail",
+        "limit_pkts": 241,
+        "limit_bytes": None,
+    }
+    assert spec["duration_ns"] == 20_000_000_000
+
+
+def test_to_toml_fills_defaults() -> None:
+    text = Scenario.model_validate(dumbbell(name="x")).to_toml()
+    for line in [
+        'access_rate = "400Mbps"',
+        'buffer = "1bdp"',
+        'label = "newreno"',
+        'size = "inf"',
+        'profile = "ns2"',
+    ]:
+        assert line in text
+    assert "[stack]" not in text  # nothing set: no empty table
+
+
+def test_generator_sizes_round_trip() -> None:
+    generators = [
+        {"kind": "closed_loop", "cc": "reno", "slots": 2, "size": "100KB", "rtt_choices": ["40ms"]},
+        {"kind": "open_loop", "cc": "reno", "rate": 1.0, "rtt_choices": ["40ms"],
+         "size": {"dist": "pareto", "mean": "64KiB", "shape": 1.2}},
+    ]  # fmt: skip
+    scenario = Scenario.model_validate(dumbbell(generators=generators))
+    text = scenario.to_toml()
+    assert 'size = "100KB"' in text
+    assert Scenario.from_toml(text).resolve() == scenario.resolve()
+
+
+# ---- overrides ---------------------------------------------------------------------------------
+
+
+def test_overrides_parse_toml_values() -> None:
+    base = Scenario.model_validate(dumbbell())
+    changed = base.with_overrides(
+        {"topology.loss": "0.01", "flows.0.cc": "reno", "seed": "42", "flows[0].rtt": "30ms"}
+    )
+    assert changed.topology.loss == 0.01
+    assert changed.flows[0].cc == "reno" and changed.flows[0].label == "reno"
+    assert changed.seed == 42 and changed.flows[0].rtt == 30_000_000
+    assert base.topology.loss == 0.0 and base.flows[0].cc == "newreno"  # the original is unchanged
+
+
+def test_overrides_create_tables_and_take_lists() -> None:
+    data = dumbbell(
+        generators=[
+            {
+                "kind": "closed_loop",
+                "cc": "reno",
+                "slots": 1,
+                "size": "1MB",
+                "rtt_choices": ["40ms"],
+            }
+        ]
+    )
+    changed = Scenario.model_validate(data).with_overrides(
+        {
+            "trace.sample_interval": "10ms",
+            "generators.0.rtt_choices": '["50ms", "60ms"]',
+            "stack.delayed_ack": "true",
+        }
+    )
+    assert changed.trace.sample_interval == 10_000_000
+    assert changed.generators[0].rtt_choices == [50_000_000, 60_000_000]
+    assert changed.stack.delayed_ack is True
+
+
+def test_overrides_apply_to_what_the_user_wrote() -> None:
+    # The default access rate (4 x bottleneck) must follow a new bottleneck rate.
+    changed = Scenario.model_validate(dumbbell()).with_overrides(
+        {"topology.bottleneck_rate": "1Gbps"}
+    )
+    assert changed.topology.access_rate == 4_000_000_000
+
+
+def test_overrides_accept_the_word_inf() -> None:
+    data = dumbbell(flows=[{"cc": "newreno", "rtt": "20ms", "size": "1MB"}])
+    assert (
+        Scenario.model_validate(data).with_overrides({"flows.0.size": "inf"}).flows[0].size is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "fragment"),
+    [
+        ({"flows.3.cc": "reno"}, "cannot set flows.3.cc: flows has 1 entries"),
+        ({"flows.x.cc": "reno"}, "cannot set flows.x.cc"),
+        ({"flows.0.cc.x": "1"}, 'cannot set flows.0.cc.x: flows.0.cc is "newreno", not a table'),
+        ({"topology..rate": "1"}, "is not a key path"),
+        ({"topology.loss": "2"}, "topology.loss: 2 is not valid; expected a value less than 1"),
+        (
+            {"topology.bottleneck_rate": "100Mbs"},
+            'topology.bottleneck_rate: "100Mbs" is not a rate',
+        ),
+        ({"flows.0.colour": "red"}, "flows[0].colour: unknown key"),
+    ],
+)
+def test_bad_overrides(overrides: dict[str, str], fragment: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.model_validate(dumbbell()).with_overrides(overrides)
+    assert fragment in str(caught.value)
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+
+def _without(data: dict[str, Any], *path: Any) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    return data
+
+
+def _with(data: dict[str, Any], value: Any, *path: Any) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    node = data
+    for key in path[:-1]:
+        node = node.setdefault(key, {}) if isinstance(node, dict) else node[key]
+    node[path[-1]] = value
+    return data
+
+
+BAD_INPUTS = [
+    # (scenario, expected start of the message, a fragment it must contain)
+    (_without(dumbbell(), "topology", "bottleneck_rate"), "topology.bottleneck_rate: ", 'required key is missing; expected a rate like "100Mbps"'),
+    (_without(dumbbell(), "duration"), "duration: ", "required key is missing"),
+    (_without(dumbbell(), "topology"), "topology: ", "required key is missing"),
+    (_without(dumbbell(), "flows", 0, "cc"), "flows[0].cc: ", "required key is missing; expected an algorithm name"),
+    (_with(dumbbell(), "100Mbs", "topology", "bottleneck_rate"), "topology.bottleneck_rate: ",
+     '"100Mbs" is not a rate; expected a number with a unit like "100Mbps" (bps, Kbps, Mbps, Gbps)'),
+    (_with(dumbbell(), "-5ms", "topology", "bottleneck_delay"), "topology.bottleneck_delay: ", '"-5ms" is negative'),
+    (_with(dumbbell(), "-1Gbps", "topology", "access_rate"), "topology.access_rate: ", "is negative"),
+    (_with(dumbbell(), 60, "duration"), "duration: ", "60 is not a time"),
+    (_with(dumbbell(), "0s", "duration"), "duration: ", "is zero"),
+    (_with(dumbbell(), "1", "colour"), "colour: ", "unknown key; expected one of: name, seed, duration"),
+    (_with(dumbbell(), "1", "topology", "bottlenek_rate"), "topology.bottlenek_rate: ", "unknown key; expected one of: kind, bottleneck_rate"),
+    (_with(dumbbell(), 1, "flows", 0, "rtts"), "flows[0].rtts: ", "unknown key"),
+    (_with(dumbbell(), "renoo", "flows", 0, "cc"), "flows[0].cc: ", 'unknown algorithm "renoo"; expected one of: cubic, newreno, reno'),
+    (_with(dumbbell(), {"alpha": 1.0}, "flows", 0, "params"), "flows[0].params.alpha: ", 'newreno has no parameter "alpha"; expected one of: beta'),
+    (_with(dumbbell(), {"beta": 1.5}, "flows", 0, "params"), "flows[0].params.beta: ", "1.5 is out of range; expected a value from 0.01 to 0.99"),
+    (_with(dumbbell(), {"beta": True}, "flows", 0, "params"), "flows[0].params.beta: ", "expected a number"),
+    (_with(dumbbell(), {"beta": "x"}, "flows", 0, "params"), "flows[0].params.beta: ", "is not a parameter value"),
+    (dumbbell(flows=[{"cc": "reno", "rtt": "20ms", "params": {"x": 1}}]), "flows[0].params.x: ", "expected none (it takes no parameters)"),
+    (_with(dumbbell(), "10ms", "flows", 0, "rtt"), "flows[0].rtt: ", 'is not above twice the bottleneck delay; expected a base RTT above "10ms"'),
+    (_without(dumbbell(), "flows", 0, "rtt"), "flows[0].rtt: ", "required on a dumbbell"),
+    (_with(dumbbell(), "R0", "flows", 0, "src"), "flows[0].src: ", "not allowed on a dumbbell"),
+    (_with(dumbbell(), 0, "flows", 0, "count"), "flows[0].count: ", "expected a value greater than or equal to 1"),
+    (_with(dumbbell(), "2", "flows", 0, "count"), "flows[0].count: ", '"2" is not valid; expected a valid integer'),
+    (_with(dumbbell(), "20s", "flows", 0, "start"), "flows[0].start: ", "is not before the end of the run"),
+    (_with(dumbbell(), "0B", "flows", 0, "size"), "flows[0].size: ", "is zero"),
+    (_with(dumbbell(), 1.0, "topology", "loss"), "topology.loss: ", "expected a value less than 1"),
+    (_with(dumbbell(), -1, "seed"), "seed: ", "expected a value greater than or equal to 0"),
+    (_with(dumbbell(), "bsd", "profile"), "profile: ", 'expected "ns2", "rfc" or "linux"'),
+    (_with(dumbbell(), "a/b", "name"), "name: ", "is not a valid name"),
+    (_with(dumbbell(), [], "flows"), "flows: ", "no traffic"),
+    (_with(dumbbell(), "star", "topology", "kind"), "topology.kind: ", '"star" is not valid; expected one of "dumbbell", "parking_lot", "explicit"'),
+    (_without(dumbbell(), "topology", "kind"), "topology.kind: ", "required key is missing"),
+    (_with(dumbbell(), "codel", "topology", "queue"), "topology.queue: ", 'expected "droptail" or "red"'),
+    (_with(dumbbell(), {"min_th": 5}, "topology", "red"), "topology.red: ", 'given but queue is "droptail"'),
+    (_with(_with(dumbbell(), "red", "topology", "queue"), "64KB", "topology", "buffer"), "topology.buffer: ", "a RED queue is limited in packets"),
+    (_with(_with(dumbbell(), "red", "topology", "queue"), {"min_th": 20}, "topology", "red"), "topology.red.max_th: ", "expected max_th > min_th"),
+    (_with(dumbbell(), "1.5pkts", "topology", "buffer"), "topology.buffer: ", "not a whole number of packets"),
+    (_with(dumbbell(), "fast", "stack", "min_rto"), "stack.min_rto: ", '"fast" is not a time'),
+    (_with(dumbbell(), 1, "stack", "delayed_ack"), "stack.delayed_ack: ", "expected a valid boolean"),
+    (_with(dumbbell(), "x", "trace"), "trace: ", "is not a table"),
+    (_with(dumbbell(), "0s", "trace", "sample_interval"), "trace.sample_interval: ", "is zero"),
+    # generators
+    (dumbbell(generators=[{"kind": "closed", "cc": "reno", "slots": 1, "size": "1MB"}]), "generators[0].kind: ", 'expected one of "closed_loop", "open_loop"'),
+    (dumbbell(generators=[{"kind": "open_loop", "cc": "reno", "slots": 1, "size": "1MB", "rtt_choices": ["40ms"]}]), "generators[0].slots: ", "unknown key"),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "size": "1MB", "rtt_choices": ["40ms"]}]), "generators[0].slots: ", "required key is missing"),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "inf", "rtt_choices": ["40ms"]}]), "generators[0].size: ", '"inf" is not allowed here'),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1Mb", "rtt_choices": ["40ms"]}]), "generators[0].size: ", '"1Mb" is not a size'),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": {"dist": "pareto", "mean": "1MB"}, "rtt_choices": ["40ms"]}]),
+     "generators[0].size.shape: ", "required for a pareto distribution"),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": {"dist": "exponential", "mean": "1MB", "shape": 2.0}, "rtt_choices": ["40ms"]}]),
+     "generators[0].size.shape: ", "only a pareto distribution has a shape"),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1MB"}]), "generators[0].rtt_choices: ", "required on a dumbbell"),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1MB", "rtt_choices": ["40ms", "4ms"]}]), "generators[0].rtt_choices[1]: ", "not above twice"),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "cubicc", "slots": 1, "size": "1MB", "rtt_choices": ["40ms"]}]), "generators[0].cc: ", "unknown algorithm"),
+    # parking lot
+    (_with(parking_lot(), "R4", "flows", 0, "dst"), "flows[0].dst: ", '"R4" is not a router; expected one of: R0, R1, R2, R3'),
+    (_with(parking_lot(), "R0", "flows", 0, "dst"), "flows[0].dst: ", "is the same as the source"),
+    (_without(parking_lot(), "flows", 0, "src"), "flows[0].src: ", 'required on a parking lot; expected a router name like "R0"'),
+    (_with(parking_lot(), 1, "topology", "routers"), "topology.routers: ", "greater than or equal to 2"),
+    (_without(parking_lot(), "topology", "bdp_rtt"), "topology.bdp_rtt: ", 'required because topology.buffer is "1bdp"'),
+    (parking_lot(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1MB"}]), "generators[0].endpoints: ", "required on a parking lot"),
+    (parking_lot(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1MB", "endpoints": [["R0", "R9"]]}]),
+     "generators[0].endpoints[0][1]: ", '"R9" is not a router'),
+    (parking_lot(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1MB", "endpoints": [["R0", "R1"]], "rtt_choices": ["1s"]}]),
+     "generators[0].rtt_choices: ", "not allowed on a parking lot"),
+    # explicit
+    (_with(explicit(), "z", "topology", "links", 1, "dst"), "topology.links[1].dst: ", '"z" is not a node; expected one of: a, b, c'),
+    (_with(explicit(), "a", "topology", "links", 0, "dst"), "topology.links[0].dst: ", "is the same as src"),
+    (_with(explicit(), ["a", "b", "a"], "topology", "nodes"), "topology.nodes[2]: ", "listed twice"),
+    (_with(explicit(), "z", "flows", 0, "dst"), "flows[0].dst: ", '"z" is not a node'),
+    (_with(explicit(), "40ms", "flows", 0, "rtt"), "flows[0].rtt: ", '"40ms" is not allowed on an explicit topology'),
+    (_without(explicit(), "topology", "bdp_rtt"), "topology.bdp_rtt: ", 'required because topology.links[0].buffer is "1bdp"'),
+    (_with(explicit(), [], "topology", "links"), "topology.links: ", "expected at least 1 entries"),
+    (_without(explicit(), "topology", "links", 0, "rate"), "topology.links[0].rate: ", "required key is missing"),
+    (_with(_with(explicit(), False, "topology", "links", 0, "duplex"), 0.1, "topology", "links", 0, "reverse_loss"),
+     "topology.links[0].reverse_loss: ", "duplex = false"),
+    (explicit(topology=explicit()["topology"] | {"links": [*explicit()["topology"]["links"], {"src": "b", "dst": "a", "rate": "1Mbps", "delay": "1ms"}]}),
+     "topology.links[2]: ", 'a link from "b" to "a" is already given'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("data", "prefix", "fragment"), BAD_INPUTS)
+def test_bad_input_names_the_key(data: dict[str, Any], prefix: str, fragment: str) -> None:
+    message = error_of(data)
+    assert message.startswith(prefix), message
+    assert fragment in message, message
+
+
+def test_scenario_error_is_a_value_error_with_a_path() -> None:
+    with pytest.raises(ValueError) as caught:
+        Scenario.model_validate(_with(dumbbell(), "100Mbs", "topology", "bottleneck_rate"))
+    error = caught.value
+    assert isinstance(error, ScenarioError)
+    assert error.path == ("topology", "bottleneck_rate")
+
+
+def test_constructor_raises_scenario_errors_too() -> None:
+    with pytest.raises(ScenarioError, match="^topology.bottleneck_rate: "):
+        Scenario(**_with(dumbbell(), "100Mbs", "topology", "bottleneck_rate"))
+
+
+def test_toml_syntax_error() -> None:
+    with pytest.raises(ScenarioError, match=r"^invalid TOML: .*line 2"):
+        Scenario.from_toml('name = "x"\nduration = \n')
+
+
+def test_load_errors(tmp_path: Path, write_scenario) -> None:
+    with pytest.raises(ScenarioError, match="no such file"):
+        Scenario.load(tmp_path / "missing.toml")
+    with pytest.raises(ScenarioError, match="is a directory"):
+        Scenario.load(tmp_path)
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00junk")
+    with pytest.raises(ScenarioError, match="not a UTF-8 text file"):
+        Scenario.load(binary)
+    broken = write_scenario("duration = [", stem="broken")
+    with pytest.raises(ScenarioError, match=r"broken\.toml: invalid TOML"):
+        Scenario.load(broken)
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_file(write_scenario) -> None:
+    path = write_scenario(SMALL_DUMBBELL)
+    path.chmod(0)
+    with pytest.raises(ScenarioError, match="cannot read"):
+        Scenario.load(path)
+
+
+# ---- the engine accepts what we resolve ------------------------------------------------------
+
+
+def _kitchen_sink() -> list[dict[str, Any]]:
+    """Scenarios that between them use every key of the format."""
+    sink = dumbbell(
+        name="sink",
+        seed=3,
+        profile="linux",
+        stack={
+            "initial_window": 4.0, "per_ack_counting": False, "slow_start_cap": 0.0,
+            "ssthresh_basis": "cwnd", "initial_ssthresh_is_window": False, "rto_formula": "linux",
+            "rtt_sampling": "every_ack", "min_rto": "200ms", "initial_rto": "1s", "max_rto": "60s",
+            "clock_granularity": "1ms", "delayed_ack": True, "delayed_ack_timeout": "40ms",
+            "cwnd_gating": True, "partial_window_deflation": True,
+            "restart_rto_every_partial_ack": False, "dupack_threshold": 3, "default_max_window": 1000,
+        },
+        flows=[{
+            "cc": "newreno", "count": 2, "rtt": "30ms", "start": "10ms", "start_jitter": "5ms",
+            "size": "1MB", "mss": 1460, "label": "x", "max_window": 100, "delayed_ack": False,
+            "params": {"beta": 0.7},
+        }],
+        generators=[
+            {"kind": "closed_loop", "cc": "reno", "slots": 2, "size": "20KB", "rtt_choices": ["40ms"]},
+            {"kind": "open_loop", "cc": "reno", "rate": 5.0, "stop": "1s",
+             "size": {"dist": "pareto", "mean": "20KB", "shape": 1.5}, "rtt_choices": ["40ms", "60ms"]},
+        ],
+        trace={"sample_interval": "10ms", "drops": True},
+    )  # fmt: skip
+    sink["topology"].update(
+        queue="red", red={"min_th": 3, "max_th": 9, "max_p": 0.2, "w_q": 0.01, "gentle": False, "wait": False,
+                          "mean_pktsize": 1000},
+        loss=0.001, reverse_loss=0.001, access_rate="1Gbps", access_buffer="500pkts",
+    )  # fmt: skip
+    lot = parking_lot(generators=[
+        {"kind": "open_loop", "cc": "newreno", "rate": 2.0, "size": {"dist": "exponential", "mean": "30KB"},
+         "endpoints": [["R0", "R2"], ["R1", "R3"]]}
+    ])  # fmt: skip
+    lot["topology"].update(access_rate="100Mbps", access_delay="2ms", queue="red")
+    lot["flows"][0]["rtt"] = "100ms"
+    return [sink, lot, explicit()]
+
+
+@requires_engine
+@pytest.mark.parametrize("example", ["dumbbell", "parking_lot", "explicit"])
+def test_engine_accepts_examples(example: str) -> None:
+    from ccsim import _core
+
+    scenario = Scenario.load(EXAMPLES / f"{example}.toml")
+    _core.Simulation(json.dumps(scenario.resolve()))
+
+
+@requires_engine
+@pytest.mark.parametrize("index", range(3))
+def test_engine_accepts_every_key(index: int) -> None:
+    from ccsim import _core
+
+    scenario = Scenario.model_validate(_kitchen_sink()[index])
+    _core.Simulation(json.dumps(scenario.resolve()))
+
+
+@requires_engine
+def test_engine_registry_checks_names() -> None:
+    message = error_of(_with(dumbbell(), "renoo", "flows", 0, "cc"))
+    assert message.startswith('flows[0].cc: unknown algorithm "renoo"; expected one of: ')
+    assert "newreno" in message

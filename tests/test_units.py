@@ -1,0 +1,240 @@
+"""Quantities with units: parsing, error messages, formatting and round trips."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ccsim.errors import ScenarioError
+from ccsim.units import (
+    RATE_UNITS,
+    SIZE_UNITS,
+    TIME_UNITS,
+    Buffer,
+    bdp_packets,
+    format_rate,
+    format_size,
+    format_time,
+    parse_buffer,
+    parse_rate,
+    parse_size,
+    parse_time,
+    parse_transfer_size,
+)
+
+# ---- good values -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "bps"),
+    [
+        ("500bps", 500),
+        ("10Kbps", 10_000),
+        ("100Mbps", 100_000_000),
+        ("1Gbps", 1_000_000_000),
+        ("1.5Gbps", 1_500_000_000),
+        ("0.001Mbps", 1_000),
+        ("2.5e3Mbps", 2_500_000_000),
+        (" 100 Mbps ", 100_000_000),
+    ],
+)
+def test_rates(text: str, bps: int) -> None:
+    assert parse_rate(text) == bps
+
+
+@pytest.mark.parametrize(
+    ("text", "ns"),
+    [
+        ("10ns", 10),
+        ("250us", 250_000),
+        ("40ms", 40_000_000),
+        ("1s", 1_000_000_000),
+        ("0.1s", 100_000_000),  # exact: parsed as a decimal, not a float
+        ("2min", 120_000_000_000),
+        ("0s", 0),
+        ("1.4ns", 1),  # rounded to the nearest nanosecond
+        ("1.5ns", 2),
+    ],
+)
+def test_times(text: str, ns: int) -> None:
+    assert parse_time(text) == ns
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("1500B", 1500),
+        ("64KB", 64_000),
+        ("2MB", 2_000_000),
+        ("1GB", 1_000_000_000),
+        ("64KiB", 65_536),
+        ("1MiB", 1_048_576),
+        ("1GiB", 2**30),
+        ("1.5KB", 1500),
+        ("0B", 0),
+    ],
+)
+def test_sizes(text: str, size: int) -> None:
+    assert parse_size(text) == size
+
+
+def test_transfer_size_inf_means_endless() -> None:
+    assert parse_transfer_size("inf") is None
+    assert parse_transfer_size("2MB") == 2_000_000
+
+
+@pytest.mark.parametrize(
+    ("text", "buffer"),
+    [
+        ("50pkts", Buffer(Decimal(50), "pkts")),
+        ("1pkt", Buffer(Decimal(1), "pkts")),
+        ("64KB", Buffer(Decimal(64_000), "bytes")),
+        ("0.5bdp", Buffer(Decimal("0.5"), "bdp")),
+        ("1bdp", Buffer(Decimal(1), "bdp")),
+        ("0pkts", Buffer(Decimal(0), "pkts")),
+    ],
+)
+def test_buffers(text: str, buffer: Buffer) -> None:
+    assert parse_buffer(text) == buffer
+
+
+def test_buffer_limits() -> None:
+    assert parse_buffer("50pkts").limits(10**8, None, 1040) == (50, None)
+    assert parse_buffer("64KB").limits(10**8, None, 1040) == (None, 64_000)
+    # 100 Mbps x 20 ms / (8 x 1040 B) = 240.38 -> 241 packets
+    assert parse_buffer("1bdp").limits(10**8, 20_000_000, 1040) == (241, None)
+
+
+# ---- bad values --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("parse", "value", "fragment"),
+    [
+        (
+            parse_rate,
+            "100Mbs",
+            '"100Mbs" is not a rate; expected a number with a unit like "100Mbps"',
+        ),
+        (parse_rate, "100mbps", "is not a rate"),  # units are case-sensitive
+        (parse_rate, "100Gb/s", "is not a rate"),
+        (parse_rate, "Mbps", "is not a rate"),
+        (parse_rate, "", "is not a rate"),
+        (parse_rate, 100, "100 is not a rate"),
+        (parse_rate, True, "true is not a rate"),
+        (parse_rate, "-10Mbps", '"-10Mbps" is negative'),
+        (parse_rate, "0Mbps", "is zero"),
+        (parse_rate, "0.1bps", "is zero"),
+        (parse_time, "40", '"40" is not a time; expected a number with a unit like "40ms"'),
+        (parse_time, "-5ms", '"-5ms" is negative'),
+        (parse_time, "5 sec", "is not a time"),
+        (parse_time, "nan s", "is not a time"),
+        (parse_time, "1e30s", "too large"),
+        (parse_time, "1e999999999999s", "too large"),
+        (parse_size, "1.5B", "not a whole number of bytes"),
+        (parse_size, "10kb", "is not a size"),
+        (parse_size, "inf", "is not a size"),
+        (parse_transfer_size, "0B", "is zero"),
+        (parse_transfer_size, "lots", 'expected "inf" or a size'),
+        (parse_buffer, "1.5pkts", "not a whole number of packets"),
+        (parse_buffer, "0bdp", "is zero"),
+        (parse_buffer, "50", "is not a buffer size"),
+        (parse_buffer, "-1pkts", "is negative"),
+    ],
+)
+def test_bad_values_name_the_key_value_and_expectation(parse, value, fragment: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse(value, ("topology", "links", 2, "rate"))
+    message = str(caught.value)
+    assert message.startswith("topology.links[2].rate: ")
+    assert fragment in message
+    assert "\n" not in message
+    assert "expected" in message or "too large" in message or "whole number" in message
+
+
+def test_error_lists_the_units() -> None:
+    with pytest.raises(ScenarioError, match=r"\(bps, Kbps, Mbps, Gbps\)"):
+        parse_rate("100Mbs")
+    with pytest.raises(ScenarioError, match=r"\(ns, us, ms, s, min\)"):
+        parse_time("1h")
+
+
+# ---- formatting and round trips --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("format_", "value", "text"),
+    [
+        (format_rate, 100_000_000, "100Mbps"),
+        (format_rate, 1_500_000, "1.5Mbps"),
+        (format_rate, 1, "1bps"),
+        (format_rate, 1_234_567, "1.234567Mbps"),
+        (format_time, 40_000_000, "40ms"),
+        (format_time, 60_000_000_000, "60s"),
+        (format_time, 250_000, "250us"),
+        (format_time, 0, "0s"),
+        (format_size, 64_000, "64KB"),
+        (format_size, 65_536, "64KiB"),
+        (format_size, 1040, "1.04KB"),
+        (format_size, 0, "0B"),
+    ],
+)
+def test_format(format_, value: int, text: str) -> None:
+    assert format_(value) == text
+
+
+@given(st.integers(min_value=1, max_value=10**15))
+def test_rate_round_trip(bps: int) -> None:
+    assert parse_rate(format_rate(bps)) == bps
+
+
+@given(st.integers(min_value=0, max_value=10**18))
+def test_time_round_trip(ns: int) -> None:
+    assert parse_time(format_time(ns)) == ns
+
+
+@given(st.integers(min_value=0, max_value=10**15))
+def test_size_round_trip(size: int) -> None:
+    assert parse_size(format_size(size)) == size
+
+
+@given(st.integers(min_value=1, max_value=10**6), st.sampled_from(sorted(RATE_UNITS)))
+def test_rate_units_scale_exactly(n: int, unit: str) -> None:
+    assert parse_rate(f"{n}{unit}") == n * RATE_UNITS[unit]
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(sorted(TIME_UNITS)))
+def test_time_units_scale_exactly(n: int, unit: str) -> None:
+    assert parse_time(f"{n}{unit}") == n * TIME_UNITS[unit]
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(sorted(SIZE_UNITS)))
+def test_size_units_scale_exactly(n: int, unit: str) -> None:
+    assert parse_size(f"{n}{unit}") == n * SIZE_UNITS[unit]
+
+
+@given(st.decimals(min_value=0, max_value=10**6, places=6, allow_nan=False, allow_infinity=False))
+def test_decimal_milliseconds_are_exact(ms: Decimal) -> None:
+    # Six decimals of a millisecond are whole nanoseconds: no rounding may happen.
+    assert parse_time(f"{ms}ms") == int(ms * 10**6)
+
+
+# ---- bandwidth-delay products ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rate", "rtt_ns", "packet", "multiple", "packets"),
+    [
+        (100_000_000, 20_000_000, 1040, "1", 241),  # 240.38
+        (100_000_000, 20_000_000, 1040, "0.5", 121),  # 120.19
+        (10_000_000, 100_000_000, 1500, "1", 84),  # 83.33
+        (1_000_000_000, 8_320, 1040, "1", 1),  # exactly one packet: no rounding up
+        (1_000, 1_000, 1040, "1", 1),  # tiny BDPs are still one packet
+        (100_000_000, 20_000_000, 1040, "2", 481),  # 480.77
+    ],
+)
+def test_bdp_packets(rate: int, rtt_ns: int, packet: int, multiple: str, packets: int) -> None:
+    assert bdp_packets(rate, rtt_ns, packet, Decimal(multiple)) == packets
