@@ -133,7 +133,7 @@ FLOW_KEYS = {
 }  # fmt: skip
 GENERATOR_KEYS = {
     "label", "cc", "cc_params", "mss_bytes", "max_window_pkts", "delayed_ack",
-    "arrivals", "size", "start_ns", "rtt_choices_ns", "endpoints",
+    "arrivals", "size", "start_ns", "rtt_choices_ns", "rtt_dist", "endpoints", "sources",
 }  # fmt: skip
 LINK_KEYS = {"rate_bps", "delay_ns", "queue", "loss"}
 
@@ -283,6 +283,56 @@ def test_generators_resolve() -> None:
     assert pareto["start_ns"] == 1_000_000_000
     assert exponential["arrivals"]["stop_ns"] is None
     assert exponential["size"] == {"kind": "exponential", "mean_bytes": 1_000_000.0}
+    assert closed["rtt_dist"] is None and closed["sources"] is None
+
+
+def test_generator_rtt_distributions_and_sources_resolve() -> None:
+    generators = [
+        {"kind": "closed_loop", "cc": "reno", "slots": 4, "size": "10KB",
+         "rtt_dist": {"dist": "uniform", "min": "40ms", "max": "120ms"}},
+        {"kind": "open_loop", "cc": "reno", "rate": 3, "size": "10KB", "sources": 100,
+         "rtt_dist": {"dist": "exponential", "mean": "130ms"}},
+    ]  # fmt: skip
+    spec = Scenario.model_validate(dumbbell(generators=generators)).resolve()
+    uniform, exponential = spec["generators"]
+    assert uniform["rtt_dist"] == {"kind": "uniform", "min_ns": 40_000_000, "max_ns": 120_000_000}
+    assert exponential["rtt_dist"] == {"kind": "exponential", "mean_ns": 130_000_000}
+    assert exponential["sources"] == 100 and uniform["sources"] is None
+
+
+@pytest.mark.parametrize(
+    ("rtt_dist", "where", "words"),
+    [
+        ({"dist": "uniform", "min": "40ms"}, "rtt_dist.max", "required for a uniform"),
+        ({"dist": "exponential", "mean": "130ms", "min": "1ms"}, "rtt_dist.min", "not used"),
+        ({"dist": "uniform", "min": "90ms", "max": "40ms"}, "rtt_dist.max", "below min"),
+        ({"dist": "normal", "mean": "1ms"}, "rtt_dist.dist", "normal"),
+    ],
+)
+def test_bad_rtt_distributions_name_the_key(rtt_dist: dict, where: str, words: str) -> None:
+    gen = {"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "10KB", "rtt_dist": rtt_dist}
+    with pytest.raises(ScenarioError) as err:
+        Scenario.model_validate(dumbbell(generators=[gen]))
+    assert where in str(err.value) and words in str(err.value)
+
+
+def test_rtt_choices_and_rtt_dist_together_are_rejected() -> None:
+    gen = {"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "10KB",
+           "rtt_choices": ["40ms"], "rtt_dist": {"dist": "exponential", "mean": "50ms"}}  # fmt: skip
+    with pytest.raises(ScenarioError, match="either rtt_choices or rtt_dist"):
+        Scenario.model_validate(dumbbell(generators=[gen]))
+
+
+def test_bdp_uses_the_mean_of_an_rtt_distribution() -> None:
+    # Only a generator with RTTs uniform on [20, 60] ms: mean 40 ms. At 10 Mbps and 1040-byte
+    # packets, 1 BDP = 10e6 * 0.040 / 8320 = 48.08 -> 49 packets.
+    gen = {"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "10KB",
+           "rtt_dist": {"dist": "uniform", "min": "20ms", "max": "60ms"}}  # fmt: skip
+    data = dumbbell(generators=[gen])
+    data["flows"] = []
+    data["topology"].update(bottleneck_rate="10Mbps", bottleneck_delay="5ms", buffer="1bdp")
+    spec = Scenario.model_validate(data).resolve()
+    assert spec["topology"]["forward"]["queue"]["limit_pkts"] == 49
 
 
 def test_parking_lot_resolves() -> None:

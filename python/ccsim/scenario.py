@@ -372,16 +372,73 @@ GeneratorSize = Annotated[
 ]
 
 
+class RttDistribution(_Table):
+    """Base RTTs of a generator's sources: uniform on [min, max] or exponential with a mean.
+
+    Each source (a closed-loop slot, or an open-loop source) draws its RTT once, at the start.
+    """
+
+    dist: Literal["uniform", "exponential"]
+    min: Time | None = None
+    max: Time | None = None
+    mean: Time | None = None
+
+    @model_validator(mode="after")
+    def _keys_fit_dist(self) -> RttDistribution:
+        wanted = ("min", "max") if self.dist == "uniform" else ("mean",)
+        for key in ("min", "max", "mean"):
+            given = getattr(self, key) is not None
+            if key in wanted and not given:
+                raise ScenarioError(
+                    f'required for a {self.dist} distribution; expected a time like "100ms"',
+                    (key,),
+                )
+            if key not in wanted and given:
+                raise ScenarioError(f"not used by a {self.dist} distribution", (key,))
+        if self.dist == "uniform" and self.min is not None and self.max is not None:
+            if self.max < self.min:
+                raise ScenarioError(
+                    f'"{format_time(self.max)}" is below min; expected max >= min', ("max",)
+                )
+        elif self.mean is not None and self.mean <= 0:
+            raise ScenarioError('expected a positive mean like "130ms"', ("mean",))
+        return self
+
+    def mean_ns(self) -> Fraction:
+        """Mean of the distribution, for sizing "bdp" buffers."""
+        if self.dist == "uniform":
+            return Fraction((self.min or 0) + (self.max or 0), 2)
+        return Fraction(self.mean or 0)
+
+    def resolve(self) -> dict[str, Any]:
+        """The engine's ``RttDist``."""
+        if self.dist == "uniform":
+            return {"kind": "uniform", "min_ns": self.min, "max_ns": self.max}
+        return {"kind": "exponential", "mean_ns": self.mean}
+
+
 class _Generator(_Transfer):
     """Fields shared by both kinds of ``[[generators]]``."""
 
     kind: str
     size: GeneratorSize
     rtt_choices: list[Time] = Field(default_factory=list)
+    rtt_dist: RttDistribution | None = None
     endpoints: list[tuple[Name, Name]] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_rtt_source(self) -> _Generator:
+        if self.rtt_choices and self.rtt_dist is not None:
+            raise ScenarioError(
+                "give either rtt_choices or rtt_dist, not both", ("rtt_dist",)
+            )
+        return self
 
     def _arrivals(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _sources(self) -> int | None:
+        return None
 
     def resolve(self) -> dict[str, Any]:
         """The engine's ``GeneratorSpec``."""
@@ -390,7 +447,9 @@ class _Generator(_Transfer):
             "size": self.size.resolve(),
             "start_ns": self.start,
             "rtt_choices_ns": list(self.rtt_choices),
+            "rtt_dist": self.rtt_dist.resolve() if self.rtt_dist is not None else None,
             "endpoints": [list(pair) for pair in self.endpoints],
+            "sources": self._sources(),
         }
 
 
@@ -410,6 +469,11 @@ class OpenLoopGenerator(_Generator):
     kind: Literal["open_loop"]
     rate: PositiveFloat
     stop: Time | None = None
+    #: Number of sources, each with its own endpoints and RTT; an arrival picks one uniformly.
+    sources: Count | None = None
+
+    def _sources(self) -> int | None:
+        return self.sources
 
     def _arrivals(self) -> dict[str, Any]:
         return {"kind": "open_loop", "rate_per_s": float(self.rate), "stop_ns": self.stop}
@@ -519,9 +583,10 @@ class Dumbbell(_Table):
 
     def check_generator(self, gen: _Generator, path: KeyPath) -> None:
         _reject(gen.endpoints, "on a dumbbell; use rtt_choices", (*path, "endpoints"))
-        if not gen.rtt_choices:
+        if not gen.rtt_choices and gen.rtt_dist is None:
             raise ScenarioError(
-                'required on a dumbbell; expected a list of base RTTs like ["40ms", "80ms"]',
+                'required on a dumbbell (or rtt_dist); expected a list of base RTTs like '
+                '["40ms", "80ms"]',
                 (*path, "rtt_choices"),
             )
         for j, rtt in enumerate(gen.rtt_choices):
@@ -710,6 +775,10 @@ class Explicit(_Table):
 
     def check_generator(self, gen: _Generator, path: KeyPath) -> None:
         _reject(gen.rtt_choices, "on an explicit topology; use endpoints", (*path, "rtt_choices"))
+        _reject(
+            gen.rtt_dist, "on an explicit topology; the links on the path set the RTT",
+            (*path, "rtt_dist"),
+        )
         _check_endpoints(gen, self.nodes, "node", "explicit topology", path)
 
     def buffers(self) -> list[tuple[KeyPath, Buffer]]:
@@ -986,7 +1055,9 @@ class Scenario(_Table):
             group.rtt for group in self.flows for _ in range(group.count) if group.rtt is not None
         ]
         rtts += [rtt for gen in self.generators for rtt in gen.rtt_choices]
-        return Fraction(sum(rtts), len(rtts)) if rtts else None
+        means = [Fraction(r) for r in rtts]
+        means += [gen.rtt_dist.mean_ns() for gen in self.generators if gen.rtt_dist is not None]
+        return sum(means, Fraction(0)) / len(means) if means else None
 
     def describe(self) -> str:
         """One line: name, traffic, topology, duration and profile."""
