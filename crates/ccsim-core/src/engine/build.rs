@@ -191,7 +191,7 @@ impl Simulation {
             size_bytes: size,
             base_rtt: place.base_rtt,
             sender: Sender::new(setup, cc),
-            receiver: Receiver::new(id, place.ack_route, delayed_ack, self.stack.delayed_ack_timeout_ns),
+            receiver: Receiver::new(id, place.ack_route, delayed_ack, self.stack.delayed_ack_timeout_ns, self.stack.sack),
             started: false,
             origin,
             sampled_bytes: 0,

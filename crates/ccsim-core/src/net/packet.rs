@@ -23,6 +23,26 @@ impl PacketKind {
     }
 }
 
+/// Up to three SACK blocks [start, end) in segments (RFC 2018 with timestamps leaves room for 3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    pub blocks: [(u32, u32); 3],
+    pub len: u8,
+}
+
+impl SackBlocks {
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.blocks[..self.len as usize].iter().copied()
+    }
+
+    pub fn push(&mut self, block: (u32, u32)) {
+        if (self.len as usize) < self.blocks.len() {
+            self.blocks[self.len as usize] = block;
+            self.len += 1;
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Data/Syn: time the sender sent it. Ack: the echoed send time (TCP timestamp).
@@ -38,4 +58,6 @@ pub struct Packet {
     pub route: u32,
     pub hop: u16,
     pub kind: PacketKind,
+    /// Ack: SACK blocks, when the flow uses SACK.
+    pub sack: SackBlocks,
 }

@@ -5,4 +5,4 @@ pub mod profile;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
-pub mod seqset;
+pub mod ranges;

@@ -83,6 +83,9 @@ pub struct StackConfig {
     pub restart_rto_every_partial_ack: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupack_threshold: u32,
+    /// Receivers report SACK blocks and senders recover with a SACK scoreboard (RFC 6675)
+    /// instead of Reno/NewReno recovery.
+    pub sack: bool,
     /// Receiver window used when a flow sets none, segments.
     pub default_max_window_pkts: u64,
 }
@@ -110,6 +113,7 @@ impl StackConfig {
                 partial_window_deflation: false,
                 restart_rto_every_partial_ack: true,
                 dupack_threshold: 3,
+                sack: false,
                 default_max_window_pkts: 1_000_000,
             },
             Profile::Rfc => StackConfig {
@@ -132,6 +136,7 @@ impl StackConfig {
                 partial_window_deflation: true,
                 restart_rto_every_partial_ack: false,
                 dupack_threshold: 3,
+                sack: false,
                 default_max_window_pkts: 1_000_000,
             },
             Profile::Linux => StackConfig {
@@ -154,6 +159,7 @@ impl StackConfig {
                 partial_window_deflation: true,
                 restart_rto_every_partial_ack: false,
                 dupack_threshold: 3,
+                sack: true,
                 default_max_window_pkts: 1_000_000,
             },
         }
@@ -179,7 +185,7 @@ impl StackConfig {
             initial_window, per_ack_counting, ssthresh_basis, initial_ssthresh_is_window,
             rto_formula, rtt_sampling, min_rto_ns, initial_rto_ns, max_rto_ns, max_backoff,
             clock_granularity_ns, delayed_ack, delayed_ack_timeout_ns, cwnd_gating,
-            partial_window_deflation, restart_rto_every_partial_ack, dupack_threshold,
+            partial_window_deflation, restart_rto_every_partial_ack, dupack_threshold, sack,
             default_max_window_pkts
         );
         if let Some(cap) = o.slow_start_cap {
@@ -212,5 +218,6 @@ pub struct StackOverrides {
     pub partial_window_deflation: Option<bool>,
     pub restart_rto_every_partial_ack: Option<bool>,
     pub dupack_threshold: Option<u32>,
+    pub sack: Option<bool>,
     pub default_max_window_pkts: Option<u64>,
 }

@@ -13,7 +13,7 @@ use crate::cc::{
 };
 use crate::engine::event::{Event, LazyTimer, TimerKind};
 use crate::engine::fabric::Fabric;
-use crate::net::packet::{Packet, PacketKind, HEADER_BYTES};
+use crate::net::packet::{Packet, PacketKind, SackBlocks, HEADER_BYTES};
 use crate::units::{Dur, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +163,7 @@ impl Sender {
     }
 
     fn packet(&self, kind: PacketKind, seq: u32, size: u32, now: Time) -> Packet {
-        Packet { ts: now, ts_recv: 0, flow: self.flow, seq, size, route: self.route, hop: 0, kind }
+        Packet { ts: now, ts_recv: 0, flow: self.flow, seq, size, route: self.route, hop: 0, kind, sack: SackBlocks::default() }
     }
 
     /// Open the connection: a 40-byte SYN, answered by a SYN-ACK that gives the first RTT sample.
@@ -217,6 +217,14 @@ impl Sender {
         let sample = match self.stack.rtt_sampling {
             RttSampling::EveryAck => Some(now - pkt.ts),
             RttSampling::OnePerRtt => match self.timed {
+                // ns-2 `tcp-newreno.cc partialnewack`: a partial ACK covering the timed segment
+                // ends the timing without a sample (it may have waited behind a hole for many
+                // RTTs), and resets the backoff.
+                Some((seq, _)) if pkt.seq > seq && self.in_recovery && pkt.seq < self.recover => {
+                    self.timed = None;
+                    self.backoff = 1;
+                    None
+                }
                 Some((seq, sent)) if pkt.seq > seq => {
                     self.timed = None;
                     Some(now - sent)
