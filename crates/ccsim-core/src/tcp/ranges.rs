@@ -67,6 +67,34 @@ impl RangeSet {
         added
     }
 
+    /// Remove [start, end); returns how many segments were removed.
+    pub fn remove_range(&mut self, start: u32, end: u32) -> u64 {
+        if start >= end {
+            return 0;
+        }
+        let first = self.first_ending_after(start);
+        let mut last = first;
+        let mut kept: [(u32, u32); 2] = [(0, 0); 2];
+        let mut n_kept = 0;
+        let mut removed = 0u64;
+        while last < self.ranges.len() && self.ranges[last].0 < end {
+            let (s, e) = self.ranges[last];
+            if s < start {
+                kept[n_kept] = (s, start);
+                n_kept += 1;
+            }
+            if e > end {
+                kept[n_kept] = (end, e);
+                n_kept += 1;
+            }
+            removed += (e.min(end) - s.max(start)) as u64;
+            last += 1;
+        }
+        self.ranges.splice(first..last, kept[..n_kept].iter().copied());
+        self.count -= removed;
+        removed
+    }
+
     /// Forget everything below `seq`.
     pub fn remove_below(&mut self, seq: u32) {
         let cut = self.first_ending_after(seq);
@@ -180,6 +208,12 @@ mod tests {
                     floor += rng.gen_range(0..20);
                     s.remove_below(floor);
                     r.retain(|&x| x >= floor);
+                }
+                1 => {
+                    let a = floor + rng.gen_range(0..200);
+                    let b = a + rng.gen_range(1..30);
+                    assert_eq!(s.remove_range(a, b), r.range(a..b).count() as u64);
+                    r.retain(|&x| x < a || x >= b);
                 }
                 _ => {
                     let a = floor + rng.gen_range(0..200);

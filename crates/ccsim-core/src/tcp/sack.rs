@@ -1,0 +1,176 @@
+//! The SACK scoreboard and the loss-recovery arithmetic of RFC 6675 ("conservative" SACK-based
+//! loss recovery), in segments.
+//!
+//! RFC 6675 recomputes `pipe` by walking every outstanding segment on each ACK; here the same
+//! quantity is kept from counters so that an ACK costs O(holes), not O(window):
+//!
+//! ```text
+//! pipe = outstanding - sacked - lost + retransmitted_in_flight
+//! ```
+//!
+//! where a segment is *lost* if it is not SACKed and at least DupThresh SACKed segments lie above
+//! it (IsLost, RFC 6675 section 4), or if it was outstanding when the retransmission timer fired
+//! (the whole window is then presumed lost, as Linux marks it on entering the Loss state, while
+//! SACK information is kept).
+
+use super::ranges::RangeSet;
+
+#[derive(Clone, Debug)]
+pub struct Scoreboard {
+    sacked: RangeSet,
+    /// Segments retransmitted and neither acknowledged nor SACKed since.
+    retransmitted: RangeSet,
+    /// Every unSACKed segment below this was outstanding at the last timeout: lost.
+    timeout_edge: u32,
+    /// Retransmission candidates start here (one past the highest segment retransmitted for
+    /// loss in this episode: RFC 6675 HighRxt + 1).
+    next_rxt: u32,
+    dupthresh: u32,
+}
+
+impl Scoreboard {
+    pub fn new(dupthresh: u32) -> Self {
+        Scoreboard {
+            sacked: RangeSet::default(),
+            retransmitted: RangeSet::default(),
+            timeout_edge: 0,
+            next_rxt: 0,
+            dupthresh,
+        }
+    }
+
+    /// Apply an ACK: everything below `una` is acknowledged; `blocks` are SACKed. Returns the
+    /// number of segments newly SACKed (an ACK with new SACK information counts as a duplicate
+    /// ACK, RFC 6675 section 2).
+    pub fn on_ack(&mut self, una: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
+        self.sacked.remove_below(una);
+        self.retransmitted.remove_below(una);
+        let mut added = 0;
+        for (start, end) in blocks {
+            let start = start.max(una);
+            if start < end {
+                added += self.sacked.insert_range(start, end);
+                self.retransmitted.remove_range(start, end);
+            }
+        }
+        added
+    }
+
+    /// Segments below this that are not SACKed are lost.
+    pub fn loss_edge(&self) -> u32 {
+        let by_sack = self.sacked.nth_highest(self.dupthresh as u64).unwrap_or(0);
+        by_sack.max(self.timeout_edge)
+    }
+
+    /// Whether `seq` (not SACKed) is lost.
+    pub fn is_lost(&self, seq: u32) -> bool {
+        seq < self.loss_edge() && !self.sacked.contains(seq)
+    }
+
+    /// Lost, unSACKed segments in [una, loss edge).
+    fn lost(&self, una: u32) -> u64 {
+        let edge = self.loss_edge();
+        if edge <= una {
+            return 0;
+        }
+        let sacked_below = self.sacked.count() - self.sacked.count_from(edge);
+        (edge - una) as u64 - sacked_below
+    }
+
+    /// RFC 6675 `pipe`: segments presumed in the network, given [una, snd_max) outstanding.
+    pub fn pipe(&self, una: u32, snd_max: u32) -> u64 {
+        let outstanding = (snd_max - una) as u64;
+        outstanding - self.sacked.count() - self.lost(una) + self.retransmitted.count()
+    }
+
+    pub fn sacked_count(&self) -> u64 {
+        self.sacked.count()
+    }
+
+    /// RFC 6675 NextSeg() rule 1: the first lost segment not yet retransmitted in this episode.
+    pub fn next_lost(&self, una: u32) -> Option<u32> {
+        let edge = self.loss_edge();
+        let mut seq = self.next_rxt.max(una);
+        while seq < edge {
+            match self.sacked.range_containing(seq) {
+                Some((_, end)) => seq = end,
+                None => return Some(seq),
+            }
+        }
+        None
+    }
+
+    /// A loss retransmission of `seq` left.
+    pub fn on_retransmit(&mut self, seq: u32) {
+        self.retransmitted.insert(seq);
+        self.next_rxt = self.next_rxt.max(seq + 1);
+    }
+
+    /// A new loss-recovery episode starts at `una`.
+    pub fn start_episode(&mut self, una: u32) {
+        self.next_rxt = una;
+    }
+
+    /// The retransmission timer fired with [una, snd_max) outstanding: all of it that is not
+    /// SACKed is lost, earlier retransmissions included.
+    pub fn on_timeout(&mut self, una: u32, snd_max: u32) {
+        self.timeout_edge = snd_max;
+        self.retransmitted.clear();
+        self.next_rxt = una;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ten segments 0..10 outstanding; 2 and 5 are lost; the receiver reports 3-4, then 6-9.
+    #[test]
+    fn a_hand_computed_episode() {
+        let mut sb = Scoreboard::new(3);
+        // ACK 2 with SACK [3,5): two segments above 2, fewer than DupThresh: nothing lost yet.
+        assert_eq!(sb.on_ack(2, [(3, 5)].into_iter()), 2);
+        assert_eq!(sb.loss_edge(), 0);
+        assert_eq!(sb.pipe(2, 10), 8 - 2);
+        assert_eq!(sb.next_lost(2), None);
+        // SACK [3,5) and [6,8): four SACKed above 2; the 3rd highest is 4, so 2 is lost, 5 not.
+        assert_eq!(sb.on_ack(2, [(6, 8), (3, 5)].into_iter()), 2);
+        assert_eq!(sb.loss_edge(), 4);
+        assert!(sb.is_lost(2) && !sb.is_lost(3) && !sb.is_lost(5));
+        // outstanding 8 - sacked 4 - lost 1 = 3 (segments 5, 8, 9).
+        assert_eq!(sb.pipe(2, 10), 3);
+        sb.start_episode(2);
+        assert_eq!(sb.next_lost(2), Some(2));
+        sb.on_retransmit(2);
+        assert_eq!(sb.pipe(2, 10), 4, "the retransmission is in flight");
+        assert_eq!(sb.next_lost(2), None);
+        // SACK [6,10): now 3,4,6,7,8,9 are SACKed; 3rd highest is 7, so 5 is lost too.
+        sb.on_ack(2, [(6, 10), (3, 5)].into_iter());
+        assert_eq!(sb.loss_edge(), 7);
+        assert_eq!(sb.next_lost(2), Some(5));
+        // outstanding 8 - sacked 6 - lost 2 (2, 5) + retransmitted 1 = 1.
+        assert_eq!(sb.pipe(2, 10), 1);
+        sb.on_retransmit(5);
+        // The retransmission of 2 arrives: ACK 5 (3, 4 were held); 5's retransmission is in flight.
+        sb.on_ack(5, [(6, 10)].into_iter());
+        assert_eq!(sb.pipe(5, 10), 5 - 4 - 1 + 1);
+        assert_eq!(sb.next_lost(5), None);
+    }
+
+    #[test]
+    fn a_timeout_marks_the_whole_window_lost_but_keeps_sack_information() {
+        let mut sb = Scoreboard::new(3);
+        sb.on_ack(0, [(4, 6)].into_iter());
+        sb.on_retransmit(0);
+        sb.on_timeout(0, 10);
+        assert_eq!(sb.pipe(0, 10), 0, "nothing presumed in flight after a timeout");
+        let order: Vec<u32> = std::iter::from_fn(|| {
+            let s = sb.next_lost(0)?;
+            sb.on_retransmit(s);
+            Some(s)
+        })
+        .collect();
+        assert_eq!(order, vec![0, 1, 2, 3, 6, 7, 8, 9], "SACKed 4 and 5 are skipped");
+        assert_eq!(sb.pipe(0, 10), 8);
+    }
+}
