@@ -147,3 +147,41 @@ def run_cli(*args: str | os.PathLike[str], cwd: Path) -> subprocess.CompletedPro
         text=True,
         timeout=120,
     )
+
+
+# The base of the sweep tests: four flows on a dumbbell, a second of simulated time, traced.
+SWEEP_BASE = """
+name = "base"
+seed = 1
+duration = "1s"
+
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+buffer = "20pkts"
+
+[[flows]]
+cc = "reno"
+count = 4
+rtt = "40ms"
+start_jitter = "200ms"
+
+[trace]
+sample_interval = "50ms"
+drops = true
+"""
+
+
+@pytest.fixture
+def write_sweep(tmp_path: Path) -> Callable[..., Path]:
+    """Write ``base.toml`` (SWEEP_BASE unless given) and a sweep file naming it; returns the
+    sweep file's path."""
+
+    def write(text: str, base: str = SWEEP_BASE, stem: str = "sweep") -> Path:
+        (tmp_path / "base.toml").write_text(base, encoding="utf-8")
+        path = tmp_path / f"{stem}.toml"
+        path.write_text(f'scenario = "base.toml"\n{text}', encoding="utf-8")
+        return path
+
+    return write

@@ -126,10 +126,21 @@ def test_version(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["--help"], ["run", "validate", "algorithms", "--version"]),
+        (["--help"], ["run", "validate", "algorithms", "sweep", "query", "plot", "--version"]),
         (["run", "--help"], ["SCENARIO", "--out", "--set", "--quiet", "KEY=VALUE"]),
         (["validate", "--help"], ["SCENARIO", "--set"]),
         (["algorithms", "--help"], ["parameters"]),
+        (
+            ["sweep", "--help"],
+            ["SWEEP", "--out", "--workers", "--scheduler", "ADDRESS", "--dry-run", "--quiet",
+             "docs/experiments.md", "again"],
+        ),  # fmt: skip
+        (["query", "--help"], ["DIR", "SQL", "--format", "csv", "json", "--max-rows", "runs"]),
+        (
+            ["plot", "--help"],
+            ["DIR", "--kind", "cwnd", "throughput", "queue", "flows", "cdf", "metric", "--out",
+             "--format", "svg", "--x", "--y", "--hue"],
+        ),  # fmt: skip
     ],
 )
 def test_help(args: list[str], expected: list[str], tmp_path: Path) -> None:

@@ -25,16 +25,19 @@ __all__ = ["app", "main"]
 
 #: Exit status for bad input (the same as for a command-line usage error).
 EXIT_BAD_INPUT = 2
-#: Exit status for a failure inside ccsim itself.
+#: Exit status for a failure inside ccsim itself (or a failed run of a sweep).
 EXIT_FAILURE = 1
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
 #: At most this many flows are listed after a run; the rest are in flows.parquet.
 MAX_FLOW_ROWS = 20
 
 app = typer.Typer(
     name="ccsim",
     help="Packet-level simulator for TCP congestion control.\n\n"
-    "Run a scenario file with `ccsim run SCENARIO.toml`; "
-    "see docs/scenario-format.md for the format.",
+    "Run a scenario file with `ccsim run SCENARIO.toml` (docs/scenario-format.md); "
+    "run many, compared flow by flow, with `ccsim sweep SWEEP.toml` (docs/experiments.md), "
+    "then `ccsim query` and `ccsim plot` the results.",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -159,6 +162,268 @@ def algorithms() -> None:
         params = "\n".join(_describe_param(p) for p in info["params"]) or "-"
         table.add_row(info["name"], info["recovery"], escape(info["summary"]), params)
     _console.print(table)
+
+
+@app.command()
+def sweep(
+    sweep_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SWEEP",
+            help="Sweep file (TOML): a base scenario, axes, seeds and an optional [compare] "
+            "table. See docs/experiments.md.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Sweep directory (the result store); default: results/NAME, NAME being the "
+            "sweep's name. Runs already in it are not run again.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-j",
+            metavar="N",
+            min=1,
+            help="Local worker processes; default: one per core. 1 runs everything in this "
+            "process.",
+            show_default=False,
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="Run on a Dask distributed cluster, e.g. tcp://10.0.0.1:8786. The workers "
+            "must see DIR (a shared file system) and have this ccsim installed.",
+            show_default=False,
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="List the runs the sweep would make, run nothing."),
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Print nothing but errors and failed runs."),
+    ] = False,
+) -> None:
+    """Run a sweep or a comparative study: many runs of one base scenario.
+
+    Every combination of the axes, the compared algorithms and mixtures, and the seeds is one
+    run. Each run is written to DIR/runs/HASH (a hash of its resolved scenario) as soon as it
+    finishes, and DIR/catalog.duckdb catalogues them for `ccsim query`. Interrupt it at any
+    moment and run the same command again: it runs only what is missing. A failed run is
+    reported with its parameters and error and does not stop the others; the exit status is then 1.
+    """
+    from ccsim.sweeps import Sweep
+
+    loaded = Sweep.load(sweep_file)
+    if dry_run:
+        _print_plan(loaded)
+        return
+    from ccsim.sweep_run import failures_table, run_sweep, summary_table
+
+    target = out if out is not None else Path("results") / loaded.name
+    show = not quiet and sys.stderr.isatty()
+    try:
+        result = run_sweep(loaded, target, workers=workers, scheduler=scheduler, progress=show)
+    except KeyboardInterrupt:
+        _fail(
+            f"interrupted; finished runs are kept in {target}: run the same command again "
+            "to finish the sweep",
+            EXIT_INTERRUPTED,
+        )
+    if not quiet:
+        _console.print(summary_table(result))
+        _console.print(
+            f"{result.distinct_runs} runs ({len(result.points)} points): {result.completed} run "
+            f"now, {result.skipped} already done, {len(result.failures)} failed, in "
+            f"{result.wall_s:.1f} s; results in {escape(str(result.store.root))}"
+        )
+    if result.failures:
+        Console(stderr=True, highlight=False).print(failures_table(result))
+        sys.exit(EXIT_FAILURE)
+
+
+def _print_plan(loaded: Any) -> None:
+    table = Table(title=loaded.describe())
+    columns = loaded.columns()
+    for column in ["point", *columns, "run"]:
+        table.add_column(column)
+    for point in loaded.points():
+        values = [str(point.params[c]) for c in columns]
+        table.add_row(str(point.index), *map(escape, values), point.run_id)
+    _console.print(table)
+
+
+@app.command()
+def query(
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR",
+            help="A sweep directory (from ccsim sweep) or a results directory (from ccsim run).",
+            show_default=False,
+        ),
+    ],
+    sql: Annotated[
+        str,
+        typer.Argument(
+            metavar="SQL",
+            help='The query, e.g. "SELECT cc, avg(goodput_bps) FROM flows GROUP BY cc".',
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="table (default), csv or json (one object per row).",
+        ),
+    ] = "table",
+    max_rows: Annotated[
+        int,
+        typer.Option("--max-rows", metavar="N", min=1, help="Rows shown in a table."),
+    ] = 100,
+) -> None:
+    """Run SQL (DuckDB) on a sweep's catalogue or on one run's tables.
+
+    Tables: runs (one row per run of a sweep: its parameters, status, error and summary
+    numbers), and flows, links, series, queues, drops (every finished run's rows, with the run's
+    parameters as leading columns). See docs/experiments.md.
+    """
+    from ccsim.explore import run_query
+
+    if output not in ("table", "csv", "json"):
+        raise ScenarioError(f'--format "{output}": expected table, csv or json')
+    frame = run_query(directory, sql)
+    if output == "csv":
+        typer.echo(frame.to_csv(index=False), nl=False)
+    elif output == "json":
+        typer.echo(frame.to_json(orient="records", lines=True), nl=False)
+    else:
+        _console.print(_frame_table(frame, max_rows))
+
+
+def _frame_table(frame: Any, max_rows: int) -> Table:
+    table = Table(show_edge=True)
+    for column in frame.columns:
+        numeric = frame[column].dtype.kind in "iuf"
+        table.add_column(escape(str(column)), justify="right" if numeric else "left")
+    for row in frame.head(max_rows).itertuples(index=False):
+        table.add_row(*(escape(_format_value(v)) for v in row))
+    if len(frame) > max_rows:
+        table.caption = f"{max_rows} of {len(frame)} rows (--max-rows to see more)"
+    else:
+        table.caption = f"{len(frame)} row{'s' if len(frame) != 1 else ''}"
+    return table
+
+
+def _format_value(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+PLOT_KINDS = ("cwnd", "throughput", "queue", "flows", "cdf", "metric")
+
+
+@app.command()
+def plot(
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR",
+            help="A results directory (from ccsim run, or DIR/runs/HASH of a sweep) or a sweep "
+            "directory.",
+            show_default=False,
+        ),
+    ],
+    kinds: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--kind",
+            "-k",
+            metavar="KIND",
+            help="Figure to make; may be repeated. For a run: cwnd, throughput, queue (over "
+            "time; need trace.sample_interval), flows (goodput per flow), cdf (of flow goodput); "
+            "default: all that apply. For a sweep: metric (--y against each numeric parameter, "
+            "error bars over seeds) and cdf; default: both.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Where to write the figures; default: DIR/plots.",
+            show_default=False,
+        ),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="png or svg.")
+    ] = "png",
+    x: Annotated[
+        str | None,
+        typer.Option(
+            "--x",
+            metavar="COLUMN",
+            help="Sweep: the parameter on the x axis (a column of the runs table); default: "
+            "every numeric parameter.",
+            show_default=False,
+        ),
+    ] = None,
+    y: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--y",
+            metavar="COLUMN",
+            help="Sweep: the metric on the y axis (goodput_bps, jain, utilization, loss_rate, "
+            "drops, timeouts, mean_completion_s...); may be repeated; default: goodput_bps, "
+            "jain, utilization, loss_rate.",
+            show_default=False,
+        ),
+    ] = None,
+    hue: Annotated[
+        str | None,
+        typer.Option(
+            "--hue",
+            metavar="COLUMN",
+            help="Sweep: one line per value of this parameter; default: algorithm, if compared.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Draw the standard figures of a run or of a sweep as PNG or SVG files.
+
+    Figures are titled, their axes labelled with units, and sized to be read when printed.
+    """
+    from ccsim.explore import make_plots
+
+    if fmt not in ("png", "svg"):
+        raise ScenarioError(f'--format "{fmt}": expected png or svg')
+    for kind in kinds or []:
+        if kind not in PLOT_KINDS:
+            raise ScenarioError(f'--kind "{kind}": expected one of: {", ".join(PLOT_KINDS)}')
+    written = make_plots(directory, kinds, out, fmt, x=x, y=y, hue=hue)
+    for path in written:
+        _console.print(escape(str(path)))
 
 
 def _describe_param(param: Mapping[str, Any]) -> str:
@@ -328,7 +593,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.ClickException as error:
         _fail(error.format_message(), error.exit_code)
     except typer.Abort:
-        _fail("interrupted", 130)
+        _fail("interrupted", EXIT_INTERRUPTED)
     except ScenarioError as error:
         _fail(str(error), EXIT_BAD_INPUT)
     except EngineError as error:

@@ -1002,11 +1002,19 @@ class Scenario(_Table):
         ``"true"`` a boolean, ``'["40ms"]'`` a list) and kept as strings otherwise
         (``"100Mbps"``). A path may index into a list: ``flows.0.cc`` or ``flows[0].cc``.
         """
-        data = copy.deepcopy(self._source) or _toml_ready(self.model_dump(mode="json"))
+        data = self.data()
         for key, value in overrides.items():
             parsed = parse_override_value(value) if isinstance(value, str) else value
             _set_path(data, key, parsed)
         return Scenario.model_validate(data)
+
+    def data(self) -> dict[str, Any]:
+        """The scenario as the user wrote it: a dict shaped like the TOML file (a copy).
+
+        Defaults are not filled in, so a flow without a ``label`` still has none and will follow
+        its ``cc``; ``Scenario.model_validate(scenario.data())`` gives the same scenario back.
+        """
+        return copy.deepcopy(self._source) or _toml_ready(self.model_dump(mode="json"))
 
     # ---- output -----------------------------------------------------------------------------
 

@@ -1,0 +1,436 @@
+"""The standard figures: time series of one run, per-flow bars, CDFs, and metrics over a sweep.
+
+Each ``*_figure`` function takes result tables and returns a matplotlib
+:class:`~matplotlib.figure.Figure` (no pyplot state, so it is safe in threads and scripts);
+:func:`save` writes it as PNG or SVG. :func:`plot_run` and :func:`plot_sweep` make the whole set
+for a results directory or a sweep directory (what ``ccsim plot`` does).
+
+Figures are made to be printed: titled, axes labelled with units, 11-point text, thick lines,
+a grid. Error bars over replicates are 95% confidence intervals of the mean (Student's t).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec
+
+import numpy as np
+import pandas as pd
+
+from ccsim import metrics
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ccsim.store import Store
+
+__all__ = [
+    "cwnd_figure",
+    "throughput_figure",
+    "queue_figure",
+    "flow_bars_figure",
+    "cdf_figure",
+    "metric_figure",
+    "save",
+    "plot_run",
+    "plot_sweep",
+    "axis_label",
+    "FORMATS",
+]
+
+FORMATS = ("png", "svg")
+P = ParamSpec("P")
+#: More lines than this and the legend is left out (it would hide the plot).
+MAX_LEGEND = 12
+
+_STYLE: dict[str, Any] = {
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "legend.fontsize": 9,
+    "lines.linewidth": 1.6,
+    "axes.grid": True,
+    "grid.alpha": 0.35,
+    "savefig.dpi": 150,
+    "savefig.bbox": "tight",
+}
+
+# Names and units of the columns a figure may show: (label, multiplier to the shown unit).
+_LABELS: dict[str, tuple[str, float]] = {
+    "t_s": ("time (s)", 1.0),
+    "cwnd_pkts": ("cwnd (packets)", 1.0),
+    "ssthresh_pkts": ("ssthresh (packets)", 1.0),
+    "srtt_s": ("smoothed RTT (s)", 1.0),
+    "rate_bps": ("throughput (Mb/s)", 1e-6),
+    "goodput_bps": ("goodput (Mb/s)", 1e-6),
+    "queue_pkts": ("queue length (packets)", 1.0),
+    "avg_queue_pkts": ("average queue (packets)", 1.0),
+    "utilization": ("bottleneck utilization (fraction)", 1.0),
+    "jain": ("Jain's fairness index", 1.0),
+    "loss_rate": ("loss rate (drops / packet sent)", 1.0),
+    "loss": ("loss probability", 1.0),
+    "drops": ("drops (packets)", 1.0),
+    "retransmits": ("retransmissions (packets)", 1.0),
+    "timeouts": ("timeouts", 1.0),
+    "mean_completion_s": ("mean transfer time (s)", 1.0),
+    "completion_s": ("transfer time (s)", 1.0),
+    "relative_throughput": ("relative throughput (X / Reno)", 1.0),
+    "reno_friendliness": ("Reno friendliness", 1.0),
+    "flow": ("flow", 1.0),
+}
+_SUFFIXES = (
+    ("_bps", "Mb/s", 1e-6),
+    ("_s", "s", 1.0),
+    ("_bytes", "KB", 1e-3),
+    ("_pkts", "packets", 1.0),
+)
+
+
+def axis_label(column: str) -> tuple[str, float]:
+    """A column's axis label with its unit, and the factor from the column's unit to it."""
+    if column in _LABELS:
+        return _LABELS[column]
+    for suffix, unit, scale in _SUFFIXES:
+        if column.endswith(suffix):
+            return f"{column.removesuffix(suffix).replace('_', ' ')} ({unit})", scale
+    return column.replace("_", " "), 1.0
+
+
+def _quantity(column: str) -> str:
+    """The label of a column without its unit: "goodput" for goodput_bps."""
+    return axis_label(column)[0].split(" (")[0]
+
+
+def _styled(make: Callable[P, Figure]) -> Callable[P, Figure]:
+    """Build the figure under the print style: text and lines take the style's sizes when they
+    are created, so the whole function runs inside it."""
+
+    @functools.wraps(make)
+    def styled(*args: P.args, **kwargs: P.kwargs) -> Figure:
+        with _style():
+            return make(*args, **kwargs)
+
+    return styled
+
+
+def _figure(title: str) -> tuple[Figure, Axes]:
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
+    axes = figure.add_subplot()
+    axes.set_title(title)
+    return figure, axes
+
+
+def _label(axes: Axes, x: str, y: str) -> tuple[float, float]:
+    x_label, x_scale = axis_label(x)
+    y_label, y_scale = axis_label(y)
+    axes.set_xlabel(x_label)
+    axes.set_ylabel(y_label)
+    return x_scale, y_scale
+
+
+def _legend(axes: Axes, title: str | None = None) -> None:
+    handles, _ = axes.get_legend_handles_labels()
+    if 0 < len(handles) <= MAX_LEGEND:
+        axes.legend(title=title, loc="best", frameon=True)
+
+
+# ---- one run -----------------------------------------------------------------------------------
+
+
+def _per_flow_lines(
+    series: pd.DataFrame, column: str, title: str, flows: Sequence[int] | None
+) -> Figure:
+    if series.empty:
+        raise ValueError("no sampled series: run the scenario with trace.sample_interval set")
+    figure, axes = _figure(title)
+    x_scale, y_scale = _label(axes, "t_s", column)
+    chosen = series if flows is None else series[series["flow"].isin(list(flows))]
+    for flow, samples in chosen.groupby("flow"):
+        axes.plot(samples["t_s"] * x_scale, samples[column] * y_scale, label=f"flow {flow}")
+    _legend(axes)
+    return figure
+
+
+@_styled
+def cwnd_figure(
+    series: pd.DataFrame, flows: Sequence[int] | None = None, title: str = "Congestion window"
+) -> Figure:
+    """cwnd (packets) over time, one line per flow (``flows``: which; default all)."""
+    return _per_flow_lines(series, "cwnd_pkts", title, flows)
+
+
+@_styled
+def throughput_figure(
+    series: pd.DataFrame, flows: Sequence[int] | None = None, title: str = "Throughput"
+) -> Figure:
+    """Sampled sending rate (Mb/s) over time, one line per flow."""
+    return _per_flow_lines(series, "rate_bps", title, flows)
+
+
+@_styled
+def queue_figure(
+    queues: pd.DataFrame, link: int | None = None, title: str = "Queue length"
+) -> Figure:
+    """Queue length (packets) over time at a monitored link (default: every one); RED's average
+    queue as a dashed line where the link has one."""
+    if queues.empty:
+        raise ValueError("no sampled queues: run the scenario with trace.sample_interval set")
+    figure, axes = _figure(title)
+    x_scale, _ = _label(axes, "t_s", "queue_pkts")
+    chosen = queues if link is None else queues[queues["link"] == link]
+    for link_id, samples in chosen.groupby("link"):
+        axes.step(
+            samples["t_s"] * x_scale, samples["queue_pkts"], where="post", label=f"link {link_id}"
+        )
+        if "avg_queue_pkts" in samples and samples["avg_queue_pkts"].notna().any():
+            axes.plot(
+                samples["t_s"], samples["avg_queue_pkts"], "--", label=f"link {link_id} average"
+            )
+    _legend(axes)
+    return figure
+
+
+@_styled
+def flow_bars_figure(
+    flows: pd.DataFrame, column: str = "goodput_bps", title: str | None = None
+) -> Figure:
+    """One bar per flow of ``column`` (goodput by default), coloured by algorithm."""
+    figure, axes = _figure(title or f"Per-flow {_quantity(column)}")
+    _, y_scale = _label(axes, "flow", column)
+    colours = _colours(flows["cc"].unique().tolist())
+    for cc, rows in flows.groupby("cc", sort=False):
+        axes.bar(rows["flow"], rows[column] * y_scale, color=colours[cc], label=str(cc))
+    axes.set_xticks(flows["flow"].tolist() if len(flows) <= 30 else axes.get_xticks())
+    axes.grid(False, axis="x")
+    _legend(axes, "algorithm")
+    return figure
+
+
+def _colours(names: Sequence[Any]) -> dict[Any, Any]:
+    from matplotlib import colormaps
+
+    palette = colormaps["tab10"]
+    return {name: palette(i % 10) for i, name in enumerate(names)}
+
+
+@_styled
+def cdf_figure(
+    groups: Mapping[str, Sequence[float] | pd.Series],
+    column: str = "goodput_bps",
+    title: str | None = None,
+    log_x: bool = False,
+) -> Figure:
+    """Empirical CDFs of ``column`` values, one step line per group (e.g. per algorithm)."""
+    figure, axes = _figure(title or f"CDF of {_quantity(column)}")
+    x_scale, _ = _label(axes, column, "flow")
+    axes.set_ylabel("fraction of flows at or below")
+    for name, values in groups.items():
+        cdf = metrics.ecdf(values)
+        axes.step(cdf["value"] * x_scale, cdf["p"], where="post", label=str(name))
+    axes.set_ylim(0, 1.02)
+    if log_x:
+        axes.set_xscale("log")
+    _legend(axes)
+    return figure
+
+
+# ---- over a sweep ------------------------------------------------------------------------------
+
+
+@_styled
+def metric_figure(
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    hue: str | None = None,
+    log_x: bool | None = None,
+    log_y: bool | None = None,
+    title: str | None = None,
+) -> Figure:
+    """``y`` against ``x``, one line per ``hue`` value, mean and 95% CI over the rows of each
+    (x, hue) (the replicates).
+
+    Log axes by default where the field uses them: x when its values are positive and span at
+    least two decades (loss rates); y too when x is log and y is a throughput (response curves).
+    """
+    data = table.dropna(subset=[y])
+    data = data[pd.to_numeric(data[x], errors="coerce").notna()]
+    if data.empty:
+        raise ValueError(f"no numeric {x!r} values with a {y!r} to plot")
+    xs = pd.to_numeric(data[x]).astype(float)
+    if log_x is None:
+        log_x = bool((xs > 0).all() and xs.max() / xs.min() >= 100)
+    if log_y is None:
+        log_y = bool(log_x and y.endswith("_bps") and (data[y] > 0).all())
+    default = f"{_quantity(y)} vs {_quantity(x)}"
+    figure, axes = _figure(title or default[:1].upper() + default[1:])
+    x_scale, y_scale = _label(axes, x, y)
+    groups = data.groupby(hue, sort=False) if hue else [(None, data)]
+    for name, rows in groups:
+        stats = _mean_ci(rows, x, y)
+        axes.errorbar(
+            stats["x"].to_numpy(float) * x_scale,
+            stats["mean"].to_numpy(float) * y_scale,
+            yerr=stats["ci"].to_numpy(float) * y_scale,
+            marker="o",
+            capsize=3,
+            label=None if name is None else str(name),
+        )
+    if log_x:
+        axes.set_xscale("log")
+    if log_y:
+        axes.set_yscale("log")
+    _legend(axes, hue)
+    return figure
+
+
+def _mean_ci(rows: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
+    """Mean of ``y`` per ``x`` and the half-width of its 95% confidence interval (0 for one row)."""
+    from scipy import stats
+
+    grouped = rows.assign(_x=pd.to_numeric(rows[x]).astype(float)).groupby("_x")[y]
+    table = grouped.agg(["mean", "std", "count"]).reset_index().rename(columns={"_x": "x"})
+    t = [stats.t.ppf(0.975, n - 1) if n > 1 else 0.0 for n in table["count"]]
+    table["ci"] = (np.asarray(t) * table["std"].fillna(0) / np.sqrt(table["count"])).fillna(0)
+    return table
+
+
+# ---- files -------------------------------------------------------------------------------------
+
+
+def save(figure: Figure, path: str | os.PathLike[str]) -> Path:
+    """Write ``figure`` as PNG or SVG (from the file's suffix); returns the path."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in FORMATS:
+        raise ValueError(f"{path}: expected a .png or .svg file name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _style():
+        figure.savefig(path, format=fmt)
+    return path
+
+
+def _style() -> Any:
+    from matplotlib import rc_context
+
+    return rc_context(_STYLE)
+
+
+def plot_run(
+    directory: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    fmt: str = "png",
+    kinds: Sequence[str] | None = None,
+) -> list[Path]:
+    """Figures of one results directory into ``out`` (default ``DIRECTORY/plots``).
+
+    Kinds: ``cwnd``, ``throughput``, ``queue`` (when the run was traced), ``flows`` (goodput per
+    flow) and ``cdf`` (of per-flow goodput). Returns the files written.
+    """
+    from ccsim.results import Results
+
+    results = Results.load(directory)
+    target = Path(out) if out is not None else Path(directory) / "plots"
+    name = results.scenario.name
+    makers = {
+        "cwnd": lambda: cwnd_figure(results.series, title=f"{name}: congestion window"),
+        "throughput": lambda: throughput_figure(results.series, title=f"{name}: throughput"),
+        "queue": lambda: queue_figure(results.queues, title=f"{name}: queue length"),
+        "flows": lambda: flow_bars_figure(results.flows, title=f"{name}: goodput per flow"),
+        "cdf": lambda: cdf_figure(
+            {"all flows": results.flows["goodput_bps"]}, title=f"{name}: CDF of flow goodput"
+        ),
+    }
+    traced = {
+        "cwnd": not results.series.empty,
+        "throughput": not results.series.empty,
+        "queue": not results.queues.empty,
+    }
+    wanted = list(kinds) if kinds else [k for k in makers if traced.get(k, True)]
+    _check_kinds(wanted, makers)
+    return [save(makers[kind](), target / f"{kind}.{fmt}") for kind in wanted]
+
+
+def plot_sweep(
+    store: Store,
+    out: str | os.PathLike[str] | None = None,
+    fmt: str = "png",
+    y: Sequence[str] = ("goodput_bps", "jain", "utilization", "loss_rate"),
+    x: str | None = None,
+    hue: str | None = None,
+    *,
+    metric: bool = True,
+    cdf: bool = True,
+) -> list[Path]:
+    """Figures of a sweep into ``out`` (default ``SWEEP/plots``).
+
+    With ``metric``: each column of ``y`` (of the ``runs`` table) against ``x`` (default: every
+    numeric sweep parameter), one line per ``hue`` value (default: the algorithm in a
+    comparative sweep), mean and 95% CI over seeds. With ``cdf``: the CDF of per-flow goodput,
+    one line per ``hue`` value. Returns the files written.
+    """
+    runs = store.query("SELECT * FROM runs WHERE status = 'done'")
+    if runs.empty:
+        raise ValueError("no finished run in the sweep yet")
+    columns = store.manifest()["columns"]
+    hue = hue or ("algorithm" if "algorithm" in columns else None)
+    for name in [x, hue, *y]:
+        if name is not None and name not in runs.columns:
+            raise ValueError(
+                f"no column {name!r} in the runs table; expected one of: {', '.join(runs.columns)}"
+            )
+    target = Path(out) if out is not None else store.root / "plots"
+    written = []
+    if metric:
+        x_columns = [x] if x else _numeric_axes(runs, columns)
+        if not x_columns:
+            raise ValueError("no numeric sweep parameter to put on the x axis; give --x")
+        for x_column in x_columns:
+            for y_column in y:
+                figure = metric_figure(runs, x_column, y_column, hue=hue)
+                written.append(save(figure, target / f"{y_column}_vs_{x_column}.{fmt}"))
+    if cdf:
+        written.append(save(_goodput_cdf(store, hue), target / f"cdf_goodput.{fmt}"))
+    return written
+
+
+def _goodput_cdf(store: Store, hue: str | None) -> Figure:
+    selected = f'"{hue}", goodput_bps' if hue else "goodput_bps"
+    flows = store.query(f"SELECT {selected} FROM flows")
+    if hue:
+        groups = {str(name): rows["goodput_bps"] for name, rows in flows.groupby(hue, sort=False)}
+    else:
+        groups = {"all flows": flows["goodput_bps"]}
+    return cdf_figure(groups, title=f"{store.root.name}: CDF of flow goodput")
+
+
+def _numeric_axes(runs: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+    """Sweep parameters to use as x: numeric ones, or the numeric twin of a quantity
+    (``bottleneck_rate`` -> ``bottleneck_rate_bps``), when they take more than one value."""
+    chosen = []
+    for name in columns:
+        if name in ("seed", "algorithm", "mixture"):
+            continue
+        twins = [
+            c
+            for c in runs.columns
+            if c.startswith(f"{name}_") and c.removeprefix(f"{name}_") in ("bps", "s", "bytes")
+        ]
+        column = (
+            name if pd.api.types.is_numeric_dtype(runs[name]) else (twins[0] if twins else None)
+        )
+        if column is not None and runs[column].nunique() > 1:
+            chosen.append(column)
+    return chosen
+
+
+def _check_kinds(wanted: Sequence[str], makers: Mapping[str, Any]) -> None:
+    for kind in wanted:
+        if kind not in makers:
+            raise ValueError(f"unknown plot kind {kind!r}; expected one of: {', '.join(makers)}")

@@ -1,0 +1,249 @@
+"""Running a sweep: the store, the executor and the progress bar together.
+
+:func:`run_sweep` writes the manifest, reconciles the catalogue with what is already on disk,
+hands the runs that are not there yet to an executor, records each outcome as it arrives, and
+rebuilds the catalogue at the end, also when interrupted. Start it again after any interruption
+and it runs only what is missing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import pandas as pd
+
+from ccsim.executors import RunOutcome, RunTask, make_executor
+from ccsim.store import Store
+from ccsim.sweeps import Point, Sweep, unique_runs
+
+__all__ = ["run_sweep", "SweepResult", "Failure", "summary_table", "failures_table"]
+
+#: While a sweep runs, the catalogue is rebuilt at most this often (seconds), so that queries
+#: see finished runs before the end.
+CATALOG_EVERY_S = 10.0
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed run: the points it serves (their parameters) and the error."""
+
+    run_id: str
+    points: tuple[str, ...]
+    error: str
+
+
+@dataclass
+class SweepResult:
+    """The outcome of :func:`ccsim.sweep`: counts, failures, and the store to query."""
+
+    store: Store
+    points: list[Point]
+    #: Distinct runs that were already complete when the sweep started (not run again).
+    skipped: int = 0
+    #: Distinct runs completed by this call.
+    completed: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when every run is complete."""
+        return not self.failures
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        """The catalogue's ``runs`` table: one row per point."""
+        return self.store.query("SELECT * FROM runs ORDER BY point")
+
+    def query(self, sql: str) -> pd.DataFrame:
+        """SQL over the catalogue (tables ``runs``, ``flows``, ``links``, ``series``, ...)."""
+        return self.store.query(sql)
+
+    @property
+    def distinct_runs(self) -> int:
+        return len({p.run_id for p in self.points})
+
+
+def run_sweep(
+    sweep: Sweep,
+    target: Path,
+    *,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool = False,
+) -> SweepResult:
+    """Run ``sweep`` into the store at ``target``; see :func:`ccsim.sweep`."""
+    started = time.perf_counter()
+    points = sweep.points()
+    store = Store.create(target)
+    with store.lock():
+        store.write_manifest(sweep.to_data(), sweep.columns(), [_record(p) for p in points])
+        store.clean_staging()
+        already = store.completed()
+        store.rebuild_catalog()  # the catalogue agrees with the files before anything runs
+        todo = [p for p in unique_runs(points) if p.run_id not in already]
+        result = SweepResult(store, points, skipped=len({p.run_id for p in points} & already))
+        tasks = [RunTask(p.run_id, p.scenario.data(), str(store.root)) for p in todo]
+        tracker = _Tracker(result, todo, progress)
+        try:
+            with tracker:
+                make_executor(workers, scheduler).run(tasks, tracker.record)
+        finally:
+            store.rebuild_catalog()
+            result.wall_s = time.perf_counter() - started
+    return result
+
+
+def _record(point: Point) -> dict[str, Any]:
+    return {
+        "point": point.index,
+        "run_id": point.run_id,
+        "reference_run": point.reference,
+        "params": dict(point.params),
+    }
+
+
+class _Tracker:
+    """Records outcomes in the store and the result, and drives the progress bar."""
+
+    def __init__(self, result: SweepResult, todo: Sequence[Point], progress: bool) -> None:
+        self.result = result
+        self.described: dict[str, list[str]] = {}
+        for point in result.points:
+            self.described.setdefault(point.run_id, []).append(point.describe())
+        self.total = result.distinct_runs
+        self.bar = (
+            _ProgressBar(result.store.root.name, self.total, result.skipped) if progress else None
+        )
+        self.last_catalog = time.monotonic()
+
+    def __enter__(self) -> _Tracker:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def record(self, outcome: RunOutcome) -> None:
+        store = self.result.store
+        if outcome.ok:
+            self.result.completed += 1
+        else:
+            error = outcome.error or "unknown error"
+            store.save_failure(
+                outcome.run_id,
+                {"error": error, "kind": outcome.kind, "detail": outcome.detail,
+                 "points": self.described.get(outcome.run_id, [])},
+            )  # fmt: skip
+            self.result.failures.append(
+                Failure(outcome.run_id, tuple(self.described.get(outcome.run_id, [])), error)
+            )
+        if self.bar is not None:
+            self.bar.update(self.result.completed, len(self.result.failures))
+        if time.monotonic() - self.last_catalog > CATALOG_EVERY_S:
+            store.rebuild_catalog()
+            self.last_catalog = time.monotonic()
+
+
+class _ProgressBar:
+    """Runs done / total, failures, elapsed time and ETA, on stderr."""
+
+    def __init__(self, name: str, total: int, skipped: int) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.skipped = skipped
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("runs"),
+            TextColumn("[red]{task.fields[failed]}[/red]"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
+        self.task = self.progress.add_task(name, total=total, completed=skipped, failed="")
+
+    def start(self) -> None:
+        self.progress.start()
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+    def update(self, completed: int, failed: int) -> None:
+        shown = f"{failed} failed" if failed else ""
+        self.progress.update(self.task, completed=self.skipped + completed + failed, failed=shown)
+
+
+# ---- the tables printed at the end -------------------------------------------------------------
+
+
+def summary_table(result: SweepResult, max_rows: int = 40) -> Any:
+    """A rich Table: for each parameter combination (seeds pooled), the mean over replicates of
+    total goodput, Jain index, bottleneck utilization, loss rate and timeouts."""
+    from rich.table import Table
+
+    runs = result.runs
+    columns = [c for c in result.store.manifest()["columns"] if c != "seed"]
+    table = Table(title=f"Sweep {result.store.root.name}: mean over replicates")
+    for name in [*columns, "runs", "goodput Mb/s", "Jain", "util.", "loss", "timeouts"]:
+        table.add_column(name, justify="left" if name in columns else "right")
+    grouped = list(runs.groupby(columns, sort=False, dropna=False) if columns else [((), runs)])
+    if len(grouped) > max_rows:
+        table.caption = (
+            f'{max_rows} of {len(grouped)} rows; all: ccsim query DIR "SELECT * FROM runs"'
+        )
+    for key, group in grouped[:max_rows]:
+        values = key if isinstance(key, tuple) else (key,)
+        done = group[group["status"] == "done"]
+        table.add_row(
+            *(str(v) for v in values),
+            f"{len(done)}/{len(group)}",
+            _mean(done["goodput_bps"], 1e-6, "{:.2f}"),
+            _mean(done["jain"], 1, "{:.3f}"),
+            _mean(done["utilization"], 1, "{:.1%}"),
+            _mean(done["loss_rate"], 1, "{:.2%}"),
+            _mean(done["timeouts"], 1, "{:.1f}"),
+        )
+    return table
+
+
+def _mean(values: pd.Series, scale: float, fmt: str) -> str:
+    numbers = pd.to_numeric(values, errors="coerce").dropna()
+    return "-" if numbers.empty else fmt.format(numbers.mean() * scale)
+
+
+def failures_table(result: SweepResult) -> Any:
+    """A rich Table of the failed runs: their parameters and error."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="Failed runs", title_style="bold red")
+    table.add_column("run")
+    table.add_column("parameters")
+    table.add_column("error")
+    for failure in result.failures:
+        table.add_row(failure.run_id, escape("\n".join(failure.points)), escape(failure.error))
+    return table
