@@ -1,6 +1,19 @@
-//! Window arithmetic shared by the loss-based algorithms (the `tcp_cong.c` of ccsim).
+//! Window arithmetic shared by the algorithms (the `tcp_cong.c` of ccsim), and the estimators
+//! several of them need, each written once:
+//!
+//! * [`rtt_stats`]: per-round RTT minimum/mean and the all-time extremes (Vegas, YeAH, Illinois);
+//! * [`bandwidth`]: delivery counted over intervals, and Westwood+'s filtered estimate (Westwood,
+//!   H-TCP's throughput tracking);
+//! * [`hystart`]: Linux's HyStart slow-start exit (CUBIC).
+//!
+//! Rounds ("once per RTT") come from the sender: [`AckSample::round_start`].
+
+pub mod bandwidth;
+pub mod hystart;
+pub mod rtt_stats;
 
 use super::{AckSample, CongestionEvent, CongestionKind, Window};
+use crate::units::Dur;
 
 /// Smallest ssthresh after a reduction, segments (RFC 5681 eq. 4).
 pub const MIN_SSTHRESH: f64 = 2.0;
@@ -41,21 +54,65 @@ pub fn additive_increase(w: &mut Window, a: f64, units: f64) {
     w.cwnd += a * units / w.cwnd;
 }
 
-/// Multiplicative decrease to `factor * basis` on a loss or ECN; on a timeout, ssthresh as for a
-/// loss (first expiry only) and cwnd to one segment.
-pub fn multiplicative_decrease(ev: &CongestionEvent, w: &mut Window, factor: f64) {
+/// One segment per `per` units of increase: the float form of Linux's
+/// `tcp_cong_avoid_ai(tp, per, acked)` (`net/ipv4/tcp_cong.c`), which the CUBIC, BIC, Scalable and
+/// YeAH modules call with their own `per`. Linux accumulates whole segments in `snd_cwnd_cnt`;
+/// the fractional window here grows by the same amount, spread over the ACKs.
+#[inline]
+pub fn increase_per(w: &mut Window, per: f64, units: f64) {
+    w.cwnd += units / per.max(f64::MIN_POSITIVE);
+}
+
+/// The common shape of per-ACK growth: nothing when the stack gates growth, slow start below
+/// ssthresh, and congestion avoidance (`avoid`, given the units to apply) above it. Units left
+/// over when slow start reaches ssthresh carry into avoidance, as Linux's `tcp_slow_start`
+/// returns them to its caller.
+pub fn grow(ack: &AckSample, w: &mut Window, avoid: impl FnOnce(&mut Window, f64)) {
+    if !may_grow(ack) {
+        return;
+    }
+    if in_slow_start(w) {
+        let left = slow_start(ack, w);
+        if left > 0.0 {
+            avoid(w, left);
+        }
+    } else {
+        avoid(w, ack.increase_units);
+    }
+}
+
+/// Apply a reduction to `ssthresh` (floored at [`MIN_SSTHRESH`]): on a loss or ECN cwnd drops to
+/// it; on a timeout only the first expiry lowers ssthresh (RFC 5681 eq. 4) and cwnd restarts at
+/// one segment.
+pub fn reduce_to(ev: &CongestionEvent, w: &mut Window, ssthresh: f64) {
     match ev.kind {
         CongestionKind::Loss | CongestionKind::Ecn => {
-            w.ssthresh = (ev.basis * factor).max(MIN_SSTHRESH);
+            w.ssthresh = ssthresh.max(MIN_SSTHRESH);
             w.cwnd = w.ssthresh;
         }
         CongestionKind::Timeout => {
             if ev.first_timeout {
-                w.ssthresh = (ev.basis * factor).max(MIN_SSTHRESH);
+                w.ssthresh = ssthresh.max(MIN_SSTHRESH);
             }
             w.cwnd = 1.0;
         }
     }
+}
+
+/// Multiplicative decrease to `factor * basis` on a loss or ECN; on a timeout, ssthresh as for a
+/// loss (first expiry only) and cwnd to one segment.
+pub fn multiplicative_decrease(ev: &CongestionEvent, w: &mut Window, factor: f64) {
+    reduce_to(ev, w, ev.basis * factor);
+}
+
+/// A per-ACK RTT sample from the timestamp echo (RFC 7323): now minus the send time the ACK
+/// echoes. Every ACK carries one under every stack profile, while [`AckSample::rtt`] follows the
+/// profile's RTO sampling (one timed segment per RTT under ns2). The delay-based algorithms need
+/// a sample per ACK: Linux gets them from timestamps, ns-2's Vegas times every segment itself
+/// (`tcp-vegas.cc`).
+#[inline]
+pub fn echo_rtt(ack: &AckSample) -> Dur {
+    ack.now.saturating_sub(ack.echoed_ts)
 }
 
 #[cfg(test)]

@@ -7,12 +7,24 @@
 //! and lends to every hook, so the stack's own rules (cwnd = 1 after a timeout, recovery inflation)
 //! and the algorithm's never fight over who holds the number.
 //!
-//! One file per algorithm; [`registry`] maps names to constructors and parameter schemas.
+//! One file per algorithm; [`registry`] maps names to constructors and parameter schemas. What
+//! several algorithms need (per-round RTT statistics, a delivery-rate estimate, HyStart, the
+//! window arithmetic of Linux `tcp_cong.c`) lives once in [`common`].
 
+pub mod bic;
 pub mod common;
+pub mod cubic;
+pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
+pub mod illinois;
 pub mod newreno;
 pub mod registry;
 pub mod reno;
+pub mod scalable;
+pub mod vegas;
+pub mod westwood;
+pub mod yeah;
 
 use crate::units::{Dur, Time};
 
@@ -127,6 +139,17 @@ pub trait CongestionControl: Send + Sync {
 
     /// Fast recovery ended with a full ACK. The sender has already set cwnd = ssthresh.
     fn on_recovery_exit(&mut self, _now: Time, _w: &mut Window) {}
+
+    /// An ACK advanced the cumulative ACK during fast recovery: a partial ACK, or the full ACK
+    /// that ends it (before [`Self::on_recovery_exit`]). The sender owns the window until
+    /// recovery ends, so this hook only observes: Linux likewise hands RTT samples and delivery
+    /// counts to the algorithm in every state (`pkts_acked`, `in_ack_event`), which H-TCP and
+    /// Illinois use for their RTT extremes and Westwood for its bandwidth estimate.
+    fn on_ack_in_recovery(&mut self, _ack: &AckSample) {}
+
+    /// A duplicate ACK arrived, in recovery or not: one more segment has left the network.
+    /// Westwood counts it as delivered (Linux `tcp_westwood.c`, `westwood_acked_count`).
+    fn on_dupack(&mut self, _now: Time) {}
 
     /// A segment left the sender.
     fn on_sent(&mut self, _sent: &SentSample) {}

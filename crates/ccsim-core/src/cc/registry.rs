@@ -5,8 +5,18 @@
 
 use std::collections::BTreeMap;
 
+use super::bic::{self, Bic};
+use super::cubic::{self, Cubic};
+use super::highspeed::{self, HighSpeed};
+use super::htcp::{self, Htcp};
+use super::hybla::{self, Hybla};
+use super::illinois::{self, Illinois};
 use super::newreno::NewReno;
 use super::reno::{Reno, RenoWindow};
+use super::scalable::{self, Scalable};
+use super::vegas::{self, Vegas};
+use super::westwood::{self, Westwood};
+use super::yeah::{self, Yeah};
 use super::CongestionControl;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +101,54 @@ const AIMD_PARAMS: &[ParamInfo] = &[
 
 static ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo {
+        name: "bic",
+        summary: "BIC-TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c): binary search toward the last \
+                  loss window, then max probing",
+        recovery: "newreno",
+        params: bic::PARAMS,
+        build: |p| Box::new(Bic::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "cubic",
+        summary: "CUBIC (RFC 9438; Linux tcp_cubic.c): window a cubic function of time since the \
+                  last loss, with a Reno-friendly region",
+        recovery: "newreno",
+        params: cubic::PARAMS,
+        build: |p| Box::new(Cubic::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "highspeed",
+        summary: "HighSpeed TCP (RFC 3649; Linux tcp_highspeed.c): Reno below 38 segments, then \
+                  window-dependent AIMD for w = 0.12/p^0.835",
+        recovery: "newreno",
+        params: highspeed::PARAMS,
+        build: |p| Box::new(HighSpeed::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "htcp",
+        summary: "H-TCP (Leith, Shorten 2004; Linux tcp_htcp.c): increase grows with time since the \
+                  last loss, decrease RTT_min/RTT_max",
+        recovery: "newreno",
+        params: htcp::PARAMS,
+        build: |p| Box::new(Htcp::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "hybla",
+        summary: "TCP Hybla (Caini, Firrincieli 2004; Linux tcp_hybla.c): grows per unit of time like \
+                  a 25 ms-RTT Reno flow",
+        recovery: "newreno",
+        params: hybla::PARAMS,
+        build: |p| Box::new(Hybla::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "illinois",
+        summary: "TCP-Illinois (Liu, Basar, Srikant 2006; Linux tcp_illinois.c): AIMD with increase \
+                  and decrease set by queueing delay",
+        recovery: "newreno",
+        params: illinois::PARAMS,
+        build: |p| Box::new(Illinois::from_params(p)),
+    },
+    AlgorithmInfo {
         name: "newreno",
         summary: "NewReno (RFC 6582): AIMD with recovery that repairs every loss of a window",
         recovery: "newreno",
@@ -103,6 +161,38 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         recovery: "reno",
         params: AIMD_PARAMS,
         build: |p| Box::new(Reno::new(RenoWindow::from_params(p))),
+    },
+    AlgorithmInfo {
+        name: "scalable",
+        summary: "Scalable TCP (Kelly 2003; Linux tcp_scalable.c): +1% per RTT, -1/8 per loss above \
+                  a legacy window",
+        recovery: "newreno",
+        params: scalable::PARAMS,
+        build: |p| Box::new(Scalable::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "vegas",
+        summary: "TCP Vegas (Brakmo, Peterson 1995; Linux tcp_vegas.c): keeps alpha..beta packets \
+                  queued by moving cwnd one segment per RTT",
+        recovery: "newreno",
+        params: vegas::PARAMS,
+        build: |p| Box::new(Vegas::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "westwood",
+        summary: "TCP Westwood+ (Grieco, Mascolo 2004; Linux tcp_westwood.c): Reno probing, window \
+                  set to bandwidth estimate x min RTT after a loss",
+        recovery: "newreno",
+        params: westwood::PARAMS,
+        build: |p| Box::new(Westwood::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "yeah",
+        summary: "YeAH-TCP (Baiocchi, Castellani, Vacirca 2007; Linux tcp_yeah.c): Scalable or Reno \
+                  increase by queue estimate, decongestion",
+        recovery: "newreno",
+        params: yeah::PARAMS,
+        build: |p| Box::new(Yeah::from_params(p)),
     },
 ];
 
@@ -164,6 +254,80 @@ mod tests {
         p.clear();
         p.insert("beta".to_string(), 1.5);
         assert!(build("reno", &p).is_err());
+    }
+
+    #[test]
+    fn every_parameter_default_is_valid_and_documented() {
+        for a in algorithms() {
+            assert!(!a.summary.is_empty() && ["reno", "newreno"].contains(&a.recovery), "{}", a.name);
+            for p in a.params {
+                assert!(p.min <= p.default && p.default <= p.max, "{}.{}", a.name, p.name);
+                assert!(!p.doc.is_empty(), "{}.{} has no doc", a.name, p.name);
+                let mut one = BTreeMap::new();
+                one.insert(p.name.to_string(), p.default);
+                assert!(validate(a.name, &one).is_ok(), "{}.{} default fails its own check", a.name, p.name);
+            }
+        }
+    }
+
+    /// A tiny deterministic generator for the event sequences below (64-bit LCG, Knuth's MMIX
+    /// constants).
+    fn lcg(x: &mut u64) -> u64 {
+        *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *x >> 33
+    }
+
+    /// Random sequences of ACKs (RTTs 20-220 ms, 1-3 segments, rounds about a window long),
+    /// losses with recovery, and timeouts, fed as the sender feeds them: no algorithm produces a
+    /// window that is not finite, below one segment, or an ssthresh below two.
+    #[test]
+    fn random_event_sequences_keep_every_window_sane() {
+        use super::super::common::testing::{ack, congestion};
+        use super::super::{CongestionKind, Window};
+        const MS: u64 = 1_000_000;
+        for a in algorithms() {
+            let mut cc = build(a.name, &BTreeMap::new()).unwrap();
+            let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
+            let (mut rng, mut now, mut delivered, mut in_round, mut in_recovery) = (7u64, 1000 * MS, 0u64, 0.0, false);
+            for _ in 0..50_000 {
+                now += lcg(&mut rng) % (2 * MS);
+                let mut s = ack((1 + lcg(&mut rng) % 3) as f64);
+                let rtt = (20 + lcg(&mut rng) % 200) * MS;
+                delivered += s.acked as u64;
+                (s.now, s.echoed_ts, s.rtt, s.srtt, s.min_rtt, s.delivered) =
+                    (now, now - rtt, Some(rtt), rtt, 20 * MS, delivered);
+                in_round += s.acked;
+                s.round_start = in_round >= w.cwnd;
+                if s.round_start {
+                    in_round = 0.0;
+                }
+                let roll = lcg(&mut rng) % 1000;
+                if in_recovery {
+                    match roll {
+                        0..=99 => {
+                            in_recovery = false;
+                            w.cwnd = w.ssthresh;
+                            cc.on_recovery_exit(now, &mut w);
+                        }
+                        100..=499 => cc.on_dupack(now),
+                        _ => cc.on_ack_in_recovery(&s),
+                    }
+                } else if roll < 5 {
+                    let mut ev = congestion(CongestionKind::Loss, w.cwnd, false);
+                    ev.now = now;
+                    cc.on_congestion(&ev, &mut w);
+                    in_recovery = true;
+                } else if roll == 5 {
+                    let mut ev = congestion(CongestionKind::Timeout, w.cwnd, lcg(&mut rng) & 1 == 0);
+                    ev.now = now;
+                    cc.on_congestion(&ev, &mut w);
+                } else {
+                    cc.on_ack(&s, &mut w);
+                }
+                assert!(w.cwnd.is_finite() && w.cwnd >= 1.0, "{}: {w:?}", a.name);
+                assert!(w.ssthresh >= 2.0 && !w.ssthresh.is_nan(), "{}: {w:?}", a.name);
+            }
+        }
     }
 
     #[test]

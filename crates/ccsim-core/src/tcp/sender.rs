@@ -255,27 +255,30 @@ impl Sender {
             self.round_end = self.snd_max.max(pkt.seq + 1);
         }
 
+        let sample = AckSample {
+            now,
+            acked: newly as f64,
+            increase_units: if self.stack.per_ack_counting { 1.0 } else { newly as f64 },
+            rtt,
+            srtt: self.rtt.srtt().unwrap_or(0),
+            min_rtt: self.rtt.min_rtt().unwrap_or(0),
+            one_way_delay: pkt.ts_recv.checked_sub(pkt.ts),
+            echoed_ts: pkt.ts,
+            prior_in_flight: prior_flight as f64,
+            in_flight: self.flight() as f64,
+            delivered: self.snd_una as u64,
+            round_start,
+            round: self.round,
+            cwnd_limited: self.cwnd_limited,
+            growth: Growth { slow_start_cap: self.stack.slow_start_cap, gating: self.stack.cwnd_gating },
+        };
         let mut restart_timer = true;
         if self.in_recovery {
+            // The algorithm only observes ACKs in recovery (RTT samples, deliveries); the window
+            // stays with the recovery procedure below.
+            self.cc.on_ack_in_recovery(&sample);
             restart_timer = self.on_ack_in_recovery(pkt.seq, newly, now);
         } else {
-            let sample = AckSample {
-                now,
-                acked: newly as f64,
-                increase_units: if self.stack.per_ack_counting { 1.0 } else { newly as f64 },
-                rtt,
-                srtt: self.rtt.srtt().unwrap_or(0),
-                min_rtt: self.rtt.min_rtt().unwrap_or(0),
-                one_way_delay: pkt.ts_recv.checked_sub(pkt.ts),
-                echoed_ts: pkt.ts,
-                prior_in_flight: prior_flight as f64,
-                in_flight: self.flight() as f64,
-                delivered: self.snd_una as u64,
-                round_start,
-                round: self.round,
-                cwnd_limited: self.cwnd_limited,
-                growth: Growth { slow_start_cap: self.stack.slow_start_cap, gating: self.stack.cwnd_gating },
-            };
             self.cc.on_ack(&sample, &mut self.w);
         }
 
@@ -330,6 +333,7 @@ impl Sender {
 
     fn on_dupack(&mut self, now: Time, fab: &mut Fabric) {
         self.dupacks += 1;
+        self.cc.on_dupack(now);
         if self.in_recovery {
             self.inflation += 1.0;
             self.try_send(now, fab);

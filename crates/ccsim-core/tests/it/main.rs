@@ -2,11 +2,15 @@
 //! One binary (faster to build and link than one per file).
 
 mod conservation;
+mod delay;
 mod determinism;
+mod fairness;
 mod laws;
 mod pacing;
 mod probe;
 mod red;
+mod response;
 mod scenarios;
 mod traces;
 mod traffic;
+mod zoo;

@@ -1,0 +1,258 @@
+//! BIC-TCP (L. Xu, K. Harfoush, I. Rhee, "Binary Increase Congestion Control for Fast, Long
+//! Distance Networks", INFOCOM 2004), in the form of Linux `net/ipv4/tcp_bic.c`.
+//!
+//! After a loss at W_max the window binary-searches back toward it: each RTT it moves a fraction
+//! of the remaining distance, at most `max_increment` segments (additive increase far below
+//! W_max) and at least a small step near it. Past W_max it probes for a new maximum, slowly at
+//! first, then faster, until the step is `max_increment` again. Up to `low_window` it is Reno.
+//!
+//! Choices where sources differ (Linux followed):
+//! * the search moves 1/B = 1/4 of the distance per RTT (the paper: 1/2), Smax is 16 segments per
+//!   RTT (paper 32), the smallest step is B/smooth_part = 0.2 segment per RTT (paper 0.01);
+//! * a loss keeps 819/1024 of the window (paper: removes 1/8); fast convergence sets
+//!   W_max = cwnd (1 + beta) / 2 when the loss comes below the previous W_max;
+//! * until the first loss the step is at least cwnd/20 per RTT (5%);
+//! * a timeout forgets W_max (Linux resets the module state on entering Loss).
+//!
+//! Not modelled: Linux recomputes its per-ACK count at most every HZ/32 and divides it by a
+//! smoothed segments-per-ACK ratio, a leftover from when it counted ACKs rather than segments
+//! (with today's per-segment counting that doubles the growth under delayed ACKs); ccsim
+//! recomputes on every ACK and counts segments only. Linux truncates cwnd and the count to
+//! integers; ccsim keeps the window fractional and truncates only the search distance, where
+//! truncation decides the branch.
+
+use super::common::{grow, increase_per, reduce_to};
+use super::registry::{ParamInfo, ParamKind, Params};
+use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
+
+pub const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "beta",
+        kind: ParamKind::Float,
+        // Linux `beta = 819` over BICTCP_BETA_SCALE 1024.
+        default: 819.0 / 1024.0,
+        min: 0.01,
+        max: 0.99,
+        doc: "fraction of the window kept after a loss (Linux 819/1024 = 0.7998)",
+    },
+    ParamInfo {
+        name: "max_increment",
+        kind: ParamKind::Float,
+        default: 16.0,
+        min: 1.0,
+        max: 1e6,
+        doc: "largest increase per RTT, segments (Smax; Linux 16, the paper 32)",
+    },
+    ParamInfo {
+        name: "low_window",
+        kind: ParamKind::Float,
+        default: 14.0,
+        min: 0.0,
+        max: 1e9,
+        doc: "at or below this window BIC is Reno (Linux 14)",
+    },
+    ParamInfo {
+        name: "search_divisor",
+        kind: ParamKind::Float,
+        // Linux BICTCP_B.
+        default: 4.0,
+        min: 2.0,
+        max: 64.0,
+        doc: "the binary search moves 1/search_divisor of the distance to W_max per RTT (Linux \
+              BICTCP_B = 4; the paper 2)",
+    },
+    ParamInfo {
+        name: "smooth_part",
+        kind: ParamKind::Float,
+        default: 20.0,
+        min: 1.0,
+        max: 1e6,
+        doc: "near W_max the increase is search_divisor/smooth_part segments per RTT (Linux 20, so \
+              0.2)",
+    },
+    ParamInfo {
+        name: "fast_convergence",
+        kind: ParamKind::Bool,
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "after a loss below the previous W_max, remember W_max = cwnd (1 + beta) / 2 so a new \
+              flow gets room faster",
+    },
+];
+
+/// Before the first loss the count is capped so the window grows at least 5% per RTT (Linux).
+const NO_LOSS_MAX_CNT: f64 = 20.0;
+
+#[derive(Clone, Debug)]
+pub struct Bic {
+    beta: f64,
+    max_increment: f64,
+    low_window: f64,
+    b: f64,
+    smooth_part: f64,
+    fast_convergence: bool,
+    /// Window at the last loss, after fast convergence (`last_max_cwnd`); 0 = none yet.
+    w_max: f64,
+}
+
+impl Default for Bic {
+    fn default() -> Self {
+        Bic {
+            beta: 819.0 / 1024.0,
+            max_increment: 16.0,
+            low_window: 14.0,
+            b: 4.0,
+            smooth_part: 20.0,
+            fast_convergence: true,
+            w_max: 0.0,
+        }
+    }
+}
+
+impl Bic {
+    pub fn from_params(p: &Params) -> Self {
+        Bic {
+            beta: p.get("beta"),
+            max_increment: p.get("max_increment"),
+            low_window: p.get("low_window"),
+            b: p.get("search_divisor"),
+            smooth_part: p.get("smooth_part"),
+            fast_convergence: p.flag("fast_convergence"),
+            w_max: 0.0,
+        }
+    }
+
+    /// Segments to acknowledge per one-segment increase at this window (Linux `ca->cnt`):
+    /// cwnd / cnt is the increase per RTT.
+    pub fn count(&self, cwnd: f64) -> f64 {
+        if cwnd <= self.low_window {
+            return cwnd;
+        }
+        let cnt = if cwnd < self.w_max { self.search_count(cwnd) } else { self.probe_count(cwnd) };
+        let cnt = if self.w_max == 0.0 { cnt.min(NO_LOSS_MAX_CNT) } else { cnt };
+        cnt.max(1.0)
+    }
+
+    /// Below W_max: close 1/B of the distance per RTT, between B/smooth_part and max_increment.
+    fn search_count(&self, cwnd: f64) -> f64 {
+        let dist = ((self.w_max - cwnd) / self.b).floor();
+        if dist > self.max_increment {
+            cwnd / self.max_increment
+        } else if dist <= 1.0 {
+            cwnd * self.smooth_part / self.b
+        } else {
+            cwnd / dist
+        }
+    }
+
+    /// Past W_max: the slow step for B segments, then (cwnd - W_max)/(B - 1) per RTT, which
+    /// accelerates, until it reaches max_increment.
+    fn probe_count(&self, cwnd: f64) -> f64 {
+        let above = cwnd - self.w_max;
+        if above < self.b {
+            cwnd * self.smooth_part / self.b
+        } else if above < self.max_increment * (self.b - 1.0) {
+            cwnd * (self.b - 1.0) / above
+        } else {
+            cwnd / self.max_increment
+        }
+    }
+
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+}
+
+impl CongestionControl for Bic {
+    fn name(&self) -> &'static str {
+        "bic"
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        grow(ack, w, |w, units| {
+            let cnt = self.count(w.cwnd);
+            increase_per(w, cnt, units);
+        });
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
+        let cwnd = w.cwnd;
+        self.w_max = if self.fast_convergence && cwnd < self.w_max { cwnd * (1.0 + self.beta) / 2.0 } else { cwnd };
+        let keep = if cwnd <= self.low_window { 0.5 } else { self.beta };
+        reduce_to(ev, w, ev.basis * keep);
+        if ev.kind == CongestionKind::Timeout {
+            self.w_max = 0.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::testing::{ack, congestion};
+    use super::*;
+
+    const BETA: f64 = 819.0 / 1024.0;
+
+    /// Loss at 200 with no earlier W_max: W_max = 200, ssthresh = 200 * 0.7998 = 159.96.
+    /// Then per ACK from 159.96: dist = floor((200 - 159.96) / 4) = floor(10.01) = 10, so cnt =
+    /// 159.96 / 10 and each ACK adds 10/159.96 = 0.062516 (+10 per RTT, 1/4 of the distance).
+    #[test]
+    fn after_a_loss_the_search_closes_a_quarter_of_the_distance_per_rtt() {
+        let mut cc = Bic::default();
+        let mut w = Window { cwnd: 200.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Loss, 200.0, false), &mut w);
+        assert_eq!(cc.w_max(), 200.0);
+        assert!((w.cwnd - 200.0 * BETA).abs() < 1e-12 && w.ssthresh == w.cwnd);
+        let c0 = w.cwnd;
+        cc.on_ack(&ack(1.0), &mut w);
+        assert!((w.cwnd - (c0 + 10.0 / c0)).abs() < 1e-12, "{}", w.cwnd);
+    }
+
+    /// The count in each region at W_max = 1000 (hand-computed from Linux's rules):
+    ///  cwnd 900: dist = 25 > 16: cnt = 900/16 = 56.25 (additive, +16 per RTT)
+    ///  cwnd 960: dist = 10: cnt = 96 (+10 per RTT)
+    ///  cwnd 998: dist = floor(0.5) = 0 <= 1: cnt = 998 * 20 / 4 = 4990 (+0.2 per RTT)
+    ///  cwnd 1002: 2 above W_max < B: cnt = 1002 * 5 = 5010 (+0.2)
+    ///  cwnd 1024: 24 above < 48: cnt = 1024 * 3 / 24 = 128 (+8 per RTT)
+    ///  cwnd 1100: 100 above >= 48: cnt = 1100 / 16 = 68.75 (+16)
+    ///  cwnd 10 <= low_window: cnt = 10 (Reno)
+    #[test]
+    fn the_count_follows_search_probe_and_reno_regions() {
+        let cc = Bic { w_max: 1000.0, ..Default::default() };
+        for (cwnd, cnt) in [
+            (900.0, 56.25),
+            (960.0, 96.0),
+            (998.0, 4990.0),
+            (1002.0, 5010.0),
+            (1024.0, 128.0),
+            (1100.0, 68.75),
+            (10.0, 10.0),
+        ] {
+            assert!((cc.count(cwnd) - cnt).abs() < 1e-9, "cwnd {cwnd}: {} vs {cnt}", cc.count(cwnd));
+        }
+        // No loss yet: at least 5% per RTT, cnt = min(cwnd / 16, 20) at 1100 -> 20.
+        let fresh = Bic::default();
+        assert_eq!(fresh.count(1100.0), 20.0);
+    }
+
+    /// Fast convergence: a loss at 150 below W_max = 200 remembers 150 * (1 + 0.7998) / 2 =
+    /// 134.985; ssthresh = 150 * 0.7998 = 119.97. A loss at or below low_window halves. A timeout
+    /// forgets W_max.
+    #[test]
+    fn fast_convergence_small_windows_and_timeouts() {
+        let mut cc = Bic { w_max: 200.0, ..Default::default() };
+        let mut w = Window { cwnd: 150.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Loss, 150.0, false), &mut w);
+        assert!((cc.w_max() - 150.0 * (1.0 + BETA) / 2.0).abs() < 1e-12);
+        assert!((w.ssthresh - 150.0 * BETA).abs() < 1e-12);
+        let mut w = Window { cwnd: 12.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Loss, 12.0, false), &mut w);
+        assert_eq!(w, Window { cwnd: 6.0, ssthresh: 6.0 });
+        let mut w = Window { cwnd: 300.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Timeout, 300.0, true), &mut w);
+        assert_eq!(w.cwnd, 1.0);
+        assert!((w.ssthresh - 300.0 * BETA).abs() < 1e-12);
+        assert_eq!(cc.w_max(), 0.0);
+    }
+}

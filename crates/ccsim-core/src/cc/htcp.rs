@@ -1,0 +1,388 @@
+//! H-TCP (D. Leith, R. Shorten, "H-TCP: TCP for high-speed and long-distance networks", PFLDnet
+//! 2004; draft-leith-tcp-htcp-06; Linux `net/ipv4/tcp_htcp.c`).
+//!
+//! AIMD whose increase depends on the time D since the last congestion event: Reno's one segment
+//! per RTT for the first second, then alpha(D) = 1 + 10 (D - 1) + ((D - 1)/2)^2 segments per RTT.
+//! The decrease adapts to the path, beta = RTT_min / RTT_max in [0.5, 0.8], so a flow that filled
+//! the buffer backs off just enough to drain it; alpha is scaled by 2 (1 - beta) to stay fair to
+//! Reno, and (RTT scaling) by RTT_min / 100 ms so flows with different RTTs grow alike per second.
+//!
+//! Choices where sources differ (Linux followed; FreeBSD turns RTT scaling and adaptive beta off):
+//! * D counts from the end of the last recovery (Linux resets its clock on entering and on leaving
+//!   recovery). After a timeout D counts from the timeout: ccsim's sender has no "loss state
+//!   over" event, and Linux's leaves it about when slow start is done.
+//! * Linux's fixed point (`fixed_point = true`): the alpha factor is an integer,
+//!   1 + floor(10 d + d^2/4), the RTT scale is an integer in eighths, beta is in 1/128 (max
+//!   102/128). With `fixed_point = false` the formulas are evaluated in real numbers, as in the
+//!   paper (alpha after D = 2 s is then 11.25, not 11).
+//! * Linux recomputes alpha after every whole-segment increase; ccsim on every ACK (as FreeBSD),
+//!   which differs only in the first segment after a reduction.
+//! * beta adapts from the second congestion event on (Linux `modeswitch`), and the bandwidth
+//!   switch resets it to 0.5 when the throughput measured before an event moved by more than 20%
+//!   since the previous one. RTT_max grows only by samples outside recovery, at most 20 ms above
+//!   the current maximum, and fades toward RTT_min by 5% at each event.
+
+use super::common::bandwidth::DeliveryInterval;
+use super::common::{echo_rtt, grow, reduce_to};
+use super::registry::{ParamInfo, ParamKind, Params};
+use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
+use crate::units::{secs, Dur, Time, NS_PER_MS};
+
+pub const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "rtt_scaling",
+        kind: ParamKind::Bool,
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "scale alpha by RTT_min / 100 ms, clamped to [0.1, 2] (Linux use_rtt_scaling)",
+    },
+    ParamInfo {
+        name: "adaptive_beta",
+        kind: ParamKind::Bool,
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "beta = RTT_min / RTT_max in [0.5, 0.8] from the second congestion event (true, Linux) \
+              or always 0.5 (false)",
+    },
+    ParamInfo {
+        name: "bandwidth_switch",
+        kind: ParamKind::Bool,
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "fall back to beta = 0.5 when the throughput changed by more than 20% between \
+              congestion events (Linux use_bandwidth_switch)",
+    },
+    ParamInfo {
+        name: "fixed_point",
+        kind: ParamKind::Bool,
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "Linux's integer alpha factor and 1/128 beta (true) or the paper's real-valued formulas \
+              (false)",
+    },
+];
+
+/// Reno-like phase after each event (draft-leith-tcp-htcp: Delta_L = 1 s).
+const DELTA_L: f64 = 1.0;
+/// Bounds of the adaptive decrease (Linux BETA_MIN = 64/128, BETA_MAX = 102/128; draft: 0.8).
+const BETA_MIN: f64 = 0.5;
+const BETA_MAX_128: f64 = 102.0;
+/// RTT scaling reference and clamp (Linux: ratio 100 ms / RTT_min kept in [0.5, 10]).
+const RTT_REF: f64 = 0.1;
+const RTT_SCALE_MIN: f64 = 0.1;
+const RTT_SCALE_MAX: f64 = 2.0;
+/// beta adapts only on paths longer than this (Linux: minRTT > 10 ms).
+const ADAPT_MIN_RTT: Dur = 10 * NS_PER_MS;
+/// RTT_max ignores samples more than this above it (Linux: outlier guard).
+const MAX_RTT_STEP: Dur = 20 * NS_PER_MS;
+/// At each event RTT_max keeps 95% of its excess over RTT_min (Linux: fading memory).
+const MAX_RTT_FADE: f64 = 0.95;
+/// Bandwidth switch band: the new maximum must lie within [0.8, 1.2] of the old (Linux: 4/5, 6/5).
+const SWITCH_LOW: f64 = 0.8;
+const SWITCH_HIGH: f64 = 1.2;
+/// Throughput samples within this many RTTs of an event restart the average (Linux ccount <= 3).
+const FRESH_RTTS: f64 = 3.0;
+
+#[derive(Clone, Debug)]
+pub struct Htcp {
+    rtt_scaling: bool,
+    adaptive_beta: bool,
+    bandwidth_switch: bool,
+    fixed_point: bool,
+    beta: f64,
+    /// beta adapts only once an event has passed without the bandwidth switch (Linux).
+    modeswitch: bool,
+    last_cong: Time,
+    min_rtt: Option<Dur>,
+    max_rtt: Option<Dur>,
+    /// Throughput tracking: smoothed rate and its maximum since the last event, segments/s.
+    delivery: DeliveryInterval,
+    rate: f64,
+    max_rate: f64,
+    old_max_rate: f64,
+}
+
+impl Default for Htcp {
+    fn default() -> Self {
+        Htcp {
+            rtt_scaling: true,
+            adaptive_beta: true,
+            bandwidth_switch: true,
+            fixed_point: true,
+            beta: BETA_MIN,
+            modeswitch: false,
+            last_cong: 0,
+            min_rtt: None,
+            max_rtt: None,
+            delivery: DeliveryInterval::default(),
+            rate: 0.0,
+            max_rate: 0.0,
+            old_max_rate: 0.0,
+        }
+    }
+}
+
+impl Htcp {
+    pub fn from_params(p: &Params) -> Self {
+        Htcp {
+            rtt_scaling: p.flag("rtt_scaling"),
+            adaptive_beta: p.flag("adaptive_beta"),
+            bandwidth_switch: p.flag("bandwidth_switch"),
+            fixed_point: p.flag("fixed_point"),
+            ..Default::default()
+        }
+    }
+
+    /// Increase per RTT D = `now - last_cong` after the last event:
+    /// 2 (1 - beta) * alpha_raw(D) * RTT scale.
+    pub fn alpha(&self, now: Time) -> f64 {
+        let factor = self.scaled_factor(self.time_factor(now));
+        2.0 * (1.0 - self.beta) * factor
+    }
+
+    /// alpha_raw(D): 1 up to Delta_L, then 1 + 10 d + (d/2)^2 with d = D - Delta_L (integer in
+    /// Linux).
+    fn time_factor(&self, now: Time) -> f64 {
+        let d = secs(now.saturating_sub(self.last_cong)) - DELTA_L;
+        if d <= 0.0 {
+            return 1.0;
+        }
+        let growth = 10.0 * d + (d / 2.0).powi(2);
+        if self.fixed_point {
+            1.0 + growth.floor()
+        } else {
+            1.0 + growth
+        }
+    }
+
+    fn scaled_factor(&self, factor: f64) -> f64 {
+        let Some(min_rtt) = self.min_rtt.filter(|_| self.rtt_scaling) else { return factor };
+        let ratio = secs(min_rtt) / RTT_REF;
+        if !self.fixed_point {
+            return factor * ratio.clamp(RTT_SCALE_MIN, RTT_SCALE_MAX);
+        }
+        // Linux keeps the inverse ratio in eighths, 8 * 100 ms / RTT_min in [4, 80], truncated.
+        let scale = (8.0 / ratio).floor().clamp(8.0 / RTT_SCALE_MAX, 8.0 / RTT_SCALE_MIN);
+        (factor * 8.0 / scale).floor().max(1.0)
+    }
+
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+
+    fn measure_rtt(&mut self, rtt: Dur, open: bool) {
+        if rtt == 0 {
+            return;
+        }
+        let min = self.min_rtt.map_or(rtt, |m| m.min(rtt));
+        self.min_rtt = Some(min);
+        if open {
+            let max = self.max_rtt.unwrap_or(0).max(min);
+            let guarded = rtt > max && rtt <= max + MAX_RTT_STEP;
+            self.max_rtt = Some(if guarded { rtt } else { max });
+        }
+    }
+
+    /// Linux `measure_achieved_throughput`: about one sample per window and RTT.
+    fn measure_rate(&mut self, ack: &AckSample, cwnd: f64) {
+        let Some(min_rtt) = self.min_rtt else { return };
+        self.delivery.add(ack.acked);
+        let needed = cwnd - self.alpha(ack.now).floor().max(1.0);
+        if self.delivery.segments() < needed || self.delivery.elapsed(ack.now) < min_rtt {
+            return;
+        }
+        let sample = self.delivery.close(ack.now);
+        let rtts_since_event = secs(ack.now.saturating_sub(self.last_cong)) / secs(min_rtt);
+        if rtts_since_event <= FRESH_RTTS {
+            self.rate = sample;
+            self.max_rate = sample;
+        } else {
+            self.rate = (3.0 * self.rate + sample) / 4.0;
+            self.max_rate = self.max_rate.max(self.rate);
+        }
+    }
+
+    /// Linux `htcp_beta_update`, at a congestion event.
+    fn update_beta(&mut self) {
+        if self.bandwidth_switch {
+            let (max, old) = (self.max_rate, self.old_max_rate);
+            self.old_max_rate = max;
+            if !(SWITCH_LOW * old..=SWITCH_HIGH * old).contains(&max) {
+                self.beta = BETA_MIN;
+                self.modeswitch = false;
+                return;
+            }
+        }
+        let adapt = self.adaptive_beta && self.modeswitch;
+        match (self.min_rtt, self.max_rtt) {
+            (Some(min), Some(max)) if adapt && min > ADAPT_MIN_RTT && max > 0 => {
+                self.beta = self.rtt_ratio_beta(min, max);
+            }
+            _ => {
+                self.beta = BETA_MIN;
+                self.modeswitch = true;
+            }
+        }
+    }
+
+    fn rtt_ratio_beta(&self, min: Dur, max: Dur) -> f64 {
+        let ratio = min as f64 / max as f64;
+        if self.fixed_point {
+            (ratio * 128.0).floor().clamp(BETA_MIN * 128.0, BETA_MAX_128) / 128.0
+        } else {
+            ratio.clamp(BETA_MIN, BETA_MAX_128 / 128.0)
+        }
+    }
+
+    fn fade_max_rtt(&mut self) {
+        if let (Some(min), Some(max)) = (self.min_rtt, self.max_rtt) {
+            if max > min {
+                self.max_rtt = Some(min + ((max - min) as f64 * MAX_RTT_FADE) as Dur);
+            }
+        }
+    }
+}
+
+impl CongestionControl for Htcp {
+    fn name(&self) -> &'static str {
+        "htcp"
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        self.measure_rtt(echo_rtt(ack), true);
+        self.measure_rate(ack, w.cwnd);
+        let alpha = self.alpha(ack.now);
+        grow(ack, w, |w, units| w.cwnd += alpha * units / w.cwnd);
+    }
+
+    fn on_ack_in_recovery(&mut self, ack: &AckSample) {
+        self.measure_rtt(echo_rtt(ack), false);
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
+        if ev.kind != CongestionKind::Timeout || ev.first_timeout {
+            self.update_beta();
+            self.fade_max_rtt();
+        }
+        reduce_to(ev, w, ev.basis * self.beta);
+        self.last_cong = ev.now;
+        self.delivery.restart(ev.now);
+    }
+
+    fn on_recovery_exit(&mut self, now: Time, _w: &mut Window) {
+        // D counts from the end of recovery (Linux resets its clock on returning to Open).
+        self.last_cong = now;
+        self.delivery.restart(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::testing::{ack, congestion};
+    use super::*;
+    use crate::units::NS_PER_S;
+
+    const MS: u64 = NS_PER_MS;
+
+    fn paper() -> Htcp {
+        Htcp { rtt_scaling: false, fixed_point: false, bandwidth_switch: false, ..Default::default() }
+    }
+
+    /// Oracle (spec 8.3, 11.7.8): with beta = 0.5, no RTT scaling, alpha = 2 (1 - 0.5) alpha_raw
+    /// = alpha_raw: D <= 1 s: 1; D = 1.5 s: 1 + 5 + 0.0625 = 6.0625; D = 2 s: 1 + 10 + 0.25 =
+    /// 11.25; D = 3 s: 1 + 20 + 1 = 22; D = 10 s: 1 + 90 + 20.25 = 111.25. Linux truncates the
+    /// growth: 6, 11, 22, 111.
+    #[test]
+    fn alpha_grows_with_time_since_the_last_event() {
+        let mut cc = paper();
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Loss, 200.0, false), &mut w);
+        assert_eq!((cc.beta(), w.cwnd), (0.5, 100.0), "the first event always halves");
+        cc.on_recovery_exit(0, &mut w);
+        let s = |x: f64| (x * NS_PER_S as f64) as Time;
+        for (d, a) in [(0.5, 1.0), (1.0, 1.0), (1.5, 6.0625), (2.0, 11.25), (3.0, 22.0), (10.0, 111.25)] {
+            assert!((cc.alpha(s(d)) - a).abs() < 1e-12, "D = {d}: {}", cc.alpha(s(d)));
+        }
+        let linux = Htcp { fixed_point: true, ..paper() };
+        for (d, a) in [(1.5, 6.0), (2.0, 11.0), (3.0, 22.0), (10.0, 111.0)] {
+            assert_eq!(linux.alpha(s(d)), a, "D = {d}");
+        }
+        // An avoidance ACK at D = 2 s adds alpha / cwnd = 11.25 / 100.
+        let mut a = ack(1.0);
+        a.now = s(2.0);
+        a.echoed_ts = a.now - 100 * MS;
+        cc.on_ack(&a, &mut w);
+        assert!((w.cwnd - 100.1125).abs() < 1e-12, "{}", w.cwnd);
+    }
+
+    /// RTT scaling at RTT_min = 50 ms: the factor is multiplied by 0.5, so D = 2 s gives 5.625.
+    /// Linux: scale = floor(8 / 0.5) = 16 eighths, factor = floor(11 * 8 / 16) = 5. At 1 s RTT
+    /// the multiplier is clamped to 2: 22.5.
+    #[test]
+    fn rtt_scaling_makes_alpha_proportional_to_min_rtt() {
+        let d2 = 2 * NS_PER_S;
+        let mut cc = Htcp { rtt_scaling: true, ..paper() };
+        cc.measure_rtt(50 * MS, true);
+        assert!((cc.alpha(d2) - 5.625).abs() < 1e-12);
+        cc.fixed_point = true;
+        assert_eq!(cc.alpha(d2), 5.0);
+        let mut far = Htcp { rtt_scaling: true, ..paper() };
+        far.measure_rtt(1000 * MS, true);
+        assert!((far.alpha(d2) - 22.5).abs() < 1e-12);
+    }
+
+    /// beta = RTT_min / RTT_max from the second event on: RTT 100 ms then samples up to 150 ms
+    /// (each within 20 ms of the maximum): beta = 100/150 = 0.6667, alpha(D <= 1) = 2 (1 - 0.6667)
+    /// = 0.6667. RTT_max then fades to 100 + 0.95 * 50 = 147.5 ms. A 200 ms sample (50 ms above
+    /// the maximum) is ignored, and so are samples in recovery.
+    #[test]
+    fn beta_adapts_to_the_rtt_ratio_after_the_first_event() {
+        let mut cc = paper();
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        for r in [100, 110, 130, 150, 200] {
+            cc.measure_rtt(r * MS, true);
+        }
+        cc.on_ack_in_recovery(&{
+            let mut a = ack(1.0);
+            a.now = 1000 * MS;
+            a.echoed_ts = 835 * MS;
+            a
+        });
+        assert_eq!((cc.min_rtt, cc.max_rtt), (Some(100 * MS), Some(150 * MS)));
+        cc.on_congestion(&congestion(CongestionKind::Loss, 100.0, false), &mut w);
+        assert_eq!(cc.beta(), 0.5);
+        assert_eq!(cc.max_rtt, Some(147_500_000));
+        let mut linux = Htcp { fixed_point: true, ..cc.clone() };
+        cc.on_congestion(&congestion(CongestionKind::Loss, 100.0, false), &mut w);
+        assert!((cc.beta() - 100.0 / 147.5).abs() < 1e-12);
+        assert!((w.cwnd - 100.0 * 100.0 / 147.5).abs() < 1e-9);
+        assert!((cc.alpha(0) - 2.0 * (1.0 - 100.0 / 147.5)).abs() < 1e-12);
+        // Linux fixed point: floor(128 * 100 / 147.5 = 86.78) = 86, so 86/128 = 0.671875.
+        linux.on_congestion(&congestion(CongestionKind::Loss, 100.0, false), &mut w);
+        assert_eq!(linux.beta(), 86.0 / 128.0);
+    }
+
+    /// Bandwidth switch: a throughput maximum outside [0.8, 1.2] of the previous one resets beta
+    /// to 0.5 and pauses adaptation for one event.
+    #[test]
+    fn a_change_in_throughput_resets_beta() {
+        let mut cc = Htcp { bandwidth_switch: true, ..paper() };
+        cc.modeswitch = true;
+        cc.min_rtt = Some(100 * MS);
+        cc.max_rtt = Some(150 * MS);
+        cc.old_max_rate = 1000.0;
+        cc.max_rate = 1100.0;
+        cc.update_beta();
+        assert!((cc.beta() - 100.0 / 150.0).abs() < 1e-12, "within 20%: adaptive");
+        cc.max_rate = 1500.0;
+        cc.update_beta();
+        assert_eq!((cc.beta(), cc.modeswitch), (0.5, false));
+        cc.max_rate = 1500.0;
+        cc.update_beta();
+        assert_eq!((cc.beta(), cc.modeswitch), (0.5, true), "adaptation resumes at the next event");
+    }
+}
