@@ -1,13 +1,15 @@
 //! The TCP sender: handshake, window-limited transmission (paced when the algorithm asks), RTT
 //! sampling, fast retransmit with Reno or NewReno recovery (RFC 5681 / RFC 6582, with ns-2's
-//! variants where the profile says), and the retransmission timer with exponential backoff and
-//! go-back-N (RFC 6298).
+//! variants where the profile says) or, when the stack uses SACK, conservative SACK-based recovery
+//! (RFC 6675), and the retransmission timer with exponential backoff (RFC 6298), followed by
+//! go-back-N without SACK or by retransmitting every unSACKed segment with it.
 //!
 //! The congestion-control algorithm owns the window arithmetic; the sender owns everything about
 //! which segment goes when, and calls the algorithm exactly once per loss episode.
 
 use super::profile::{RttSampling, SsthreshBasis, StackConfig};
 use super::rtt::RttEstimator;
+use super::sack::Scoreboard;
 use crate::cc::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, Recovery, SentSample, Window,
 };
@@ -78,6 +80,8 @@ pub struct Sender {
     timed: Option<(u32, Time)>,
     cc: Box<dyn CongestionControl>,
     recovery: Recovery,
+    /// The SACK scoreboard, when the stack uses SACK (then `recovery` is not used).
+    scoreboard: Option<Scoreboard>,
     cwnd_limited: bool,
     round_end: u32,
     round: u64,
@@ -99,6 +103,7 @@ impl Sender {
         let stack = setup.stack;
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let recovery = cc.recovery();
+        let scoreboard = stack.sack.then(|| Scoreboard::new(stack.dupack_threshold));
         Sender {
             flow: setup.flow,
             route: setup.data_route,
@@ -126,6 +131,7 @@ impl Sender {
             timed: None,
             cc,
             recovery,
+            scoreboard,
             cwnd_limited: false,
             round_end: 0,
             round: 0,
@@ -153,9 +159,14 @@ impl Sender {
         }
     }
 
+    /// Segments presumed in the network: RFC 6675 `pipe` with SACK, else everything sent and not
+    /// cumulatively acknowledged (after a timeout, since the go-back-N point).
     #[inline]
     fn flight(&self) -> u32 {
-        self.snd_nxt - self.snd_una
+        match &self.scoreboard {
+            Some(sb) => sb.pipe(self.snd_una, self.snd_max) as u32,
+            None => self.snd_nxt - self.snd_una,
+        }
     }
 
     fn timer_event(&self, kind: TimerKind) -> Event {
@@ -200,11 +211,17 @@ impl Sender {
                 false
             }
             (PacketKind::Ack, SenderState::Open) => {
+                let newly_sacked = match &mut self.scoreboard {
+                    Some(sb) => sb.on_ack(pkt.seq.max(self.snd_una), pkt.sack.iter()),
+                    None => 0,
+                };
                 if pkt.seq > self.snd_una {
                     self.on_new_ack(pkt, now, fab)
                 } else {
                     if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
                         self.on_dupack(now, fab);
+                    } else if newly_sacked > 0 {
+                        self.try_send(now, fab);
                     }
                     false
                 }
@@ -294,12 +311,26 @@ impl Sender {
         } else if restart_timer {
             self.arm_rto(now, fab);
         }
-        self.try_send(now, fab);
+        if self.sack_detects_loss() {
+            self.enter_recovery(now, fab);
+        } else {
+            self.try_send(now, fab);
+        }
         false
     }
 
     /// Handle a new ACK during fast recovery. Returns whether to restart the RTO timer.
     fn on_ack_in_recovery(&mut self, ack: u32, newly: u32, now: Time) -> bool {
+        if self.scoreboard.is_some() {
+            // RFC 6675: recovery ends when the recovery point is acknowledged; until then the
+            // scoreboard decides what to send and `pipe` how much.
+            if ack >= self.recover {
+                self.in_recovery = false;
+                self.w.cwnd = self.w.ssthresh;
+                self.cc.on_recovery_exit(now, &mut self.w);
+            }
+            return true;
+        }
         let full = self.recovery == Recovery::Reno || ack >= self.recover;
         if full {
             self.in_recovery = false;
@@ -335,8 +366,14 @@ impl Sender {
         self.dupacks += 1;
         self.cc.on_dupack(now);
         if self.in_recovery {
-            self.inflation += 1.0;
+            if self.scoreboard.is_none() {
+                self.inflation += 1.0;
+            }
             self.try_send(now, fab);
+            return;
+        }
+        if self.sack_detects_loss() {
+            self.enter_recovery(now, fab);
             return;
         }
         // Enter recovery only if this ACK covers more than the previous recovery point
@@ -366,6 +403,15 @@ impl Sender {
         }
     }
 
+    /// With SACK, a loss is detected when the first unacknowledged segment is lost by the
+    /// scoreboard's rule (DupThresh SACKed segments above it) or after DupThresh duplicate ACKs,
+    /// once the cumulative ACK has passed the previous recovery point (RFC 6675 section 5).
+    fn sack_detects_loss(&self) -> bool {
+        let Some(sb) = &self.scoreboard else { return false };
+        let lost = sb.is_lost(self.snd_una) || self.dupacks >= self.stack.dupack_threshold;
+        !self.in_recovery && lost && self.snd_una > self.recover
+    }
+
     fn enter_recovery(&mut self, now: Time, fab: &mut Fabric) {
         self.stats.fast_retransmits += 1;
         let ev = self.congestion_event(CongestionKind::Loss, now);
@@ -373,11 +419,17 @@ impl Sender {
         self.in_recovery = true;
         self.partial_acks = 0;
         self.recover = self.snd_max;
-        self.inflation = self.stack.dupack_threshold as f64;
         if self.timed.is_some_and(|(s, _)| s == self.snd_una) {
             self.timed = None; // Karn: the timed segment is being retransmitted
         }
-        self.retransmit_pending = true;
+        match &mut self.scoreboard {
+            // RFC 6675 section 5: no inflation; `pipe` and the scoreboard drive transmission.
+            Some(sb) => sb.start_episode(self.snd_una),
+            None => {
+                self.inflation = self.stack.dupack_threshold as f64;
+                self.retransmit_pending = true;
+            }
+        }
         self.arm_rto(now, fab);
         self.try_send(now, fab);
     }
@@ -401,7 +453,11 @@ impl Sender {
                 self.recover = self.snd_max;
                 self.timed = None;
                 self.retransmit_pending = false;
-                self.snd_nxt = self.snd_una; // go-back-N
+                match &mut self.scoreboard {
+                    // Everything unSACKed is presumed lost and resent first; SACKed data is not.
+                    Some(sb) => sb.on_timeout(self.snd_una, self.snd_max),
+                    None => self.snd_nxt = self.snd_una, // go-back-N
+                }
                 self.arm_rto(now, fab);
                 self.try_send(now, fab);
             }
@@ -432,6 +488,9 @@ impl Sender {
 
     /// The segment the window allows next, and whether it is a retransmission.
     fn next_segment(&self) -> Option<(u32, bool)> {
+        if let Some(sb) = &self.scoreboard {
+            return self.next_segment_sack(sb);
+        }
         if self.retransmit_pending {
             return Some((self.snd_una, true));
         }
@@ -441,6 +500,20 @@ impl Sender {
         } else {
             None
         }
+    }
+
+    /// RFC 6675 NextSeg() rules 1 and 2, sent while cwnd - pipe >= 1: the first lost segment not
+    /// yet retransmitted, else new data within the receiver window.
+    fn next_segment_sack(&self, sb: &Scoreboard) -> Option<(u32, bool)> {
+        let allowed = (self.w.cwnd + 1e-9).floor();
+        if sb.pipe(self.snd_una, self.snd_max) as f64 >= allowed {
+            return None;
+        }
+        if let Some(seq) = sb.next_lost(self.snd_una) {
+            return Some((seq, true));
+        }
+        let in_rwnd = ((self.snd_nxt - self.snd_una) as f64) < (self.rwnd + 1e-9).floor();
+        (self.snd_nxt < self.total_segs && in_rwnd).then_some((self.snd_nxt, false))
     }
 
     fn try_send(&mut self, now: Time, fab: &mut Fabric) {
@@ -462,6 +535,8 @@ impl Sender {
             }
             if self.retransmit_pending {
                 self.retransmit_pending = false;
+            } else if let (Some(sb), true) = (&mut self.scoreboard, retransmission) {
+                sb.on_retransmit(seq);
             } else {
                 self.snd_nxt += 1;
             }

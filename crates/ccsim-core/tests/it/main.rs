@@ -10,6 +10,7 @@ mod pacing;
 mod probe;
 mod red;
 mod response;
+mod sack;
 mod scenarios;
 mod traces;
 mod traffic;
