@@ -198,3 +198,19 @@ def test_cli_plot_of_a_non_results_directory(tmp_path: Path) -> None:
     result = run_cli("plot", tmp_path, cwd=tmp_path)
     assert result.returncode == 2
     assert "neither a sweep directory" in result.stderr
+
+
+def test_legends_name_flows_by_label_and_colours_do_not_repeat() -> None:
+    # Twelve flows with distinct labels: tab10 alone would give flows 0 and 10 the same colour.
+    t = np.linspace(0.0, 1.0, 5)
+    series = pd.DataFrame(
+        {"t_s": np.tile(t, 12), "flow": np.repeat(np.arange(12), 5), "cwnd_pkts": 1.0}
+    )
+    flows = pd.DataFrame({"flow": np.arange(12), "label": [f"cc{i}" for i in range(12)]})
+    figure = plots.cwnd_figure(series, labels=plots.flow_labels(flows))
+    lines = figure.axes[0].get_lines()
+    assert [line.get_label() for line in lines] == [f"{i} cc{i}" for i in range(12)]
+    assert len({line.get_color() for line in lines}) == 12
+    # Identical labels say nothing: legends fall back to flow numbers.
+    same = flows.assign(label="newreno")
+    assert plots.flow_labels(same) is None

@@ -144,33 +144,58 @@ def _legend(axes: Axes, title: str | None = None) -> None:
 
 
 def _per_flow_lines(
-    series: pd.DataFrame, column: str, title: str, flows: Sequence[int] | None
+    series: pd.DataFrame,
+    column: str,
+    title: str,
+    flows: Sequence[int] | None,
+    labels: Mapping[int, str] | None,
 ) -> Figure:
     if series.empty:
         raise ValueError("no sampled series: run the scenario with trace.sample_interval set")
     figure, axes = _figure(title)
     x_scale, y_scale = _label(axes, "t_s", column)
     chosen = series if flows is None else series[series["flow"].isin(list(flows))]
-    for flow, samples in chosen.groupby("flow"):
-        axes.plot(samples["t_s"] * x_scale, samples[column] * y_scale, label=f"flow {flow}")
+    groups = list(chosen.groupby("flow"))
+    if len(groups) > 10:
+        # tab10 would repeat colours: two flows would look like one.
+        from matplotlib import colormaps
+
+        axes.set_prop_cycle(color=[colormaps["tab20"](i % 20) for i in range(len(groups))])
+    for flow, samples in groups:
+        name = f"{flow} {labels[flow]}" if labels and flow in labels else f"flow {flow}"
+        axes.plot(samples["t_s"] * x_scale, samples[column] * y_scale, label=name)
     _legend(axes)
     return figure
 
 
+def flow_labels(flows: pd.DataFrame) -> dict[int, str] | None:
+    """Each flow's label, for legends, when the labels tell flows apart (else None)."""
+    if flows.empty or flows["label"].nunique() <= 1:
+        return None
+    return dict(zip(flows["flow"].astype(int), flows["label"].astype(str)))
+
+
 @_styled
 def cwnd_figure(
-    series: pd.DataFrame, flows: Sequence[int] | None = None, title: str = "Congestion window"
+    series: pd.DataFrame,
+    flows: Sequence[int] | None = None,
+    title: str = "Congestion window",
+    labels: Mapping[int, str] | None = None,
 ) -> Figure:
-    """cwnd (packets) over time, one line per flow (``flows``: which; default all)."""
-    return _per_flow_lines(series, "cwnd_pkts", title, flows)
+    """cwnd (packets) over time, one line per flow (``flows``: which; default all; ``labels``:
+    legend names by flow id)."""
+    return _per_flow_lines(series, "cwnd_pkts", title, flows, labels)
 
 
 @_styled
 def throughput_figure(
-    series: pd.DataFrame, flows: Sequence[int] | None = None, title: str = "Throughput"
+    series: pd.DataFrame,
+    flows: Sequence[int] | None = None,
+    title: str = "Throughput",
+    labels: Mapping[int, str] | None = None,
 ) -> Figure:
     """Sampled sending rate (Mb/s) over time, one line per flow."""
-    return _per_flow_lines(series, "rate_bps", title, flows)
+    return _per_flow_lines(series, "rate_bps", title, flows, labels)
 
 
 @_styled
@@ -338,9 +363,14 @@ def plot_run(
     results = Results.load(directory)
     target = Path(out) if out is not None else Path(directory) / "plots"
     name = results.scenario.name
+    labels = flow_labels(results.flows)
     makers = {
-        "cwnd": lambda: cwnd_figure(results.series, title=f"{name}: congestion window"),
-        "throughput": lambda: throughput_figure(results.series, title=f"{name}: throughput"),
+        "cwnd": lambda: cwnd_figure(
+            results.series, title=f"{name}: congestion window", labels=labels
+        ),
+        "throughput": lambda: throughput_figure(
+            results.series, title=f"{name}: throughput", labels=labels
+        ),
         "queue": lambda: queue_figure(results.queues, title=f"{name}: queue length"),
         "flows": lambda: flow_bars_figure(results.flows, title=f"{name}: goodput per flow"),
         "cdf": lambda: cdf_figure(
