@@ -12,6 +12,12 @@
 //! it (IsLost, RFC 6675 section 4), or if it was outstanding when the retransmission timer fired
 //! (the whole window is then presumed lost, as Linux marks it on entering the Loss state, while
 //! SACK information is kept).
+//!
+//! RFC 6675 cannot see a lost retransmission: only the timer recovers it. Like Linux
+//! (`tcp_mark_lost_retrans`, and RACK after it), the scoreboard presumes a retransmission lost
+//! once a segment first sent after it has been SACKed, and offers it for retransmission again.
+
+use std::collections::VecDeque;
 
 use super::ranges::RangeSet;
 
@@ -20,6 +26,10 @@ pub struct Scoreboard {
     sacked: RangeSet,
     /// Segments retransmitted and neither acknowledged nor SACKed since.
     retransmitted: RangeSet,
+    /// Each retransmission with the next new segment at the time it left, in sending order (so
+    /// the second field never decreases): SACKed data at or above it proves the retransmission
+    /// was lost.
+    rtx_order: VecDeque<(u32, u32)>,
     /// Every unSACKed segment below this was outstanding at the last timeout: lost.
     timeout_edge: u32,
     /// Retransmission candidates start here (one past the highest segment retransmitted for
@@ -33,6 +43,7 @@ impl Scoreboard {
         Scoreboard {
             sacked: RangeSet::default(),
             retransmitted: RangeSet::default(),
+            rtx_order: VecDeque::new(),
             timeout_edge: 0,
             next_rxt: 0,
             dupthresh,
@@ -53,7 +64,23 @@ impl Scoreboard {
                 self.retransmitted.remove_range(start, end);
             }
         }
+        self.detect_lost_retransmissions();
         added
+    }
+
+    /// Retransmissions overtaken by SACKed later data are lost: they leave `retransmitted` (so
+    /// `pipe` stops counting them) and become retransmission candidates again.
+    fn detect_lost_retransmissions(&mut self) {
+        let Some(&(_, highest_end)) = self.sacked.ranges().last() else { return };
+        while let Some(&(seq, sent_before)) = self.rtx_order.front() {
+            if sent_before >= highest_end {
+                break;
+            }
+            self.rtx_order.pop_front();
+            if self.retransmitted.remove_range(seq, seq + 1) == 1 {
+                self.next_rxt = self.next_rxt.min(seq);
+            }
+        }
     }
 
     /// Segments below this that are not SACKed are lost.
@@ -87,12 +114,13 @@ impl Scoreboard {
         self.sacked.count()
     }
 
-    /// RFC 6675 NextSeg() rule 1: the first lost segment not yet retransmitted in this episode.
+    /// RFC 6675 NextSeg() rule 1: the first lost segment not yet retransmitted in this episode
+    /// (or whose retransmission was lost).
     pub fn next_lost(&self, una: u32) -> Option<u32> {
         let edge = self.loss_edge();
         let mut seq = self.next_rxt.max(una);
         while seq < edge {
-            match self.sacked.range_containing(seq) {
+            match self.sacked.range_containing(seq).or_else(|| self.retransmitted.range_containing(seq)) {
                 Some((_, end)) => seq = end,
                 None => return Some(seq),
             }
@@ -100,9 +128,10 @@ impl Scoreboard {
         None
     }
 
-    /// A loss retransmission of `seq` left.
-    pub fn on_retransmit(&mut self, seq: u32) {
+    /// A loss retransmission of `seq` left while `snd_nxt` was the next new segment.
+    pub fn on_retransmit(&mut self, seq: u32, snd_nxt: u32) {
         self.retransmitted.insert(seq);
+        self.rtx_order.push_back((seq, snd_nxt));
         self.next_rxt = self.next_rxt.max(seq + 1);
     }
 
@@ -116,6 +145,7 @@ impl Scoreboard {
     pub fn on_timeout(&mut self, una: u32, snd_max: u32) {
         self.timeout_edge = snd_max;
         self.retransmitted.clear();
+        self.rtx_order.clear();
         self.next_rxt = una;
     }
 }
@@ -141,7 +171,7 @@ mod tests {
         assert_eq!(sb.pipe(2, 10), 3);
         sb.start_episode(2);
         assert_eq!(sb.next_lost(2), Some(2));
-        sb.on_retransmit(2);
+        sb.on_retransmit(2, 10);
         assert_eq!(sb.pipe(2, 10), 4, "the retransmission is in flight");
         assert_eq!(sb.next_lost(2), None);
         // SACK [6,10): now 3,4,6,7,8,9 are SACKed; 3rd highest is 7, so 5 is lost too.
@@ -150,23 +180,44 @@ mod tests {
         assert_eq!(sb.next_lost(2), Some(5));
         // outstanding 8 - sacked 6 - lost 2 (2, 5) + retransmitted 1 = 1.
         assert_eq!(sb.pipe(2, 10), 1);
-        sb.on_retransmit(5);
+        sb.on_retransmit(5, 10);
         // The retransmission of 2 arrives: ACK 5 (3, 4 were held); 5's retransmission is in flight.
         sb.on_ack(5, [(6, 10)].into_iter());
         assert_eq!(sb.pipe(5, 10), 5 - 4 - 1 + 1);
         assert_eq!(sb.next_lost(5), None);
     }
 
+    /// 0..10 outstanding, 2 lost and retransmitted while 10 was the next new segment; new data
+    /// 10..13 follows. SACKs of segments sent before the retransmission prove nothing; once 10,
+    /// sent after it, is SACKed, the retransmission of 2 cannot still be on its way.
+    #[test]
+    fn a_retransmission_overtaken_by_later_data_is_lost_again() {
+        let mut sb = Scoreboard::new(3);
+        sb.on_ack(2, [(3, 9)].into_iter());
+        sb.start_episode(2);
+        assert_eq!(sb.next_lost(2), Some(2));
+        sb.on_retransmit(2, 10);
+        assert_eq!(sb.next_lost(2), None);
+        // outstanding 11 - sacked 6 - lost 1 (segment 2) + its retransmission in flight 1.
+        assert_eq!(sb.pipe(2, 13), 11 - 6 - 1 + 1);
+        sb.on_ack(2, [(3, 10)].into_iter());
+        assert_eq!(sb.next_lost(2), None, "9 was sent before the retransmission");
+        sb.on_ack(2, [(3, 11)].into_iter());
+        assert_eq!(sb.next_lost(2), Some(2), "10 was sent after it and arrived first");
+        // outstanding 11 - sacked 8 - lost 1 (segment 2) + 0 retransmissions in flight: 11, 12.
+        assert_eq!(sb.pipe(2, 13), 2);
+    }
+
     #[test]
     fn a_timeout_marks_the_whole_window_lost_but_keeps_sack_information() {
         let mut sb = Scoreboard::new(3);
         sb.on_ack(0, [(4, 6)].into_iter());
-        sb.on_retransmit(0);
+        sb.on_retransmit(0, 10);
         sb.on_timeout(0, 10);
         assert_eq!(sb.pipe(0, 10), 0, "nothing presumed in flight after a timeout");
         let order: Vec<u32> = std::iter::from_fn(|| {
             let s = sb.next_lost(0)?;
-            sb.on_retransmit(s);
+            sb.on_retransmit(s, 10);
             Some(s)
         })
         .collect();

@@ -536,7 +536,7 @@ impl Sender {
             if self.retransmit_pending {
                 self.retransmit_pending = false;
             } else if let (Some(sb), true) = (&mut self.scoreboard, retransmission) {
-                sb.on_retransmit(seq);
+                sb.on_retransmit(seq, self.snd_nxt);
             } else {
                 self.snd_nxt += 1;
             }
