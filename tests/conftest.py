@@ -22,6 +22,10 @@ if importlib.util.find_spec("ccsim") is None:
     sys.path.insert(0, str(ROOT / "python"))
 
 import ccsim  # noqa: E402
+from ccsim.runner import CHECK_INVARIANTS_ENV  # noqa: E402
+
+# Every run the suite makes, in this process or in sweep workers, checks packet conservation.
+os.environ[CHECK_INVARIANTS_ENV] = "1"
 import ccsim.scenario  # noqa: E402
 
 PACKAGE_PARENT = Path(ccsim.__file__).resolve().parent.parent

@@ -312,6 +312,8 @@ class FakeEngine:
 def test_run_advances_in_chunks(scenario: ccsim.Scenario, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeEngine()
     monkeypatch.setattr(ccsim.runner, "engine", lambda: fake)
+    # The stand-in's tables carry no packet accounting to check.
+    monkeypatch.delenv(ccsim.runner.CHECK_INVARIANTS_ENV)
     results = ccsim.run(scenario)
     (simulation,) = fake.simulations
     assert len(simulation.calls) == 100
@@ -340,3 +342,14 @@ def test_engine_rejection_maps_flows_to_groups(
     with pytest.raises(ScenarioError) as caught:
         ccsim.run(scenario)
     assert str(caught.value) == "flows[1]: bad; flows[0] (flow 2 of 2): worse"
+
+
+@requires_engine
+def test_the_conservation_check_catches_a_missing_packet() -> None:
+    from ccsim.runner import check_conservation
+
+    results = ccsim.run(ccsim.Scenario.from_toml(SMALL_DUMBBELL))
+    check_conservation(results)  # a real run balances
+    results.flows.loc[0, "packets_delivered"] -= 1
+    with pytest.raises(ccsim.EngineError, match="not conserved at flow 0"):
+        check_conservation(results)

@@ -7,6 +7,7 @@ progress bar can follow it and Ctrl-C is noticed between chunks.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from types import ModuleType, TracebackType
@@ -68,7 +69,39 @@ def run(scenario: Scenario, *, progress: bool = False) -> Results:
     wall_s = time.perf_counter() - started
     from ccsim.results import Results  # pandas: imported only when a run needs it
 
-    return Results.from_engine(scenario, output, wall_s=wall_s, version=str(core.version()))
+    results = Results.from_engine(scenario, output, wall_s=wall_s, version=str(core.version()))
+    if os.environ.get(CHECK_INVARIANTS_ENV):
+        check_conservation(results)
+    return results
+
+
+#: When this environment variable is set (the test suite sets it), every run checks packet
+#: conservation before returning; the variable reaches sweep workers in other processes too.
+CHECK_INVARIANTS_ENV = "CCSIM_CHECK_INVARIANTS"
+
+
+def check_conservation(results: Results) -> None:
+    """Raise EngineError unless every data packet is accounted for, per flow and per link.
+
+    Per flow: sent = delivered + dropped + still in the network when the run ended.
+    Per link: offered = left the far end + dropped by the queue + still inside.
+    """
+    flows, links = results.flows, results.links
+    flow_gap = flows["packets_sent"].astype("int64") - (
+        flows["packets_delivered"].astype("int64")
+        + flows["drops"].astype("int64")
+        + flows["in_flight_end"].astype("int64")
+    )
+    link_gap = links["arrivals"].astype("int64") - (
+        links["packets"].astype("int64")
+        + links["queue_drops"].astype("int64")
+        + links["in_link_end"].astype("int64")
+    )
+    bad = [f"flow {f}" for f in flows["flow"][flow_gap != 0]]
+    bad += [f"link {link}" for link in links["link"][link_gap != 0]]
+    if bad:
+        name = results.summary.get("name", "?")
+        raise EngineError(f"{name}: packets not conserved at {', '.join(bad[:5])}")
 
 
 def check_with_engine(scenario: Scenario) -> None:
