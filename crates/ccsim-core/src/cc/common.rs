@@ -4,13 +4,15 @@
 //! * [`rtt_stats`]: per-round RTT minimum/mean and the all-time extremes (Vegas, YeAH, Illinois);
 //! * [`bandwidth`]: delivery counted over intervals, and Westwood+'s filtered estimate (Westwood,
 //!   H-TCP's throughput tracking);
-//! * [`hystart`]: Linux's HyStart slow-start exit (CUBIC).
+//! * [`hystart`]: Linux's HyStart slow-start exit (CUBIC);
+//! * [`spacing`]: Paced and Randomized TCP's transmission timing.
 //!
 //! Rounds ("once per RTT") come from the sender: [`AckSample::round_start`].
 
 pub mod bandwidth;
 pub mod hystart;
 pub mod rtt_stats;
+pub mod spacing;
 
 use super::{AckSample, CongestionEvent, CongestionKind, Window};
 use crate::units::Dur;

@@ -12,6 +12,7 @@
 //! window arithmetic of Linux `tcp_cong.c`) lives once in [`common`].
 
 pub mod bic;
+pub mod binomial;
 pub mod common;
 pub mod cubic;
 pub mod highspeed;
@@ -19,6 +20,8 @@ pub mod htcp;
 pub mod hybla;
 pub mod illinois;
 pub mod newreno;
+pub mod paced;
+pub mod randomized;
 pub mod registry;
 pub mod reno;
 pub mod scalable;

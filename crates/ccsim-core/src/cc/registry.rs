@@ -6,18 +6,22 @@
 use std::collections::BTreeMap;
 
 use super::bic::{self, Bic};
+use super::binomial::{self, Binomial};
 use super::cubic::{self, Cubic};
 use super::highspeed::{self, HighSpeed};
 use super::htcp::{self, Htcp};
 use super::hybla::{self, Hybla};
 use super::illinois::{self, Illinois};
 use super::newreno::NewReno;
+use super::paced::{self, Paced};
+use super::randomized::{self, Randomized};
 use super::reno::{Reno, RenoWindow};
 use super::scalable::{self, Scalable};
 use super::vegas::{self, Vegas};
 use super::westwood::{self, Westwood};
 use super::yeah::{self, Yeah};
 use super::CongestionControl;
+use crate::rng::Stream;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
@@ -53,7 +57,8 @@ pub struct AlgorithmInfo {
     /// The loss recovery the sender runs: "reno" or "newreno".
     pub recovery: &'static str,
     pub params: &'static [ParamInfo],
-    build: fn(&Params) -> Box<dyn CongestionControl>,
+    /// Builds a controller from validated parameters and the flow's own random stream.
+    build: fn(&Params, Stream) -> Box<dyn CongestionControl>,
 }
 
 /// Validated parameter values; unset ones read as their defaults.
@@ -106,7 +111,15 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   loss window, then max probing",
         recovery: "newreno",
         params: bic::PARAMS,
-        build: |p| Box::new(Bic::from_params(p)),
+        build: |p, _| Box::new(Bic::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "binomial",
+        summary: "Binomial congestion control (Bansal, Balakrishnan 2001): per RTT w += a/w^k, per loss \
+                  w -= b w^l; defaults are Reno's",
+        recovery: "reno",
+        params: binomial::PARAMS,
+        build: |p, rng| Box::new(Binomial::from_params("binomial", None, p, rng)),
     },
     AlgorithmInfo {
         name: "cubic",
@@ -114,7 +127,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   last loss, with a Reno-friendly region",
         recovery: "newreno",
         params: cubic::PARAMS,
-        build: |p| Box::new(Cubic::from_params(p)),
+        build: |p, _| Box::new(Cubic::from_params(p)),
     },
     AlgorithmInfo {
         name: "highspeed",
@@ -122,7 +135,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   window-dependent AIMD for w = 0.12/p^0.835",
         recovery: "newreno",
         params: highspeed::PARAMS,
-        build: |p| Box::new(HighSpeed::from_params(p)),
+        build: |p, _| Box::new(HighSpeed::from_params(p)),
     },
     AlgorithmInfo {
         name: "htcp",
@@ -130,7 +143,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   last loss, decrease RTT_min/RTT_max",
         recovery: "newreno",
         params: htcp::PARAMS,
-        build: |p| Box::new(Htcp::from_params(p)),
+        build: |p, _| Box::new(Htcp::from_params(p)),
     },
     AlgorithmInfo {
         name: "hybla",
@@ -138,7 +151,15 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   a 25 ms-RTT Reno flow",
         recovery: "newreno",
         params: hybla::PARAMS,
-        build: |p| Box::new(Hybla::from_params(p)),
+        build: |p, _| Box::new(Hybla::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "iiad",
+        summary: "Binomial IIAD (Bansal, Balakrishnan 2001): k = 1, l = 0, a = 1, b = 0.67 (ns-2 \
+                  test-suite-aimd.tcl)",
+        recovery: "reno",
+        params: binomial::PRESET_PARAMS,
+        build: |p, rng| Box::new(Binomial::from_params("iiad", Some(binomial::IIAD), p, rng)),
     },
     AlgorithmInfo {
         name: "illinois",
@@ -146,21 +167,37 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   and decrease set by queueing delay",
         recovery: "newreno",
         params: illinois::PARAMS,
-        build: |p| Box::new(Illinois::from_params(p)),
+        build: |p, _| Box::new(Illinois::from_params(p)),
     },
     AlgorithmInfo {
         name: "newreno",
         summary: "NewReno (RFC 6582): AIMD with recovery that repairs every loss of a window",
         recovery: "newreno",
         params: AIMD_PARAMS,
-        build: |p| Box::new(NewReno::new(RenoWindow::from_params(p))),
+        build: |p, _| Box::new(NewReno::new(RenoWindow::from_params(p))),
+    },
+    AlgorithmInfo {
+        name: "paced",
+        summary: "Paced TCP (Aggarwal, Savage, Anderson 2000): Reno whose window is spread over the \
+                  RTT, one segment every srtt/cwnd",
+        recovery: "reno",
+        params: paced::PARAMS,
+        build: |p, rng| Box::new(Paced::from_params(p, rng)),
+    },
+    AlgorithmInfo {
+        name: "randomized",
+        summary: "Randomized TCP (seed 000): Paced TCP with gaps srtt(1+x)/cwnd, x ~ U[-I, I], and \
+                  increase scaled by (RTTeff/R)^2",
+        recovery: "reno",
+        params: randomized::PARAMS,
+        build: |p, rng| Box::new(Randomized::from_params(p, rng)),
     },
     AlgorithmInfo {
         name: "reno",
         summary: "Reno (RFC 5681): AIMD, fast recovery ends at the first new ACK",
         recovery: "reno",
         params: AIMD_PARAMS,
-        build: |p| Box::new(Reno::new(RenoWindow::from_params(p))),
+        build: |p, _| Box::new(Reno::new(RenoWindow::from_params(p))),
     },
     AlgorithmInfo {
         name: "scalable",
@@ -168,7 +205,15 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   a legacy window",
         recovery: "newreno",
         params: scalable::PARAMS,
-        build: |p| Box::new(Scalable::from_params(p)),
+        build: |p, _| Box::new(Scalable::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "sqrt",
+        summary: "Binomial SQRT (Bansal, Balakrishnan 2001): k = l = 0.5, a = 1, b = 0.67 (ns-2 \
+                  test-suite-aimd.tcl)",
+        recovery: "reno",
+        params: binomial::PRESET_PARAMS,
+        build: |p, rng| Box::new(Binomial::from_params("sqrt", Some(binomial::SQRT), p, rng)),
     },
     AlgorithmInfo {
         name: "vegas",
@@ -176,7 +221,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   queued by moving cwnd one segment per RTT",
         recovery: "newreno",
         params: vegas::PARAMS,
-        build: |p| Box::new(Vegas::from_params(p)),
+        build: |p, _| Box::new(Vegas::from_params(p)),
     },
     AlgorithmInfo {
         name: "westwood",
@@ -184,7 +229,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   set to bandwidth estimate x min RTT after a loss",
         recovery: "newreno",
         params: westwood::PARAMS,
-        build: |p| Box::new(Westwood::from_params(p)),
+        build: |p, _| Box::new(Westwood::from_params(p)),
     },
     AlgorithmInfo {
         name: "yeah",
@@ -192,7 +237,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   increase by queue estimate, decongestion",
         recovery: "newreno",
         params: yeah::PARAMS,
-        build: |p| Box::new(Yeah::from_params(p)),
+        build: |p, _| Box::new(Yeah::from_params(p)),
     },
 ];
 
@@ -233,27 +278,32 @@ pub fn validate(name: &str, values: &BTreeMap<String, f64>) -> Result<&'static A
     Ok(info)
 }
 
-/// Build a fresh controller for one flow.
-pub fn build(name: &str, values: &BTreeMap<String, f64>) -> Result<Box<dyn CongestionControl>, String> {
+/// Build a fresh controller for one flow. `rng` is the flow's own stream for algorithms that
+/// draw random numbers (the engine passes `stream(seed, Flow, flow id, Congestion)`).
+pub fn build(name: &str, values: &BTreeMap<String, f64>, rng: Stream) -> Result<Box<dyn CongestionControl>, String> {
     let info = validate(name, values)?;
-    Ok((info.build)(&Params { info, values }))
+    Ok((info.build)(&Params { info, values }, rng))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn rng() -> Stream {
+        crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion)
+    }
+
     #[test]
     fn unknown_names_and_parameters_are_rejected_with_the_choices() {
-        let err = build("renoo", &BTreeMap::new()).err().unwrap();
+        let err = build("renoo", &BTreeMap::new(), rng()).err().unwrap();
         assert!(err.contains("renoo") && err.contains("newreno"), "{err}");
         let mut p = BTreeMap::new();
         p.insert("gamma".to_string(), 1.0);
-        let err = build("reno", &p).err().unwrap();
+        let err = build("reno", &p, rng()).err().unwrap();
         assert!(err.contains("gamma") && err.contains("alpha"), "{err}");
         p.clear();
         p.insert("beta".to_string(), 1.5);
-        assert!(build("reno", &p).is_err());
+        assert!(build("reno", &p, rng()).is_err());
     }
 
     #[test]
@@ -286,7 +336,7 @@ mod tests {
         use super::super::{CongestionKind, Window};
         const MS: u64 = 1_000_000;
         for a in algorithms() {
-            let mut cc = build(a.name, &BTreeMap::new()).unwrap();
+            let mut cc = build(a.name, &BTreeMap::new(), rng()).unwrap();
             let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
             let (mut rng, mut now, mut delivered, mut in_round, mut in_recovery) = (7u64, 1000 * MS, 0u64, 0.0, false);
             for _ in 0..50_000 {
@@ -337,7 +387,7 @@ mod tests {
         sorted.sort();
         assert_eq!(names, sorted);
         for a in algorithms() {
-            assert_eq!(build(a.name, &BTreeMap::new()).unwrap().name(), a.name);
+            assert_eq!(build(a.name, &BTreeMap::new(), rng()).unwrap().name(), a.name);
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::cc::CongestionControl;
 use crate::net::link::NodeId;
 use crate::net::routing::Graph;
 use crate::net::topology::{Endpoints, Network};
-use crate::rng::{stream, Entity, Purpose};
+use crate::rng::{stream, Entity, Purpose, Stream};
 use crate::spec::{ArrivalSpec, FlowTemplate, GeneratorSpec, ScenarioSpec};
 use crate::tcp::profile::StackConfig;
 use crate::tcp::receiver::Receiver;
@@ -20,8 +20,9 @@ use crate::trace::{FlowSeries, QueueSeries};
 use crate::traffic::{draw_rtt, slot_choice, Flow, Generator, Placement};
 use crate::units::{Dur, Time};
 
-/// Builds a flow's congestion controller from its template.
-pub type CcFactory = Box<dyn Fn(&FlowTemplate) -> Result<Box<dyn CongestionControl>, String> + Send + Sync>;
+/// Builds a flow's congestion controller from its template and the flow's own random stream
+/// (`stream(seed, Flow, flow id, Congestion)`), for algorithms that draw random numbers.
+pub type CcFactory = Box<dyn Fn(&FlowTemplate, Stream) -> Result<Box<dyn CongestionControl>, String> + Send + Sync>;
 
 /// Routes and base RTTs between endpoint pairs, computed once per pair.
 struct Router {
@@ -67,14 +68,17 @@ impl Simulation {
         let mut flow_eps = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
             let what = format!("flows[{i}]");
-            cc_factory(&f.template).map_err(|e| format!("{what}.cc: {e}"))?;
+            let rng = stream(spec.seed, Entity::Flow, i as u64, Purpose::Congestion);
+            cc_factory(&f.template, rng).map_err(|e| format!("{what}.cc: {e}"))?;
             check_template(&what, &f.template)?;
             flow_eps.push(net.attach(&what, &i.to_string(), f.src.as_deref(), f.dst.as_deref(), f.rtt_ns, false)?);
         }
         let mut gen_eps: Vec<Vec<Endpoints>> = Vec::new();
         for (g, gs) in spec.generators.iter().enumerate() {
             let what = format!("generators[{g}]");
-            cc_factory(&gs.template).map_err(|e| format!("{what}.cc: {e}"))?;
+            // A validation build only: transfers get their own streams in `add_flow`.
+            let rng = stream(spec.seed, Entity::Generator, g as u64, Purpose::Congestion);
+            cc_factory(&gs.template, rng).map_err(|e| format!("{what}.cc: {e}"))?;
             check_template(&what, &gs.template)?;
             let sources = match gs.arrivals {
                 ArrivalSpec::ClosedLoop { slots } => slots,
@@ -173,7 +177,8 @@ impl Simulation {
 
     fn add_flow(&mut self, t: &FlowTemplate, place: Placement, start: Time, size: Option<u64>, origin: Option<(u32, u32)>) -> Result<u32, String> {
         let id = self.flows.len() as u32;
-        let cc = (self.cc_factory)(t)?;
+        // Keyed by the flow id, generator transfers included: deterministic for a given scenario.
+        let cc = (self.cc_factory)(t, stream(self.seed, Entity::Flow, id as u64, Purpose::Congestion))?;
         let max_window = t.max_window_pkts.unwrap_or(self.stack.default_max_window_pkts) as f64;
         let setup = SenderSetup {
             flow: id,

@@ -36,7 +36,7 @@ pub struct Simulation {
 impl Simulation {
     /// Build from a resolved scenario, with algorithms from the registry.
     pub fn new(spec: &ScenarioSpec) -> Result<Self, String> {
-        Self::with_factory(spec, Box::new(|t| crate::cc::registry::build(&t.cc, &t.cc_params)))
+        Self::with_factory(spec, Box::new(|t, rng| crate::cc::registry::build(&t.cc, &t.cc_params, rng)))
     }
 
     pub fn now(&self) -> Time {

@@ -8,6 +8,7 @@ mod fairness;
 mod laws;
 mod pacing;
 mod probe;
+mod randomized;
 mod red;
 mod response;
 mod sack;

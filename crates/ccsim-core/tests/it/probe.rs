@@ -51,5 +51,5 @@ impl CongestionControl for Probe {
 
 /// A factory that builds probes sharing one log.
 pub fn factory(log: Log, pace: Option<(u64, f64)>) -> CcFactory {
-    Box::new(move |_| Ok(Box::new(Probe { window: RenoWindow::default(), log: log.clone(), pace, last_sent: None })))
+    Box::new(move |_, _| Ok(Box::new(Probe { window: RenoWindow::default(), log: log.clone(), pace, last_sent: None })))
 }
