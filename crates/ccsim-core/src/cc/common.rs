@@ -142,6 +142,16 @@ pub(crate) mod testing {
         }
     }
 
+    /// An ACK at t = 10 s whose timestamp echo gives an RTT of `rtt_ms` (the delay-based
+    /// algorithms take their samples from the echo).
+    pub fn ack_rtt(rtt_ms: u64, round_start: bool) -> AckSample {
+        let mut a = ack(1.0);
+        a.now = 10_000 * crate::units::NS_PER_MS;
+        a.echoed_ts = a.now - rtt_ms * crate::units::NS_PER_MS;
+        a.round_start = round_start;
+        a
+    }
+
     pub fn congestion(kind: CongestionKind, basis: f64, first_timeout: bool) -> CongestionEvent {
         CongestionEvent {
             now: 0,

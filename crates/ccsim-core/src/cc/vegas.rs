@@ -215,20 +215,12 @@ impl CongestionControl for Vegas {
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack, congestion};
+    use super::super::common::testing::{ack_rtt, congestion};
     use super::super::CongestionKind;
     use super::*;
     use crate::units::NS_PER_MS;
 
     const MS: u64 = NS_PER_MS;
-
-    fn ack_rtt(rtt_ms: u64, round_start: bool) -> AckSample {
-        let mut a = ack(1.0);
-        a.now = 10_000 * MS;
-        a.echoed_ts = a.now - rtt_ms * MS;
-        a.round_start = round_start;
-        a
-    }
 
     /// A Vegas that has seen a 100 ms base RTT and starts a fresh round.
     fn with_base_100ms() -> Vegas {

@@ -235,19 +235,11 @@ impl CongestionControl for Yeah {
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack, congestion};
+    use super::super::common::testing::{ack_rtt, congestion};
     use super::*;
     use crate::units::NS_PER_MS;
 
     const MS: u64 = NS_PER_MS;
-
-    fn ack_rtt(rtt_ms: u64, round_start: bool) -> AckSample {
-        let mut a = ack(1.0);
-        a.now = 10_000 * MS;
-        a.echoed_ts = a.now - rtt_ms * MS;
-        a.round_start = round_start;
-        a
-    }
 
     fn with_base_100ms() -> Yeah {
         let mut y = Yeah::default();
