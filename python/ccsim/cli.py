@@ -255,6 +255,88 @@ def sweep(
         sys.exit(EXIT_FAILURE)
 
 
+@app.command()
+def study(
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="NAME",
+            help="Study ID (R6) or slug (phase-effects); --list shows them all.",
+            show_default=False,
+        ),
+    ] = None,
+    list_all: Annotated[
+        bool, typer.Option("--list", help="List the studies and exit.")
+    ] = False,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick", help="Shortened: fewer points and seeds, shorter runs (CI, a first look)."
+        ),
+    ] = False,
+    profile: Annotated[
+        str,
+        typer.Option(
+            "--profile",
+            metavar="PROFILE",
+            help="TCP stack profile to run under: ns2 (the paper's), rfc or linux.",
+        ),
+    ] = "ns2",
+    replicates: Annotated[
+        int | None,
+        typer.Option(
+            "--replicates", metavar="N", min=1, help="Seeds per point (default: the study's).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Study directory; default results/studies/ID (-PROFILE, -quick suffixes). "
+            "Runs already in it are not run again.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", "-j", metavar="N", min=1,
+            help="Local worker processes; default one per core; 1 runs in this process.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Run a named study of the seed papers and print ours next to the published numbers.
+
+    Prints the setup (assumptions and stack profile included), runs it through the sweep
+    machinery (parallel, resumable, cached in the study directory), and prints the comparison
+    table and one verdict per claim: reproduced, partly or not reproduced, computed from the
+    numbers against the criterion the study states. Writes ID.csv, ID.png and ID-verdicts.csv.
+    """
+    from ccsim import studies
+
+    if list_all:
+        table = Table(title="Studies (ccsim study NAME)")
+        for column in ("ID", "slug", "title", "algorithms"):
+            table.add_column(column)
+        for entry in studies.list_studies():
+            table.add_row(entry.id, entry.slug, escape(entry.title), ", ".join(entry.algorithms))
+        _console.print(table)
+        return
+    if name is None:
+        _fail("a study NAME or --list is needed (see ccsim study --help)", EXIT_BAD_INPUT)
+    try:
+        studies.run(
+            name, quick, profile=profile, replicates=replicates, out=out, workers=workers,
+            console=_console, progress=sys.stderr.isatty(),
+        )
+    except KeyboardInterrupt:
+        _fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)
+
+
 def _print_plan(loaded: Any) -> None:
     table = Table(title=loaded.describe())
     columns = loaded.columns()

@@ -1,0 +1,75 @@
+"""Named studies: the experiments of the seed papers, one command each.
+
+>>> from ccsim import studies
+>>> [s.id for s in studies.list_studies()][:3]                     # doctest: +SKIP
+['R1', 'R2', 'R3']
+>>> report = studies.run("phase-effects", quick=True)             # doctest: +SKIP
+>>> report.table, [v.verdict for v in report.verdicts]            # doctest: +SKIP
+
+A study is found by its ID (``R6``, case-insensitive) or its slug (``phase-effects``). It runs
+through the sweep machinery into ``results/studies/<ID>/`` (resumable and cached: running it
+again only runs what is missing), prints ours next to the published numbers, and writes
+``<ID>.csv``, ``<ID>.png`` and ``<ID>-verdicts.csv`` there. docs/studies/ reports the results.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ccsim.errors import ScenarioError
+from ccsim.studies.core import Settings, Study, StudyReport, run_study
+from ccsim.studies.seed000 import STUDIES as SEED000
+
+__all__ = ["PROFILES", "Settings", "Study", "StudyReport", "get", "list_studies", "run"]
+
+#: The stack profiles a study can be re-run under.
+PROFILES = ("ns2", "rfc", "linux")
+
+_REGISTRY: tuple[Study, ...] = (*SEED000,)
+
+
+def list_studies() -> list[Study]:
+    """Every registered study, in the order of studies.md."""
+    return list(_REGISTRY)
+
+
+def get(name: str) -> Study:
+    """The study with this ID (``R6``, any case) or slug (``phase-effects``)."""
+    wanted = name.strip().lower()
+    for study in _REGISTRY:
+        if wanted in (study.id.lower(), study.slug):
+            return study
+    known = ", ".join(f"{s.id} ({s.slug})" for s in _REGISTRY)
+    raise ScenarioError(f"unknown study {name!r}; expected one of: {known}")
+
+
+def run(
+    name: str,
+    quick: bool = False,
+    *,
+    profile: str = "ns2",
+    replicates: int | None = None,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    console: Any = None,
+    progress: bool = False,
+) -> StudyReport:
+    """Run the study ``name`` and return its report (table, verdicts, files written).
+
+    ``quick`` shortens it (fewer points and seeds, shorter runs) for CI and a first look;
+    ``profile`` re-runs it under another TCP stack profile; ``replicates`` overrides the number
+    of seeds. Results go to ``out`` (default ``results/studies/<ID>``, with ``-<profile>`` and
+    ``-quick`` suffixes when not the full ns2 run). ``console``: a rich Console to print the
+    setup, the table and the verdicts to.
+    """
+    if profile not in PROFILES:
+        raise ScenarioError(
+            f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}"
+        )
+    if replicates is not None and replicates < 1:
+        raise ScenarioError(f"replicates: {replicates} is not >= 1")
+    settings = Settings(quick=quick, profile=profile, replicates=replicates)
+    return run_study(
+        get(name), settings, out, workers=workers, console=console, progress=progress
+    )

@@ -1,0 +1,534 @@
+"""The machinery every named study shares: definition, running, comparison, verdicts, output.
+
+A :class:`Study` is data plus three functions:
+
+* ``sweeps(settings)`` returns the sweep definitions (dicts shaped like a sweep file, see
+  docs/experiments.md) that produce its runs. Each runs through :func:`ccsim.sweep` into its own
+  result store under the study's directory, so a study is parallel, resumable and cached exactly
+  as a sweep is: running it again runs only what is missing.
+* ``analyse(context)`` turns the finished runs into the comparison table: one row per quantity
+  the paper reports, with our mean over seeds (``ours``), its spread (``sd``), the number of runs
+  (``runs``) and the published value (``published``, NaN where the paper gives none).
+* each :class:`Claim` reads that table and returns :class:`Check` results; the verdict is
+  computed from the checks (:func:`grade`), never written by hand.
+
+:func:`run_study` does the rest: prints the setup (assumptions and stack profile included),
+the table and the verdicts, and writes ``<ID>.csv``, ``<ID>.png`` and ``<ID>-verdicts.csv``.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "NOT_REPRODUCED",
+    "NOT_RUN",
+    "PARTLY",
+    "REPRODUCED",
+    "Check",
+    "Claim",
+    "ClaimResult",
+    "Context",
+    "Settings",
+    "Study",
+    "StudyReport",
+    "grade",
+    "run_study",
+    "summarise",
+]
+
+REPRODUCED = "reproduced"
+PARTLY = "partly"
+NOT_REPRODUCED = "not reproduced"
+NOT_RUN = "not run"
+
+#: Columns every comparison table ends with (the key columns of a study come first).
+VALUE_COLUMNS = ["metric", "ours", "sd", "runs", "published"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a study is run: full or ``quick``, the TCP stack profile, the seeds."""
+
+    quick: bool = False
+    profile: str = "ns2"
+    #: None: the study's own number of replicates (fewer with ``quick``).
+    replicates: int | None = None
+
+    def seeds(self, full: int, quick: int) -> list[int]:
+        """Seeds 1..n, n being ``replicates`` when given, else the study's full or quick count."""
+        n = (
+            self.replicates
+            if self.replicates is not None
+            else (quick if self.quick else full)
+        )
+        return list(range(1, max(1, n) + 1))
+
+    def pick(self, full: Any, quick: Any) -> Any:
+        """``quick`` in quick mode, ``full`` otherwise (points, durations, ...)."""
+        return quick if self.quick else full
+
+
+@dataclass(frozen=True)
+class Check:
+    """One testable condition of a claim: what it says, and whether it holds (None: no data)."""
+
+    text: str
+    ok: bool | None
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    claim: str
+    criterion: str
+    checks: tuple[Check, ...]
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A published claim and the explicit criterion it is judged by.
+
+    ``evaluate(table)`` returns the checks; :func:`grade` turns them into the verdict, so the
+    verdict follows the numbers.
+    """
+
+    text: str
+    criterion: str
+    evaluate: Callable[[pd.DataFrame], Sequence[Check]]
+
+    def judge(self, table: pd.DataFrame) -> ClaimResult:
+        checks = tuple(self.evaluate(table))
+        return ClaimResult(self.text, self.criterion, checks, grade(checks))
+
+
+def grade(checks: Sequence[Check]) -> str:
+    """All checks hold: reproduced; some: partly; none: not reproduced; any without data: not
+    run (a claim is not judged on half of its evidence)."""
+    if not checks or any(c.ok is None for c in checks):
+        return NOT_RUN
+    held = sum(bool(c.ok) for c in checks)
+    if held == len(checks):
+        return REPRODUCED
+    return PARTLY if held else NOT_REPRODUCED
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """How the comparison table is drawn: ``x`` (a key column) gives a line per ``hue`` value
+    against it; without ``x``, bars of ours next to published per row. One panel per metric."""
+
+    title: str
+    x: str | None = None
+    hue: str | None = None
+    xlabel: str | None = None
+
+
+@dataclass(frozen=True)
+class Study:
+    """A named experiment of a seed paper (an entry of studies.md)."""
+
+    id: str
+    slug: str
+    title: str
+    source: str
+    setup: str
+    assumptions: tuple[str, ...]
+    sweeps: Callable[[Settings], list[dict[str, Any]]]
+    analyse: Callable[[Context], pd.DataFrame]
+    claims: tuple[Claim, ...]
+    figure: FigureSpec
+    #: Algorithm names the study is about (listed by ``ccsim study --list``).
+    algorithms: tuple[str, ...] = ()
+
+
+# ---- running -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Context:
+    """What ``analyse`` sees: the settings and the finished sweeps by name (None: not run)."""
+
+    settings: Settings
+    results: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def runs(self, sweep: str) -> pd.DataFrame:
+        """The catalogue's runs table of one sweep (finished points only); empty if not run."""
+        result = self.results.get(sweep)
+        if result is None:
+            return pd.DataFrame()
+        runs = result.runs
+        return runs[runs["status"] == "done"].reset_index(drop=True)
+
+    def table(self, sweep: str, run_id: str, name: str) -> pd.DataFrame:
+        """One run's table (``flows``, ``drops``, ``series``, ...) from the sweep's store."""
+        path = self.results[sweep].store.run_dir(run_id) / f"{name}.parquet"
+        return pd.read_parquet(path)
+
+    def points(
+        self, sweep: str
+    ) -> Iterator[tuple[pd.Series, Callable[[str], pd.DataFrame]]]:
+        """Each finished point of a sweep, with a loader of its run's tables."""
+        for _, point in self.runs(sweep).iterrows():
+            run_id = point["run_id"]
+            yield point, functools.partial(self.table, sweep, run_id)
+
+
+@dataclass
+class StudyReport:
+    """What :func:`run_study` returns: the comparison table, the verdicts and the files."""
+
+    study: Study
+    settings: Settings
+    table: pd.DataFrame
+    verdicts: list[ClaimResult]
+    directory: Path
+    files: list[Path]
+    notes: list[str]
+    runs: int = 0
+
+    def verdict(self, index: int) -> str:
+        return self.verdicts[index].verdict
+
+
+def available_algorithms() -> set[str] | None:
+    """The engine's algorithm names (None without an engine)."""
+    from ccsim.scenario import _algorithms
+
+    registry = _algorithms()
+    return None if registry is None else set(registry)
+
+
+def _prune(
+    sweep: dict[str, Any], have: set[str] | None
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """Drop the compared algorithms the engine lacks; the whole sweep if its flows need one.
+
+    A study is written against the paper's algorithms; until the engine has all of them the
+    configurations it can run still run, and the missing ones are reported as not run.
+    """
+    if have is None:
+        return sweep, []
+    sweep = copy.deepcopy(sweep)
+    compare = sweep.get("compare")
+    if not compare:
+        needed = {f["cc"] for f in sweep["scenario"].get("flows", [])}
+        needed |= {g["cc"] for g in sweep["scenario"].get("generators", [])}
+        lacking = sorted(needed - have)
+        return (None, lacking) if lacking else (sweep, [])
+    # In a comparative sweep every flow runs a compared algorithm or the baseline (the base
+    # scenario's flows are written with the baseline), so only those two matter.
+    baseline = compare.get("baseline", "reno")
+    base_cc = baseline if isinstance(baseline, str) else baseline["cc"]
+    if base_cc not in have:
+        return None, [base_cc]
+    entries = compare["algorithms"]
+    kept = [a for a in entries if (a if isinstance(a, str) else a["cc"]) in have]
+    missing = sorted(
+        {a if isinstance(a, str) else a["cc"] for a in entries if a not in kept}
+    )
+    # With every compared algorithm missing, the reference (all-baseline) runs still run.
+    if not kept:
+        compare["algorithms"], compare["mixtures"] = [baseline], ["all"]
+    else:
+        compare["algorithms"] = kept
+    return sweep, missing
+
+
+def run_study(
+    study: Study,
+    settings: Settings,
+    out: str | Path | None = None,
+    *,
+    workers: int | None = None,
+    console: Any = None,
+    progress: bool = False,
+) -> StudyReport:
+    """Run one study: its sweeps (cached), the analysis, the verdicts, the files, the printout.
+
+    ``out`` defaults to ``results/studies/<ID>`` (``<ID>-<profile>`` under another profile, so
+    that the two are kept side by side). ``console`` is a rich Console to print to (None: print
+    nothing).
+    """
+    from ccsim.sweeps import sweep as run_sweep
+
+    directory = Path(out) if out is not None else _default_directory(study, settings)
+    directory.mkdir(parents=True, exist_ok=True)
+    if console is not None:
+        _print_setup(study, settings, console)
+    have = available_algorithms()
+    context = Context(settings, {})
+    runs = 0
+    for spec in study.sweeps(settings):
+        spec = copy.deepcopy(spec)
+        spec.setdefault("set", {})["profile"] = settings.profile
+        pruned, missing = _prune(spec, have)
+        if missing:
+            context.notes.append(
+                f"{spec['name']}: not in this engine, so not run: {', '.join(missing)}"
+            )
+        if pruned is None:
+            context.results[spec["name"]] = None
+            continue
+        result = run_sweep(
+            pruned,
+            directory / "sweeps" / spec["name"],
+            workers=workers,
+            progress=progress,
+        )
+        if result.failures:
+            context.notes.append(
+                f"{spec['name']}: {len(result.failures)} runs failed: {result.failures[0].error}"
+            )
+        runs += result.distinct_runs
+        context.results[spec["name"]] = result
+    table = study.analyse(context)
+    verdicts = [claim.judge(table) for claim in study.claims]
+    files = _write(study, settings, table, verdicts, directory)
+    report = StudyReport(
+        study, settings, table, verdicts, directory, files, context.notes, runs
+    )
+    if console is not None:
+        _print_report(report, console)
+    return report
+
+
+def _default_directory(study: Study, settings: Settings) -> Path:
+    suffix = "" if settings.profile == "ns2" else f"-{settings.profile}"
+    quick = "-quick" if settings.quick else ""
+    return Path("results") / "studies" / f"{study.id}{suffix}{quick}"
+
+
+# ---- the comparison table ----------------------------------------------------------------------
+
+
+def summarise(
+    records: Sequence[Mapping[str, Any]],
+    keys: Sequence[str],
+    published: Mapping[tuple[Any, ...], float] | None = None,
+) -> pd.DataFrame:
+    """Per-run values -> the comparison table.
+
+    ``records`` are dicts with the ``keys``, ``metric`` and ``value`` (one per run and metric);
+    rows are grouped by keys and metric: mean (``ours``), sample standard deviation over runs
+    (``sd``, NaN for one run) and count (``runs``). ``published`` maps (*keys, metric) to the
+    paper's value.
+    """
+    columns = [*keys, *VALUE_COLUMNS]
+    if not records:
+        frame = pd.DataFrame(columns=columns)
+    else:
+        data = pd.DataFrame(list(records))
+        grouped = data.groupby([*keys, "metric"], sort=False, dropna=False)["value"]
+        frame = grouped.agg(ours="mean", sd="std", runs="count").reset_index()
+    rows = {tuple(r[c] for c in [*keys, "metric"]) for _, r in frame.iterrows()}
+    # The published values the paper gives for configurations we did not run still appear,
+    # with our side empty, so the table always shows everything the paper reports.
+    extra = [
+        dict(zip([*keys, "metric"], key, strict=True)) | {"ours": np.nan, "runs": 0}
+        for key in (published or {})
+        if key not in rows
+    ]
+    if extra:
+        frame = pd.concat([frame, pd.DataFrame(extra)], ignore_index=True)
+    frame["published"] = [
+        (published or {}).get(tuple(r[c] for c in [*keys, "metric"]), np.nan)
+        for _, r in frame.iterrows()
+    ]
+    frame["runs"] = frame["runs"].fillna(0).astype(int)
+    return frame[columns]
+
+
+def value(table: pd.DataFrame, metric: str, **keys: Any) -> float:
+    """Our mean for one row of a comparison table (NaN when the row is missing or not run)."""
+    rows = table[table["metric"] == metric]
+    for key, wanted in keys.items():
+        rows = rows[rows[key] == wanted]
+    values = pd.to_numeric(rows["ours"], errors="coerce").dropna()
+    return float(values.mean()) if len(values) else math.nan
+
+
+def check(text: str, *values: float, test: Callable[..., bool]) -> Check:
+    """A Check that is None when any value it needs is missing (NaN)."""
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
+        return Check(text, None)
+    return Check(text, bool(test(*values)))
+
+
+# ---- output ------------------------------------------------------------------------------------
+
+
+def _write(
+    study: Study,
+    settings: Settings,
+    table: pd.DataFrame,
+    verdicts: Sequence[ClaimResult],
+    directory: Path,
+) -> list[Path]:
+    csv = directory / f"{study.id}.csv"
+    table.to_csv(csv, index=False)
+    verdict_csv = directory / f"{study.id}-verdicts.csv"
+    pd.DataFrame(
+        [
+            {
+                "claim": v.claim,
+                "criterion": v.criterion,
+                "checks": "; ".join(f"{c.text}: {_ok(c.ok)}" for c in v.checks),
+                "verdict": v.verdict,
+                "profile": settings.profile,
+                "quick": settings.quick,
+            }
+            for v in verdicts
+        ]
+    ).to_csv(verdict_csv, index=False)
+    png = directory / f"{study.id}.png"
+    _figure(study, settings, table).savefig(png, dpi=110)
+    return [csv, png, verdict_csv]
+
+
+def _ok(ok: bool | None) -> str:
+    return "no data" if ok is None else ("yes" if ok else "no")
+
+
+def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
+    """One panel per metric: lines against ``x`` per ``hue`` (ours solid with +-1 sd, the
+    paper's dashed), or bars of ours next to the paper's per row."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    spec = study.figure
+    metrics = list(dict.fromkeys(table["metric"])) or ["(no data)"]
+    cols = min(len(metrics), 3)
+    rows = math.ceil(len(metrics) / cols)
+    figure, axes = plt.subplots(
+        rows, cols, figsize=(5.2 * cols, 3.9 * rows), squeeze=False
+    )
+    mode = "quick" if settings.quick else "full"
+    figure.suptitle(f"{study.id}: {spec.title} (ccsim, {settings.profile}, {mode})")
+    keys = [c for c in table.columns if c not in VALUE_COLUMNS]
+    for ax, metric in zip(axes.flat, metrics, strict=False):
+        rows_m = table[table["metric"] == metric]
+        if spec.x is not None:
+            groups = (
+                rows_m.groupby(spec.hue, sort=False) if spec.hue else [("", rows_m)]
+            )
+            for name, group in groups:
+                group = group.sort_values(spec.x)
+                x = pd.to_numeric(group[spec.x], errors="coerce")
+                line = ax.errorbar(
+                    x,
+                    group["ours"],
+                    yerr=group["sd"].fillna(0),
+                    marker="o",
+                    ms=3,
+                    capsize=2,
+                    label=f"{name} (ccsim)" if name != "" else "ccsim",
+                )
+                if group["published"].notna().any():
+                    ax.plot(
+                        x,
+                        group["published"],
+                        ls="--",
+                        marker="x",
+                        color=line.lines[0].get_color(),
+                        label=f"{name} (paper)",
+                    )
+            ax.set_xlabel(spec.xlabel or spec.x)
+        else:
+            labels = [" ".join(str(r[k]) for k in keys) for _, r in rows_m.iterrows()]
+            positions = np.arange(len(labels))
+            ax.bar(
+                positions - 0.2,
+                rows_m["ours"],
+                0.4,
+                yerr=rows_m["sd"].fillna(0),
+                label="ccsim",
+                capsize=2,
+            )
+            ax.bar(positions + 0.2, rows_m["published"], 0.4, label="paper")
+            ax.set_xticks(positions, labels, rotation=30, ha="right", fontsize=7)
+        ax.set_title(metric, fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(metrics) :]:
+        ax.set_visible(False)
+    figure.tight_layout()
+    return figure
+
+
+# ---- printing ----------------------------------------------------------------------------------
+
+
+def _print_setup(study: Study, settings: Settings, console: Any) -> None:
+    from rich.markup import escape
+
+    from ccsim.scenario import Stack
+
+    mode = (
+        "quick (shortened: fewer points, seeds, shorter runs)"
+        if settings.quick
+        else "full"
+    )
+    console.print(f"[bold]{study.id} ({study.slug}): {escape(study.title)}[/bold]")
+    console.print(f"source: {escape(study.source)}; mode: {mode}")
+    console.print(f"setup: {escape(study.setup)}")
+    for line in study.assumptions:
+        console.print(f"  assume: {escape(line)}")
+    knobs = Stack.model_fields if hasattr(Stack, "model_fields") else {}
+    console.print(
+        f"stack profile: [bold]{settings.profile}[/bold] (its knobs, {len(knobs)} in all, are "
+        "listed in docs/scenario-format.md and stored in each run's summary.json)"
+    )
+
+
+def _fmt(x: Any) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if isinstance(x, float | np.floating):
+        number = float(x)
+        return f"{number:.4g}" if abs(number) < 10 else f"{number:.1f}"
+    return str(x)
+
+
+def _print_report(report: StudyReport, console: Any) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    study, table = report.study, report.table
+    rich_table = Table(title=f"{study.id}: ccsim vs published ({study.source})")
+    for column in table.columns:
+        rich_table.add_column(
+            column, justify="left" if column not in VALUE_COLUMNS[1:] else "right"
+        )
+    for _, row in table.iterrows():
+        rich_table.add_row(*(escape(_fmt(row[c])) for c in table.columns))
+    console.print(rich_table)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/yellow] {escape(note)}")
+    colours = {
+        REPRODUCED: "green",
+        PARTLY: "yellow",
+        NOT_REPRODUCED: "red",
+        NOT_RUN: "dim",
+    }
+    for result in report.verdicts:
+        colour = colours[result.verdict]
+        console.print(
+            f"[bold {colour}]verdict: {result.verdict}[/bold {colour}] - {escape(result.claim)}"
+        )
+        console.print(f"  criterion: {escape(result.criterion)}")
+        for c in result.checks:
+            console.print(f"    {escape('[' + _ok(c.ok) + ']')} {escape(c.text)}")
+    console.print(f"wrote {', '.join(str(f) for f in report.files)}")
