@@ -20,6 +20,7 @@
 
 pub mod cc;
 pub mod engine;
+pub mod math;
 pub mod net;
 pub mod results;
 pub mod rng;

@@ -62,13 +62,13 @@ pub fn uniform(s: &mut Stream) -> f64 {
 /// Exponential draw with the given mean.
 pub fn exponential(s: &mut Stream, mean: f64) -> f64 {
     // 1 - U is in (0, 1], so the log is finite.
-    -mean * (1.0 - uniform(s)).ln()
+    -mean * crate::math::ln(1.0 - uniform(s))
 }
 
 /// Pareto draw with the given mean and shape (> 1): scale x_m = mean (shape - 1) / shape.
 pub fn pareto(s: &mut Stream, mean: f64, shape: f64) -> f64 {
     let scale = mean * (shape - 1.0) / shape;
-    scale / (1.0 - uniform(s)).powf(1.0 / shape)
+    scale / crate::math::powf(1.0 - uniform(s), 1.0 / shape)
 }
 
 #[cfg(test)]

@@ -111,7 +111,7 @@ impl Binomial {
 
     /// The window after a loss at `window`: window - b window^l.
     pub fn decreased_window(&self, window: f64) -> f64 {
-        window - self.law.b * window.powf(self.law.l)
+        window - self.law.b * crate::math::powf(window, self.law.l)
     }
 
     fn on_loss(&mut self, ev: &CongestionEvent, w: &mut Window) {
@@ -137,7 +137,7 @@ impl CongestionControl for Binomial {
     }
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         let Law { k, a, .. } = self.law;
-        grow(ack, w, |w, units| w.cwnd += a * units / w.cwnd.powf(k + 1.0));
+        grow(ack, w, |w, units| w.cwnd += a * units / crate::math::powf(w.cwnd, k + 1.0));
     }
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         if ev.kind == CongestionKind::Timeout {

@@ -183,7 +183,7 @@ impl Cubic {
         // RFC 9438 eq. 2 / Linux: K = cbrt((W_max - cwnd) / C) when below the old maximum; a
         // window already above it (no loss yet, after a timeout or HyStart) starts at the plateau.
         let (k, origin) =
-            if self.w_max > cwnd { (((self.w_max - cwnd) / self.c).cbrt(), self.w_max) } else { (0.0, cwnd) };
+            if self.w_max > cwnd { (crate::math::cbrt((self.w_max - cwnd) / self.c), self.w_max) } else { (0.0, cwnd) };
         let alpha = if self.rfc9438 && cwnd >= self.cwnd_prior { 1.0 } else { self.alpha_aimd() };
         Epoch { start: now, k, origin, w_est: cwnd, alpha }
     }

@@ -17,6 +17,7 @@
 //! * Timeouts: Linux's reduction (w (1 - b(w))) for ssthresh, then cwnd = 1; ns-2 and RFC 3649
 //!   halve, and ns-2 also halves on the first decrease of a connection (not modelled).
 
+use crate::math::{ln, powf};
 use super::common::{in_slow_start, may_grow, reduce_to, slow_start};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
@@ -79,7 +80,7 @@ pub fn b_continuous(w: f64) -> f64 {
     if w <= LOW_WINDOW {
         return 0.5;
     }
-    let frac = (w.ln() - LOW_WINDOW.ln()) / (HIGH_WINDOW.ln() - LOW_WINDOW.ln());
+    let frac = (ln(w) - ln(LOW_WINDOW)) / (ln(HIGH_WINDOW) - ln(LOW_WINDOW));
     (HIGH_DECREASE - 0.5) * frac + 0.5
 }
 
@@ -89,8 +90,8 @@ pub fn a_continuous(w: f64) -> f64 {
     if w <= LOW_WINDOW {
         return 1.0;
     }
-    let s = (HIGH_WINDOW.ln() - LOW_WINDOW.ln()) / (HIGH_P.ln() - LOW_P.ln());
-    let p = LOW_P * (w / LOW_WINDOW).powf(1.0 / s);
+    let s = (ln(HIGH_WINDOW) - ln(LOW_WINDOW)) / (ln(HIGH_P) - ln(LOW_P));
+    let p = LOW_P * powf(w / LOW_WINDOW, 1.0 / s);
     let b = b_continuous(w);
     w * w * p * 2.0 * b / (2.0 - b)
 }

@@ -91,7 +91,7 @@ impl CongestionControl for Hybla {
         }
         let units = if self.per_ack { 1.0 } else { ack.increase_units };
         if in_slow_start(w) {
-            let inc = 2f64.powf(self.rho.min(MAX_RHO_EXPONENT)) - 1.0;
+            let inc = crate::math::powf(2.0, self.rho.min(MAX_RHO_EXPONENT)) - 1.0;
             w.cwnd = (w.cwnd + inc * units).min(w.ssthresh);
         } else {
             w.cwnd += self.rho * self.rho * units / w.cwnd;
