@@ -15,6 +15,7 @@ pub mod bic;
 pub mod binomial;
 pub mod common;
 pub mod cubic;
+pub mod freedrop;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;

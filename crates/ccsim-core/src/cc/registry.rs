@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use super::bic::{self, Bic};
 use super::binomial::{self, Binomial};
 use super::cubic::{self, Cubic};
+use super::freedrop::{self, FreeDrop};
 use super::highspeed::{self, HighSpeed};
 use super::htcp::{self, Htcp};
 use super::hybla::{self, Hybla};
@@ -128,6 +129,14 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         recovery: "newreno",
         params: cubic::PARAMS,
         build: |p, _| Box::new(Cubic::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "freedrop",
+        summary: "Free-Drop TCP (Baryshnikov, Coffman, Feng, Misra 2006; seed 001): Reno that halves on \
+                  a loss only if another loss was within the last w transmissions",
+        recovery: "newreno",
+        params: freedrop::PARAMS,
+        build: |p, _| Box::new(FreeDrop::from_params(p)),
     },
     AlgorithmInfo {
         name: "highspeed",

@@ -5,6 +5,7 @@ mod conservation;
 mod delay;
 mod determinism;
 mod fairness;
+mod freedrop;
 mod laws;
 mod pacing;
 mod probe;

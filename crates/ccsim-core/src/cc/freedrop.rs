@@ -1,0 +1,254 @@
+//! Free-Drop TCP (Y. Baryshnikov, E. Coffman, J. Feng, V. Misra, "Free-Drop TCP", 2006; seed 001;
+//! spec `algorithms-delay-and-hybrid.md` section 13): Reno's window, but a detected loss halves
+//! it only if at least one other packet was lost within `w` packet transmissions of it. An
+//! isolated ("free") loss is still retransmitted by the sender; only the cut is skipped. The paper
+//! derives the throughput law B ~ alpha / (RTT p sqrt(w)) instead of Reno's alpha / (RTT sqrt(p)).
+//!
+//! Choices (spec 13.3, 13.5, 13.6 and 15.7; docs/algorithms.md repeats them):
+//!
+//! * **Counting.** Every data transmission counts, retransmissions included (spec 13.3: the
+//!   analysis treats every transmission as a loss trial). Transmission `k` (1-based, from
+//!   [`CongestionControl::on_sent`]) has index `k`; for every unacknowledged segment the index of
+//!   its latest transmission is kept.
+//! * **What "a loss" is.** The sender reports one [`CongestionEvent`] per loss episode, so the
+//!   episodes alone would miss every further hole of a window: with a window above `w`, two
+//!   episodes are always more than `w` transmissions apart (the second loss must be sent after the
+//!   first was detected) and nothing would ever be cut. So a loss is (a) the segment at the
+//!   cumulative ACK when an episode starts (the one the sender retransmits first) and (b) every
+//!   further segment the sender retransmits inside the same episode: a NewReno partial-ACK hole or
+//!   a SACK-marked hole. Its index is that of the lost transmission (spec 13.3 primary rule), not
+//!   the time of detection. Retransmissions after a timeout (go-back-N) are not losses.
+//! * **Decision.** A loss at index `i` is a congestion event iff the previous loss has index `l`
+//!   with `|i - l| <= w`: losses exactly `w` transmissions apart cut, `w + 1` apart do not. Free
+//!   losses also become the previous loss (spec 13.3). The first loss of a connection is free.
+//! * **Free episode.** cwnd and ssthresh are left alone; the sender's recovery runs with the
+//!   uncut window and at its end ([`CongestionControl::on_recovery_exit`], after the sender's
+//!   cwnd = ssthresh) the window is put back as it was when the episode began. ACKs during the
+//!   recovery do not grow it (the sender owns the window then).
+//! * **A cut found inside a free episode** (a further hole within `w` of the previous loss) is
+//!   applied when the recovery ends, halving the window the episode began with: the hooks that
+//!   see recovery ACKs and transmissions cannot change the window. At most one halving per
+//!   episode (spec 13.5).
+//! * **Timeouts** keep their usual effect, cwnd = 1 and ssthresh halved on the first expiry
+//!   (spec 13.6 default; the paper's model ignores timeouts); the timed-out segment counts as a
+//!   loss for the next decision.
+//! * **ECN** is not a drop: an ECN echo halves as Reno does and is not counted.
+//! * **Recovery.** NewReno by default (`newreno = true`): the paper does not name the TCP it
+//!   modified; spec 13.5 repairs "further holes via NewReno/SACK recovery", and with Reno recovery
+//!   a second hole in one window ends in a timeout, which becomes common once Free-Drop's window
+//!   exceeds 1/p. `newreno = false` gives Reno recovery.
+//! * **`w` default 100.** The paper gives none (w is swept, Fig. 1(d)); 100 is one of the spec's
+//!   worked examples (13.8: p = 1e-3 gives W ~ 125 against Reno's 39).
+
+use std::collections::VecDeque;
+
+use super::common::MIN_SSTHRESH;
+use super::registry::{ParamInfo, ParamKind, Params};
+use super::reno::RenoWindow;
+use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Recovery, SentSample, Window};
+use crate::units::Time;
+
+pub const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "w",
+        kind: ParamKind::Int,
+        default: 100.0,
+        min: 0.0,
+        max: 1e12,
+        doc: "packet-loss window: a loss halves cwnd only if another loss was within w transmissions",
+    },
+    ParamInfo {
+        name: "newreno",
+        kind: ParamKind::Bool,
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "NewReno loss recovery (default); false = Reno's",
+    },
+];
+
+/// The loss episode the sender is in, as far as Free-Drop is concerned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Episode {
+    /// No recovery under way.
+    Idle,
+    /// Fast recovery after a loss. `lost` is the segment reported at its start, `repaired`
+    /// whether its retransmission has gone out (any other retransmission is a further loss).
+    Recovering { lost: u32, repaired: bool, free: Option<FreeEpisode> },
+    /// After a timeout: retransmissions are go-back-N, not detected losses.
+    TimedOut,
+}
+
+/// What a free episode must restore or apply when it ends.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FreeEpisode {
+    /// The window when the episode began.
+    saved: Window,
+    /// The reduction basis the sender gave at its start, halved if a cut turns up later.
+    basis: f64,
+    cut_pending: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct FreeDrop {
+    window: RenoWindow,
+    /// The packet-loss window, transmissions.
+    w: u64,
+    recovery: Recovery,
+    /// Data transmissions so far; the latest has this index.
+    tx_count: u64,
+    /// Index of the latest transmission of segment `base + k` at position `k` (0 = unknown).
+    tx_of: VecDeque<u64>,
+    base: u32,
+    /// The cumulative ACK point (first unacknowledged segment), from the last ACK sample.
+    snd_una: u32,
+    /// Index of the most recent lost transmission.
+    last_loss: Option<u64>,
+    episode: Episode,
+    /// Losses counted (timeouts included) and halvings made on losses (timeouts not included),
+    /// for tests and reports.
+    pub losses: u64,
+    pub cuts: u64,
+}
+
+impl FreeDrop {
+    pub fn new(w: u64, recovery: Recovery) -> Self {
+        FreeDrop {
+            window: RenoWindow::default(),
+            w,
+            recovery,
+            tx_count: 0,
+            tx_of: VecDeque::new(),
+            base: 0,
+            snd_una: 0,
+            last_loss: None,
+            episode: Episode::Idle,
+            losses: 0,
+            cuts: 0,
+        }
+    }
+
+    pub fn from_params(p: &Params) -> Self {
+        let recovery = if p.flag("newreno") { Recovery::NewReno } else { Recovery::Reno };
+        FreeDrop::new(p.get("w") as u64, recovery)
+    }
+
+    /// Follow the cumulative ACK and forget the transmissions of acknowledged segments.
+    fn acked_to(&mut self, snd_una: u32) {
+        self.snd_una = self.snd_una.max(snd_una);
+        while self.base < self.snd_una && !self.tx_of.is_empty() {
+            self.tx_of.pop_front();
+            self.base += 1;
+        }
+        if self.tx_of.is_empty() {
+            self.base = self.base.max(self.snd_una);
+        }
+    }
+
+    /// Index of the latest transmission of `seq`; the current count if it was never seen (only
+    /// in hand-built traces that skip `on_sent`).
+    fn tx_index(&self, seq: u32) -> u64 {
+        seq.checked_sub(self.base)
+            .and_then(|k| self.tx_of.get(k as usize).copied())
+            .filter(|&i| i > 0)
+            .unwrap_or(self.tx_count)
+    }
+
+    /// Record the loss of transmission `i`; true if it is a congestion event (another loss within
+    /// `w` transmissions of it).
+    fn loss(&mut self, i: u64) -> bool {
+        self.losses += 1;
+        let congestion = self.last_loss.is_some_and(|l| i.abs_diff(l) <= self.w);
+        self.last_loss = Some(self.last_loss.map_or(i, |l| l.max(i)));
+        congestion
+    }
+
+    fn halve(&mut self, basis: f64, w: &mut Window) {
+        self.cuts += 1;
+        w.ssthresh = (basis * self.window.beta).max(MIN_SSTHRESH);
+        w.cwnd = w.ssthresh;
+    }
+}
+
+impl CongestionControl for FreeDrop {
+    fn name(&self) -> &'static str {
+        "freedrop"
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        self.acked_to(ack.delivered as u32);
+        self.window.on_ack(ack, w);
+    }
+
+    fn on_ack_in_recovery(&mut self, ack: &AckSample) {
+        self.acked_to(ack.delivered as u32);
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
+        match ev.kind {
+            CongestionKind::Loss => {
+                let lost = self.snd_una;
+                let free = if self.loss(self.tx_index(lost)) {
+                    self.cuts += 1;
+                    self.window.on_congestion(ev, w);
+                    None
+                } else {
+                    Some(FreeEpisode { saved: *w, basis: ev.basis, cut_pending: false })
+                };
+                self.episode = Episode::Recovering { lost, repaired: false, free };
+            }
+            CongestionKind::Timeout => {
+                // The usual timeout (spec 13.6): cwnd 1, ssthresh halved on the first expiry.
+                let i = self.tx_index(self.snd_una);
+                self.loss(i);
+                self.window.on_congestion(ev, w);
+                self.episode = Episode::TimedOut;
+            }
+            CongestionKind::Ecn => {
+                // A mark, not a drop: Reno's response, no effect on the loss history.
+                self.window.on_congestion(ev, w);
+            }
+        }
+    }
+
+    fn on_recovery_exit(&mut self, _now: Time, w: &mut Window) {
+        if let Episode::Recovering { free: Some(f), .. } = self.episode {
+            if f.cut_pending {
+                self.halve(f.basis, w);
+            } else {
+                // The sender has set cwnd = ssthresh; a free loss leaves the window as it was.
+                *w = f.saved;
+            }
+        }
+        self.episode = Episode::Idle;
+    }
+
+    fn on_sent(&mut self, sent: &SentSample) {
+        if sent.retransmission {
+            if let Episode::Recovering { lost, repaired, free } = self.episode {
+                if sent.seq == lost && !repaired {
+                    self.episode = Episode::Recovering { lost, repaired: true, free };
+                } else {
+                    // A further hole of this episode, found by a partial ACK or by SACK.
+                    let congestion = self.loss(self.tx_index(sent.seq));
+                    if let (true, Some(mut f)) = (congestion, free) {
+                        f.cut_pending = true;
+                        self.episode = Episode::Recovering { lost, repaired, free: Some(f) };
+                    }
+                }
+            }
+        }
+        self.tx_count += 1;
+        if let Some(k) = sent.seq.checked_sub(self.base) {
+            let k = k as usize;
+            if k >= self.tx_of.len() {
+                self.tx_of.resize(k + 1, 0);
+            }
+            self.tx_of[k] = self.tx_count;
+        }
+    }
+
+    fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+}
