@@ -20,11 +20,10 @@ from ccsim.store import Store
 
 pytestmark = [requires_engine, pytest.mark.skipif(os.name != "posix", reason="POSIX signals")]
 
-# 24 runs of about a second each on two workers: the signal comes after the first two, so the
-# sweep cannot finish first even on a heavily loaded machine.
+# 24 runs of a few tenths of a second each: long enough to interrupt in the middle.
 SLOW_BASE = """
 name = "slow"
-duration = "60s"
+duration = "20s"
 
 [topology]
 kind = "dumbbell"
@@ -73,7 +72,15 @@ def start_sweep(path: Path, out: Path) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A job started in the background by a non-interactive shell (as CI may run the suite)
+        # inherits SIGINT ignored, and Python then keeps ignoring it: give the sweep the default
+        # disposition, as an interactive Ctrl-C would find it.
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for_runs(out: Path, count: int, process: subprocess.Popen[str]) -> None:

@@ -20,13 +20,14 @@ from typing import Any
 from ccsim.errors import ScenarioError
 from ccsim.studies.core import Settings, Study, StudyReport, run_study
 from ccsim.studies.seed000 import STUDIES as SEED000
+from ccsim.studies.seed001 import STUDIES as SEED001
 
 __all__ = ["PROFILES", "Settings", "Study", "StudyReport", "get", "list_studies", "run"]
 
 #: The stack profiles a study can be re-run under.
 PROFILES = ("ns2", "rfc", "linux")
 
-_REGISTRY: tuple[Study, ...] = (*SEED000,)
+_REGISTRY: tuple[Study, ...] = (*SEED000, *SEED001)
 
 
 def list_studies() -> list[Study]:
