@@ -264,3 +264,34 @@ def test_cli_quick_study_under_linux_profile_is_cached(tmp_path: Path) -> None:
     again = run_cli(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert {p: p.stat().st_mtime_ns for p in runs} == stamps
+
+
+def test_seed000_diagnostics_and_multiple_bottlenecks_are_extra_configurations() -> (
+    None
+):
+    """The alpha = 1 diagnostics (R1, R2, R5) are extra configurations that the verdicts ignore,
+    and R13 runs the multiple-bottleneck version (Fig. 15-16) next to Fig. 13's."""
+    from ccsim.studies import seed000
+
+    quick = core.Settings(quick=True)
+    r13 = {s["name"]: s for s in seed000.R13.sweeps(quick)}
+    assert set(r13) == {"fj", "fj-multi"}
+    multi = r13["fj-multi"]["scenario"]
+    assert [f["src"] for f in multi["flows"]] == ["s1", "s2", "s3"]
+    assert len(seed000.R13.claims) == 2
+    assert "bandwidth-diagnostic" in {s["name"] for s in seed000.R1.sweeps(quick)}
+    assert "bulk-diagnostic" in {s["name"] for s in seed000.R2.sweeps(quick)}
+    # An R1 curve marked as diagnostic does not count toward the verdict.
+    rows = [
+        {"case": case, "I": i, "metric": m, "value": v}
+        for case, good in (("1Mbps N=30", False), ("1Mbps alpha=1 (diag) N=30", True))
+        for i in (0.0, 1.0)
+        for m, v in (
+            ("loss rate", (0.2 - 0.1 * i) if good else (0.1 + 0.1 * i)),
+            ("timeouts", 10.0),
+            ("throughput Mb/s", 1.0),
+        )
+    ]
+    checks = seed000._r1_best_at_one(summarise(rows, ["case", "I"]))
+    assert grade(checks) == core.NOT_REPRODUCED
+    assert "0 of 1 curves" in checks[0].text

@@ -23,6 +23,7 @@ Choices common to every study (printed with each):
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -51,6 +52,14 @@ COMMON = (
 )
 RANDOMIZED = {"name": "randomized", "cc": "randomized", "params": {"interval": 1.0}}
 PACED = "paced"
+#: Diagnostic only (not the paper's algorithm): Randomized TCP without the (RTT_eff/R)^2 scaling
+#: of its increase (alpha = 1, Reno's one segment per RTT), to measure what the scaling does.
+RANDOMIZED_A1 = {
+    "name": "randomized-a1",
+    "cc": "randomized",
+    "params": {"interval": 1.0, "scale_increase": False},
+}
+DIAGNOSTIC = "Randomized alpha=1 (diagnostic)"
 SOURCE = "seed 000 (Randomized TCP)"
 
 
@@ -140,6 +149,23 @@ def _r1_sweeps(s: Settings) -> list[dict[str, Any]]:
             compare=compare,
         ),
     ]
+    # Diagnostic, not the paper's algorithm: the bandwidth curves with alpha = 1 at every I (the
+    # paper's increase scaling grows with I, from 1 at I = 0 to about 1.3-1.4 at I = 1).
+    plain = [
+        {
+            **a,
+            "name": f"{a['name']} a=1",
+            "params": {**a["params"], "scale_increase": False},
+        }
+        for a in algorithms
+    ]
+    sweeps.append(
+        {
+            **copy.deepcopy(sweeps[0]),
+            "name": "bandwidth-diagnostic",
+            "compare": {**compare, "algorithms": plain},
+        }
+    )
     for n in counts:
         rtts = [{"cc": "randomized", "rtt": f"{80 + i * 40 / n:g}ms"} for i in range(n)]
         sweeps.append(
@@ -159,14 +185,16 @@ def _r1_analyse(c: Context) -> pd.DataFrame:
         "bandwidth",
         "buffer",
         *(k for k in c.results if k.startswith("rtt-")),
+        "bandwidth-diagnostic",
     ]:
         for point, _ in c.points(sweep):
             variant = {
                 "bandwidth": f"{point.get('bottleneck_rate')}",
                 "buffer": f"4Mbps buf {point.get('buffer')}",
+                "bandwidth-diagnostic": f"{point.get('bottleneck_rate')} alpha=1 (diag)",
             }.get(sweep, "4Mbps rtt 80-120ms")
             n = int(point["count"]) if "count" in point else int(sweep.split("-")[1])
-            interval = float(str(point["algorithm"]).removeprefix("I="))
+            interval = float(str(point["algorithm"]).removeprefix("I=").split()[0])
             for metric, v in (
                 ("loss rate", point["loss_rate"]),
                 ("throughput Mb/s", point["goodput_bps"] / 1e6),
@@ -187,7 +215,11 @@ def _r1_best_at_one(table: pd.DataFrame) -> list[Check]:
     """In each curve, is I = 1 the lowest (within 5% of the lowest) loss and timeout count,
     with throughput within 2% of the highest?"""
     checks = []
-    curves = table[table["metric"] == "loss rate"]["case"].unique()
+    curves = [
+        case
+        for case in table[table["metric"] == "loss rate"]["case"].unique()
+        if "(diag)" not in case  # the alpha = 1 diagnostic is not the paper's algorithm
+    ]
     if len(curves) == 0:
         return [Check("I = 1 best for losses, timeouts and throughput", None)]
     held = 0
@@ -269,21 +301,34 @@ _THREE_NAMES = {
 
 def _r2_sweeps(s: Settings) -> list[dict[str, Any]]:
     flows = [{"cc": "reno", "rtt": "100ms", "count": 10}]
+    scenario = _scenario("4Mbps", flows, duration=s.pick("100s", "20s"), delay="40ms")
+    axes = {"flows.0.count": s.pick([10, 20, 30, 40, 50], [10, 30])}
     return [
+        _sweep("bulk", scenario, s.seeds(3, 1), axes=axes, compare=_THREE),
+        # Diagnostic, not one of the paper's configurations: Randomized with alpha = 1.
         _sweep(
-            "bulk",
-            _scenario("4Mbps", flows, duration=s.pick("100s", "20s"), delay="40ms"),
+            "bulk-diagnostic",
+            scenario,
             s.seeds(3, 1),
-            axes={"flows.0.count": s.pick([10, 20, 30, 40, 50], [10, 30])},
-            compare=_THREE,
-        )
+            axes=axes,
+            compare={
+                "algorithms": [RANDOMIZED_A1],
+                "baseline": "reno",
+                "reference": False,
+            },
+        ),
     ]
 
 
-def _bulk_records(c: Context, sweep: str, n: int | None = None) -> list[dict[str, Any]]:
+def _bulk_records(
+    c: Context,
+    sweep: str,
+    n: int | None = None,
+    names: Mapping[tuple[str, str], str] = _THREE_NAMES,
+) -> list[dict[str, Any]]:
     records = []
     for point, load in c.points(sweep):
-        config = _config(point, _THREE_NAMES)
+        config = _config(point, names)
         if config is None:
             continue
         flows = load("flows")
@@ -305,7 +350,11 @@ def _bulk_records(c: Context, sweep: str, n: int | None = None) -> list[dict[str
 
 
 def _r2_analyse(c: Context) -> pd.DataFrame:
-    table = summarise(_bulk_records(c, "bulk"), ["tcp", "N"])
+    diagnostic = {("randomized-a1", "all"): DIAGNOSTIC}
+    records = _bulk_records(c, "bulk") + _bulk_records(
+        c, "bulk-diagnostic", names=diagnostic
+    )
+    table = summarise(records, ["tcp", "N"])
     return table[table["metric"] != "RTT-weighted Jain"].reset_index(drop=True)
 
 
@@ -655,6 +704,7 @@ R10 = Study(
 _R5_NAMES = {
     ("paced", "one"): "Reno vs Paced",
     ("randomized", "one"): "Reno vs Randomized",
+    ("randomized-a1", "one"): f"Reno vs {DIAGNOSTIC}",
     ("reno", "all"): "Reno vs Reno",
 }
 _R5_PUBLISHED = {
@@ -682,7 +732,7 @@ def _r5_sweeps(s: Settings) -> list[dict[str, Any]]:
             _scenario("1Mbps", flows, duration=s.pick("100s", "30s"), delay="40ms"),
             s.seeds(10, 3),
             compare={
-                "algorithms": [PACED, RANDOMIZED],
+                "algorithms": [PACED, RANDOMIZED, RANDOMIZED_A1],
                 "mixtures": ["one"],
                 "baseline": "reno",
             },
@@ -1621,7 +1671,62 @@ def _r13_sweeps(s: Settings) -> list[dict[str, Any]]:
             axes={"topology.links.0.delay": {"name": "delay1", "values": delays}},
             compare={"algorithms": ["reno", RANDOMIZED], "baseline": "reno"},
         ),
+        _sweep(
+            "fj-multi",
+            _r13_multi_scenario(s.pick("100s", "60s")),
+            s.seeds(3, 1),
+            axes={
+                "topology.links.0.delay": {
+                    "name": "delay1",
+                    "values": s.pick(delays, [delays[0], delays[2], delays[4]]),
+                }
+            },
+            compare={"algorithms": ["reno", RANDOMIZED], "baseline": "reno"},
+        ),
     ]
+
+
+def _r13_multi_scenario(duration: str) -> dict[str, Any]:
+    """Fig. 15 as we read it (the figure did not survive the OCR; every choice is an assumption
+    printed with the study): Fig. 13's sources 1 and 2 (8 Mbps access, source 2 at 5 ms, source
+    1's delay swept) into gateway 1; bottleneck 1 gateway 1 -> gateway 2 and bottleneck 2
+    gateway 2 -> sink, both 800 Kbps / 50 ms / 15 packets (the single bottleneck's 100 ms split
+    in two, so RTT2 stays 210 ms); source 3 joins at gateway 2 (8 Mbps / 5 ms, RTT 110 ms) and
+    shares bottleneck 2 only."""
+
+    def link(src: str, dst: str, rate: str, delay: str, buffer: str) -> dict[str, Any]:
+        return {"src": src, "dst": dst, "rate": rate, "delay": delay, "buffer": buffer}
+
+    links = [
+        link("s1", "gw1", "8Mbps", "5ms", "10000pkts"),
+        link("s2", "gw1", "8Mbps", "5ms", "10000pkts"),
+        link("s3", "gw2", "8Mbps", "5ms", "10000pkts"),
+        link("gw1", "gw2", "800Kbps", "50ms", "15pkts") | {"monitor": True},
+        link("gw2", "sink", "800Kbps", "50ms", "15pkts") | {"monitor": True},
+    ]
+    flows = [
+        {
+            "cc": "reno",
+            "src": f"s{i}",
+            "dst": "sink",
+            "mss": 1000,
+            "label": f"source {i}",
+            "start_jitter": "1s",
+        }
+        for i in (1, 2, 3)
+    ]
+    return {
+        "name": "study",
+        "seed": 1,
+        "duration": duration,
+        "topology": {
+            "kind": "explicit",
+            "nodes": ["s1", "s2", "s3", "gw1", "gw2", "sink"],
+            "links": links,
+        },
+        "flows": flows,
+        "trace": {"drops": True, "sample_interval": "500ms"},
+    }
 
 
 def _r13_analyse(c: Context) -> pd.DataFrame:
@@ -1669,7 +1774,65 @@ def _r13_analyse(c: Context) -> pd.DataFrame:
                 else math.nan,
             },
         ]
+    records += _r13_multi_records(c, names)
     return summarise(records, ["ratio", "tcp"])
+
+
+def _r13_multi_records(
+    c: Context, names: Mapping[tuple[str, str], str]
+) -> list[dict[str, Any]]:
+    """Fig. 16's quantities: source 3's share of bottleneck 2's drops and throughput, and (to
+    show where the losses are) bottleneck 1's share of all bottleneck drops."""
+    records = []
+    for point, load in c.points("fj-multi"):
+        config = _config(point, names)
+        if config is None:
+            continue
+        flows, drops, series = load("flows"), load("drops"), load("series")
+        since = float(flows["end_s"].max()) - 50.0
+        rate = series[series["t_s"] >= since].groupby("flow")["rate_bps"].mean()
+        ids = load("links").set_index(["src", "dst"])["link"]
+        late = drops[(drops["t_s"] >= since) & (drops["is_ack"] == 0)]
+        at2 = late[late["link"] == int(ids.loc[("gw2", "sink")])].groupby("flow").size()
+        at1 = int((late["link"] == int(ids.loc[("gw1", "gw2")])).sum())
+        d1 = float(str(point["delay1"]).removesuffix("ms"))
+        ratio = round((d1 + 100) / 105, 2)
+        values = {
+            "multi: source 3 drop share at bottleneck 2": at2.get(2, 0) / at2.sum()
+            if at2.sum()
+            else math.nan,
+            "multi: source 3 throughput share": rate.get(2, 0.0) / rate.sum()
+            if rate.sum()
+            else math.nan,
+            "multi: bottleneck 1 share of drops": at1 / (at1 + at2.sum())
+            if at1 + at2.sum()
+            else math.nan,
+        }
+        records += [
+            {"ratio": ratio, "tcp": config, "metric": m, "value": float(v)}
+            for m, v in values.items()
+        ]
+    return records
+
+
+def _r13_multi_claims(table: pd.DataFrame) -> list[Check]:
+    share = table[table["metric"] == "multi: source 3 drop share at bottleneck 2"]
+    reno = share[share["tcp"] == "Reno"]["ours"].dropna()
+    rand = share[share["tcp"] == "Randomized"]["ours"].dropna()
+    if reno.empty or rand.empty:
+        return [Check("Reno and Randomized both run on two bottlenecks", None)]
+    return [
+        Check(
+            f"Reno: source 3 takes most of bottleneck 2's losses (mean share over ratios "
+            f"{reno.mean():.2f} > 0.6; published about 0.8)",
+            bool(reno.mean() > 0.6),
+        ),
+        Check(
+            f"Randomized: considerably less (mean {rand.mean():.2f} at least 0.2 below "
+            f"Reno's {reno.mean():.2f}; published about 0.4)",
+            bool(rand.mean() <= reno.mean() - 0.2),
+        ),
+    ]
 
 
 def _r13_claims(table: pd.DataFrame) -> list[Check]:
@@ -1696,17 +1859,25 @@ def _r13_claims(table: pd.DataFrame) -> list[Check]:
 R13 = Study(
     id="R13",
     slug="floyd-jacobson",
-    title="Floyd-Jacobson phase effects (Fig. 13, 14)",
-    source=f"{SOURCE}, Fig. 13-14",
+    title="Floyd-Jacobson phase effects (Fig. 13-16)",
+    source=f"{SOURCE}, Fig. 13-16",
     setup="Two sources on 8 Mbps access links (source 2: 5 ms) into a gateway, gateway to sink "
     "800 Kbps / 100 ms, DropTail 15 packets, 1000 B packets; source 1's access delay swept so "
-    "that RTT1/RTT2 spans 1 to 2.2; shares over the last 50 s of each 100 s run.",
+    "that RTT1/RTT2 spans 1 to 2.2; shares over the last 50 s of each 100 s run. Multiple "
+    "bottlenecks (Fig. 15-16): the same two sources cross two 800 Kbps bottlenecks in a row, a "
+    "third source joins at the second; source 3's share of the second bottleneck's drops.",
     assumptions=(
         *COMMON[1:],
         "packets of 1000 B read as ns-2 packetSize_ 1000 (ccsim mss = 1000: 1040 B on the wire)",
         "'Randomized' runs both sources Randomized",
         "throughput over the last 50 s = mean of the sampled delivery rate (every 0.5 s)",
-        "the multiple-bottleneck version (Fig. 15, 16) is not implemented yet",
+        (
+            "Fig. 15 (lost in the OCR) read as: sources 1, 2 as in Fig. 13 into gateway 1; "
+            "bottlenecks gateway 1 -> gateway 2 and gateway 2 -> sink, each 800 Kbps / 50 ms / 15 "
+            "packets (Fig. 13's 100 ms split in two, RTT2 = 210 ms); source 3 on 8 Mbps / 5 ms into "
+            "gateway 2 (RTT3 110 ms), crossing bottleneck 2 only; source 1's access delay swept as "
+            "in Fig. 13; all three sources Reno, then all three Randomized"
+        ),
     ),
     sweeps=_r13_sweeps,
     analyse=_r13_analyse,
@@ -1717,6 +1888,13 @@ R13 = Study(
             "Reno: source 2's drop share > 0.6 at one ratio or more and < 0.2 at another; "
             "Randomized: <= 0.6 at every ratio",
             _r13_claims,
+        ),
+        Claim(
+            "Multiple bottlenecks: source 3 sees about 80% of the second bottleneck's losses "
+            "with Reno, about 40% with Randomized",
+            "mean over RTT ratios of source 3's share of bottleneck 2's drops: Reno > 0.6; "
+            "Randomized at least 0.2 lower",
+            _r13_multi_claims,
         ),
     ),
     figure=FigureSpec(
