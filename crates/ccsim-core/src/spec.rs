@@ -71,6 +71,10 @@ pub struct LinkParams {
     pub queue: QueueSpec,
     #[serde(default)]
     pub loss: LossSpec,
+    /// Random per-packet processing delay at the router feeding this link: each packet reaches
+    /// the queue after a uniform delay in [0, jitter_ns], in order. 0 = none.
+    #[serde(default)]
+    pub jitter_ns: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

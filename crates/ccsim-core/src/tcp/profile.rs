@@ -88,6 +88,17 @@ pub struct StackConfig {
     pub sack: bool,
     /// Receiver window used when a flow sets none, segments.
     pub default_max_window_pkts: u64,
+    /// Open each transfer with a SYN / SYN-ACK exchange before the first data segment. ns-2's
+    /// one-way agents have none: their first segment leaves at the transfer's start time.
+    pub handshake: bool,
+    /// ns-2's `overhead_`: each transmission (new data or retransmission) leaves after a uniform
+    /// random delay in [0, send_overhead_ns], in order. 0 = none. Breaks the deterministic phase
+    /// locking that a simulator without any host noise shows (Floyd & Jacobson 1992).
+    pub send_overhead_ns: Dur,
+    /// The initial window comes from the RFC 5681 formula on each flow's MSS (the `rfc` profile
+    /// when `initial_window` is not set); not a knob of its own.
+    #[serde(skip)]
+    pub initial_window_from_mss: bool,
 }
 
 impl StackConfig {
@@ -115,6 +126,9 @@ impl StackConfig {
                 dupack_threshold: 3,
                 sack: false,
                 default_max_window_pkts: 1_000_000,
+                handshake: false,
+                send_overhead_ns: 0,
+                initial_window_from_mss: false,
             },
             Profile::Rfc => StackConfig {
                 profile,
@@ -138,6 +152,9 @@ impl StackConfig {
                 dupack_threshold: 3,
                 sack: false,
                 default_max_window_pkts: 1_000_000,
+                handshake: true,
+                send_overhead_ns: 0,
+                initial_window_from_mss: true,
             },
             Profile::Linux => StackConfig {
                 profile,
@@ -161,6 +178,9 @@ impl StackConfig {
                 dupack_threshold: 3,
                 sack: true,
                 default_max_window_pkts: 1_000_000,
+                handshake: true,
+                send_overhead_ns: 0,
+                initial_window_from_mss: false,
             },
         }
     }
@@ -186,8 +206,12 @@ impl StackConfig {
             rto_formula, rtt_sampling, min_rto_ns, initial_rto_ns, max_rto_ns, max_backoff,
             clock_granularity_ns, delayed_ack, delayed_ack_timeout_ns, cwnd_gating,
             partial_window_deflation, restart_rto_every_partial_ack, dupack_threshold, sack,
-            default_max_window_pkts
+            default_max_window_pkts, handshake, send_overhead_ns
         );
+        // A window the user wrote is used as written, even when it equals the profile's default.
+        if o.initial_window.is_some() {
+            c.initial_window_from_mss = false;
+        }
         if let Some(cap) = o.slow_start_cap {
             c.slow_start_cap = if cap > 0.0 { Some(cap) } else { None };
         }
@@ -220,4 +244,6 @@ pub struct StackOverrides {
     pub dupack_threshold: Option<u32>,
     pub sack: Option<bool>,
     pub default_max_window_pkts: Option<u64>,
+    pub handshake: Option<bool>,
+    pub send_overhead_ns: Option<Dur>,
 }

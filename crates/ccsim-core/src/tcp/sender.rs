@@ -178,9 +178,20 @@ impl Sender {
     }
 
     /// Open the connection: a 40-byte SYN, answered by a SYN-ACK that gives the first RTT sample.
+    /// Without a handshake (ns-2's one-way agents) the first window leaves at once.
     pub fn start(&mut self, now: Time, fab: &mut Fabric) {
-        self.state = SenderState::Handshake;
-        self.send_syn(now, fab);
+        if self.stack.handshake {
+            self.state = SenderState::Handshake;
+            self.send_syn(now, fab);
+        } else {
+            self.open(now, fab);
+        }
+    }
+
+    fn open(&mut self, now: Time, fab: &mut Fabric) {
+        self.state = SenderState::Open;
+        self.w.cwnd = self.initial_window();
+        self.try_send(now, fab);
     }
 
     fn send_syn(&mut self, now: Time, fab: &mut Fabric) {
@@ -190,11 +201,10 @@ impl Sender {
     }
 
     fn initial_window(&self) -> f64 {
-        match self.stack.profile {
-            super::profile::Profile::Rfc if self.stack.initial_window == StackConfig::for_profile(self.stack.profile).initial_window => {
-                StackConfig::rfc_initial_window(self.mss)
-            }
-            _ => self.stack.initial_window,
+        if self.stack.initial_window_from_mss {
+            StackConfig::rfc_initial_window(self.mss)
+        } else {
+            self.stack.initial_window
         }
     }
 
@@ -205,9 +215,7 @@ impl Sender {
                 self.rtt.sample(now - pkt.ts);
                 self.backoff = 1;
                 self.rto_timer.cancel();
-                self.state = SenderState::Open;
-                self.w.cwnd = self.initial_window();
-                self.try_send(now, fab);
+                self.open(now, fab);
                 false
             }
             (PacketKind::Ack, SenderState::Open) => {
