@@ -139,7 +139,7 @@ impl Network {
 
     fn add_access_pair(&mut self, host: String, router: NodeId, delay: Dur, rate: u64, queue: &QueueSpec, host_sends: bool) -> Result<NodeId, String> {
         let h = self.add_node(host);
-        let p = LinkParams { rate_bps: rate, delay_ns: delay, queue: queue.clone(), loss: LossSpec::None };
+        let p = LinkParams { rate_bps: rate, delay_ns: delay, queue: queue.clone(), loss: LossSpec::None, jitter_ns: 0 };
         if host_sends {
             self.add_link(h, router, &p, false)?;
             self.add_link(router, h, &p, false)?;
