@@ -30,6 +30,8 @@ pub enum Purpose {
     Rtt = 6,
     Endpoints = 7,
     Congestion = 8,
+    /// Host send overhead and router processing jitter.
+    Jitter = 9,
 }
 
 /// A random stream. PCG-64 (MCG variant): fast, small, and stable across platforms.

@@ -187,6 +187,7 @@ impl Simulation {
             size_bytes: size,
             max_window,
             stack: self.stack.clone(),
+            seed: self.seed,
         };
         let delayed_ack = t.delayed_ack.unwrap_or(self.stack.delayed_ack);
         self.flows.push(Flow {

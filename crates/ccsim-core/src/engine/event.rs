@@ -13,12 +13,16 @@ pub enum TimerKind {
     Retransmit,
     Pacing,
     DelayedAck,
+    /// Transmissions held back by the stack's send overhead are due.
+    Release,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The packet at the head of a link's pipe reaches the far end.
     LinkArrival(u32),
+    /// The packet at the head of a link's processing stage (router jitter) reaches its queue.
+    LinkIngress(u32),
     FlowStart(u32),
     Timer { flow: u32, kind: TimerKind },
     /// An open-loop generator's next arrival.

@@ -77,12 +77,36 @@ impl Fabric {
     fn enter_link(&mut self, pkt: Packet, now: Time) {
         let (off, _) = self.routes[pkt.route as usize];
         let link = self.route_links[off as usize + pkt.hop as usize];
-        match self.links[link as usize].offer(pkt, now) {
+        let l = &mut self.links[link as usize];
+        if l.has_jitter() {
+            if let Some(t) = l.hold(pkt, now) {
+                self.events.push(t, Event::LinkIngress(link));
+            }
+            return;
+        }
+        let offer = l.offer(pkt, now);
+        self.settle(link, &pkt, offer, now);
+    }
+
+    /// The packet at the head of `link`'s processing stage reaches the queue.
+    pub fn link_ingress(&mut self, link: LinkId, now: Time) {
+        let l = &mut self.links[link as usize];
+        let (pkt, next) = l.release();
+        if let Some(t) = next {
+            self.events.push(t, Event::LinkIngress(link));
+        }
+        let offer = l.admit(pkt, now);
+        self.settle(link, &pkt, offer, now);
+    }
+
+    #[inline]
+    fn settle(&mut self, link: LinkId, pkt: &Packet, offer: Offer, now: Time) {
+        match offer {
             Offer::Accepted { schedule_at: Some(t) } => self.events.push(t, Event::LinkArrival(link)),
             Offer::Accepted { schedule_at: None } => {}
             Offer::Dropped(v) => {
                 let kind = if v == Verdict::DropEarly { DropKind::Early } else { DropKind::Overflow };
-                self.record_drop(link, &pkt, now, kind);
+                self.record_drop(link, pkt, now, kind);
             }
         }
     }

@@ -95,8 +95,10 @@ impl Simulation {
                     TimerKind::Retransmit => f.sender.on_rto_timer(now, &mut self.fab),
                     TimerKind::Pacing => f.sender.on_pacing_timer(now, &mut self.fab),
                     TimerKind::DelayedAck => f.receiver.on_delack_timer(now, &mut self.fab),
+                    TimerKind::Release => f.sender.on_release_timer(now, &mut self.fab),
                 }
             }
+            Event::LinkIngress(link) => self.fab.link_ingress(link, now),
             Event::FlowStart(flow) => {
                 let f = &mut self.flows[flow as usize];
                 f.started = true;

@@ -48,7 +48,8 @@ impl Simulation {
                 sent: f.sender.stats.packets_sent,
                 delivered: f.receiver.packets_received,
                 dropped: self.fab.flow_drops[i].data,
-                in_network: inside[i],
+                // Held by the host's send overhead: sent by the sender's count, not yet on a link.
+                in_network: inside[i] + f.sender.held_packets(),
             })
             .collect()
     }
@@ -94,12 +95,14 @@ impl Simulation {
         );
         t.push("packets_sent", u64col(&|i| fs[i].sender.stats.packets_sent));
         t.push("packets_delivered", u64col(&|i| fs[i].receiver.packets_received));
-        t.push("in_flight_end", u64col(&|i| inside[i]));
+        t.push("in_flight_end", u64col(&|i| inside[i] + fs[i].sender.held_packets()));
         t.push("retransmits", u64col(&|i| fs[i].sender.stats.retransmits));
         t.push("drops", u64col(&|i| self.fab.flow_drops[i].data));
         t.push("control_drops", u64col(&|i| self.fab.flow_drops[i].control));
         t.push("timeouts", u64col(&|i| fs[i].sender.stats.timeouts));
         t.push("fast_retransmits", u64col(&|i| fs[i].sender.stats.fast_retransmits));
+        t.push("window_cuts", u64col(&|i| fs[i].sender.stats.window_cuts));
+        t.push("completed", Column::U8(fs.iter().map(|f| u8::from(f.sender.completed_at.is_some())).collect()));
         t.push(
             "completion_s",
             f64col(&|i| fs[i].sender.completed_at.map_or(f64::NAN, |c| secs(c - fs[i].start))),

@@ -5,12 +5,17 @@
 //! the pipe. The pipe is ordered by arrival time, so the link needs exactly one pending event, for
 //! the packet at its head. Packets still waiting for the transmitter are tracked by their start
 //! times alone, which is all queue length, RED and the statistics need.
+//!
+//! Optional router jitter puts a processing stage in front of the queue: each packet reaches the
+//! queue a uniform random time in [0, jitter] after it reached the router, never before the
+//! packet ahead of it (the stage is FIFO too, so it needs one pending event of its own).
 
 use std::collections::VecDeque;
 
 use super::loss::LossModel;
 use super::packet::Packet;
 use super::qdisc::{Qdisc, QueueView, Verdict};
+use crate::rng::{uniform, Stream};
 use crate::units::{tx_time, Dur, Time};
 
 pub type LinkId = u32;
@@ -55,7 +60,18 @@ pub struct Link {
     waiting_bytes: u64,
     /// Packets in transmission or propagation, with their arrival time at the far end.
     pipe: VecDeque<(Time, Packet)>,
+    /// Router processing jitter (None: packets reach the queue on arrival).
+    jitter: Option<Jitter>,
     pub counters: LinkCounters,
+}
+
+/// The processing stage in front of a link's queue.
+struct Jitter {
+    max: Dur,
+    rng: Stream,
+    /// Packets being processed, with the time each reaches the queue (non-decreasing).
+    stage: VecDeque<(Time, Packet)>,
+    last_release: Time,
 }
 
 impl Link {
@@ -72,8 +88,37 @@ impl Link {
             waiting: VecDeque::new(),
             waiting_bytes: 0,
             pipe: VecDeque::new(),
+            jitter: None,
             counters: LinkCounters::default(),
         }
+    }
+
+    /// Give the router feeding this link a random processing delay, uniform in [0, max].
+    pub fn set_jitter(&mut self, max: Dur, rng: Stream) {
+        self.jitter = (max > 0).then(|| Jitter { max, rng, stage: VecDeque::new(), last_release: 0 });
+    }
+
+    pub fn has_jitter(&self) -> bool {
+        self.jitter.is_some()
+    }
+
+    /// A packet reached the router (a link with jitter only). Returns the time to schedule the
+    /// stage's head event at, when the stage was empty.
+    pub fn hold(&mut self, pkt: Packet, now: Time) -> Option<Time> {
+        self.counters.arrivals += 1;
+        let j = self.jitter.as_mut().expect("hold on a link without jitter");
+        let delay = (uniform(&mut j.rng) * j.max as f64) as Dur;
+        let at = (now + delay).max(j.last_release);
+        j.last_release = at;
+        j.stage.push_back((at, pkt));
+        (j.stage.len() == 1).then_some(at)
+    }
+
+    /// The packet at the head of the processing stage, due now, and the next one's due time.
+    pub fn release(&mut self) -> (Packet, Option<Time>) {
+        let j = self.jitter.as_mut().expect("release on a link without jitter");
+        let (_, pkt) = j.stage.pop_front().expect("ingress event with an empty stage");
+        (pkt, j.stage.front().map(|&(t, _)| t))
     }
 
     /// Forget waiting entries whose transmission has started by `now`.
@@ -102,8 +147,14 @@ impl Link {
     /// Offer a packet arriving at the link's input at `now`.
     #[inline]
     pub fn offer(&mut self, pkt: Packet, now: Time) -> Offer {
-        self.advance(now);
         self.counters.arrivals += 1;
+        self.admit(pkt, now)
+    }
+
+    /// Queue a packet (already counted as an arrival) or drop it.
+    #[inline]
+    pub fn admit(&mut self, pkt: Packet, now: Time) -> Offer {
+        self.advance(now);
         let must_wait = self.busy_until > now;
         let view = QueueView {
             now,
@@ -141,9 +192,10 @@ impl Link {
         (pkt, self.pipe.front().map(|&(t, _)| t))
     }
 
-    /// Packets inside the link (waiting, in transmission or propagating).
+    /// Packets inside the link (being processed, waiting, in transmission or propagating).
     pub fn in_link(&self) -> impl Iterator<Item = &Packet> {
-        self.pipe.iter().map(|(_, p)| p)
+        let stage = self.jitter.iter().flat_map(|j| j.stage.iter().map(|(_, p)| p));
+        stage.chain(self.pipe.iter().map(|(_, p)| p))
     }
 
     /// Busy time and waiting time up to `end` only (the tail beyond the run is cut off).

@@ -133,6 +133,7 @@ impl Network {
         };
         let mut link = Link::new(src, dst, p.rate_bps, p.delay_ns, qdisc, loss);
         link.monitor = monitor;
+        link.set_jitter(p.jitter_ns, stream(self.seed, Entity::Link, id as u64, Purpose::Jitter));
         self.links.push(link);
         Ok(id)
     }

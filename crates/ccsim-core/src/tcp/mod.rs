@@ -7,3 +7,5 @@ pub mod rtt;
 pub mod sender;
 pub mod ranges;
 pub mod sack;
+pub mod send_log;
+pub mod send_overhead;

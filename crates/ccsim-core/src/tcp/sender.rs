@@ -10,12 +10,15 @@
 use super::profile::{RttSampling, SsthreshBasis, StackConfig};
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
+use super::send_log::SendLog;
+use super::send_overhead::SendOverhead;
 use crate::cc::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, Recovery, SentSample, Window,
 };
 use crate::engine::event::{Event, LazyTimer, TimerKind};
 use crate::engine::fabric::Fabric;
 use crate::net::packet::{Packet, PacketKind, SackBlocks, HEADER_BYTES};
+use crate::rng::{stream, Entity, Purpose};
 use crate::units::{Dur, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +38,9 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     pub rtt_sum_ns: u128,
     pub rtt_samples: u64,
+    /// Congestion events after which the algorithm's window was smaller than before (Free-Drop's
+    /// "congestion events" are the losses it does not forgive).
+    pub window_cuts: u64,
 }
 
 /// What a sender needs to know about its transfer.
@@ -46,6 +52,8 @@ pub struct SenderSetup {
     pub size_bytes: Option<u64>,
     pub max_window: f64,
     pub stack: StackConfig,
+    /// The scenario's seed, for the sender's own random stream (send overhead).
+    pub seed: u64,
 }
 
 pub struct Sender {
@@ -82,6 +90,12 @@ pub struct Sender {
     recovery: Recovery,
     /// The SACK scoreboard, when the stack uses SACK (then `recovery` is not used).
     scoreboard: Option<Scoreboard>,
+    /// Send times of outstanding segments, for the congestion-control RTT sample (every-ACK
+    /// sampling only).
+    send_log: Option<SendLog>,
+    /// Segments held back by the stack's send overhead (None: they leave at once).
+    overhead: Option<SendOverhead>,
+    pub release_timer: LazyTimer,
     cwnd_limited: bool,
     round_end: u32,
     round: u64,
@@ -104,6 +118,11 @@ impl Sender {
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let recovery = cc.recovery();
         let scoreboard = stack.sack.then(|| Scoreboard::new(stack.dupack_threshold));
+        let send_log = (stack.rtt_sampling == RttSampling::EveryAck).then(SendLog::default);
+        let overhead = (stack.send_overhead_ns > 0).then(|| {
+            let rng = stream(setup.seed, Entity::Flow, setup.flow as u64, Purpose::Jitter);
+            SendOverhead::new(stack.send_overhead_ns, rng)
+        });
         Sender {
             flow: setup.flow,
             route: setup.data_route,
@@ -132,6 +151,9 @@ impl Sender {
             cc,
             recovery,
             scoreboard,
+            send_log,
+            overhead,
+            release_timer: LazyTimer::default(),
             cwnd_limited: false,
             round_end: 0,
             round: 0,
@@ -226,6 +248,9 @@ impl Sender {
                 if pkt.seq > self.snd_una {
                     self.on_new_ack(pkt, now, fab)
                 } else {
+                    if let Some(log) = &mut self.send_log {
+                        log.on_sack(pkt.sack.iter());
+                    }
                     if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
                         self.on_dupack(now, fab);
                     } else if newly_sacked > 0 {
@@ -238,6 +263,7 @@ impl Sender {
         }
     }
 
+    /// The RTT sample for the estimator (srtt, RTO): the timestamp echo, or ns-2's timed segment.
     fn rtt_sample(&mut self, pkt: &Packet, now: Time) -> Option<Dur> {
         let sample = match self.stack.rtt_sampling {
             RttSampling::EveryAck => Some(now - pkt.ts),
@@ -266,6 +292,21 @@ impl Sender {
         sample
     }
 
+    /// The RTT sample for congestion control. Under every-ACK sampling it is Linux's `ca_rtt`:
+    /// the RTT of the most recently sent segment this ACK newly acknowledges (by SACK, else
+    /// cumulatively), falling back to the estimator's sample when a retransmission was
+    /// acknowledged or nothing sent once was; otherwise the estimator's sample.
+    fn cc_rtt_sample(&mut self, pkt: &Packet, now: Time, estimator_sample: Option<Dur>) -> Option<Dur> {
+        let Some(log) = &mut self.send_log else { return estimator_sample };
+        let sacked = log.on_sack(pkt.sack.iter());
+        let covered = log.on_cumulative_ack(pkt.seq);
+        let cumulative = covered.latest_sent.filter(|_| !covered.retransmission_acked);
+        match sacked.or(cumulative) {
+            Some(sent) => Some(now - sent),
+            None => estimator_sample,
+        }
+    }
+
     fn on_new_ack(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
         let prior_flight = self.flight();
         let newly = pkt.seq - self.snd_una;
@@ -273,7 +314,8 @@ impl Sender {
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         self.una_timeouts = 0;
         self.dupacks = 0;
-        let rtt = self.rtt_sample(pkt, now);
+        let estimator_rtt = self.rtt_sample(pkt, now);
+        let rtt = self.cc_rtt_sample(pkt, now, estimator_rtt);
         let round_start = pkt.seq >= self.round_end;
         if round_start {
             self.round += 1;
@@ -420,10 +462,19 @@ impl Sender {
         !self.in_recovery && lost && self.snd_una > self.recover
     }
 
+    /// Hand a congestion event to the algorithm, counting it when the window shrinks.
+    fn congestion(&mut self, ev: &CongestionEvent) {
+        let before = self.w.cwnd;
+        self.cc.on_congestion(ev, &mut self.w);
+        if self.w.cwnd < before {
+            self.stats.window_cuts += 1;
+        }
+    }
+
     fn enter_recovery(&mut self, now: Time, fab: &mut Fabric) {
         self.stats.fast_retransmits += 1;
         let ev = self.congestion_event(CongestionKind::Loss, now);
-        self.cc.on_congestion(&ev, &mut self.w);
+        self.congestion(&ev);
         self.in_recovery = true;
         self.partial_acks = 0;
         self.recover = self.snd_max;
@@ -453,7 +504,7 @@ impl Sender {
             SenderState::Handshake => self.send_syn(now, fab),
             SenderState::Open => {
                 let cev = self.congestion_event(CongestionKind::Timeout, now);
-                self.cc.on_congestion(&cev, &mut self.w);
+                self.congestion(&cev);
                 self.una_timeouts += 1;
                 self.in_recovery = false;
                 self.inflation = 0.0;
@@ -471,6 +522,27 @@ impl Sender {
             }
             _ => {}
         }
+    }
+
+    /// Segments held by the send overhead are due: they leave now, stamped with this time.
+    pub fn on_release_timer(&mut self, now: Time, fab: &mut Fabric) {
+        let ev = self.timer_event(TimerKind::Release);
+        if !self.release_timer.fire(now, &mut fab.events, ev) {
+            return;
+        }
+        let Some(o) = &mut self.overhead else { return };
+        while let Some(mut pkt) = o.due(now) {
+            pkt.ts = now;
+            fab.send(pkt, now);
+        }
+        if let Some(at) = o.next_release() {
+            self.release_timer.set(at, &mut fab.events, ev);
+        }
+    }
+
+    /// Data packets counted as sent but still held by the send overhead.
+    pub fn held_packets(&self) -> u64 {
+        self.overhead.as_ref().map_or(0, |o| o.held().count() as u64)
     }
 
     pub fn on_pacing_timer(&mut self, now: Time, fab: &mut Fabric) {
@@ -556,7 +628,17 @@ impl Sender {
 
     fn transmit(&mut self, seq: u32, retransmission: bool, now: Time, fab: &mut Fabric) {
         let size = if seq + 1 == self.total_segs { self.last_seg_wire } else { self.mss + HEADER_BYTES };
-        fab.send(self.packet(PacketKind::Data, seq, size, now), now);
+        let pkt = self.packet(PacketKind::Data, seq, size, now);
+        match &mut self.overhead {
+            None => fab.send(pkt, now),
+            Some(o) => {
+                let at = o.hold(pkt, now);
+                self.release_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Release));
+            }
+        }
+        if let Some(log) = &mut self.send_log {
+            log.on_send(seq, now);
+        }
         self.stats.packets_sent += 1;
         if retransmission {
             self.stats.retransmits += 1;

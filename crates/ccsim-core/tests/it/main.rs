@@ -14,6 +14,7 @@ mod red;
 mod response;
 mod sack;
 mod scenarios;
+mod stack;
 mod traces;
 mod traffic;
 mod zoo;

@@ -9,8 +9,8 @@ use ccsim_core::engine::CcFactory;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Call {
-    Ack { now: u64, cwnd: f64 },
-    Congestion { now: u64, kind: CongestionKind, cwnd: f64, ssthresh: f64 },
+    Ack { now: u64, cwnd: f64, rtt: Option<u64> },
+    Congestion { now: u64, kind: CongestionKind, cwnd: f64, ssthresh: f64, before: f64 },
     Sent { now: u64, seq: u32, retransmission: bool },
 }
 
@@ -33,11 +33,12 @@ impl CongestionControl for Probe {
             Some((_, fixed)) => w.cwnd = fixed,
             None => self.window.on_ack(ack, w),
         }
-        self.log.lock().unwrap().push(Call::Ack { now: ack.now, cwnd: w.cwnd });
+        self.log.lock().unwrap().push(Call::Ack { now: ack.now, cwnd: w.cwnd, rtt: ack.rtt });
     }
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
+        let before = w.cwnd;
         self.window.on_congestion(ev, w);
-        self.log.lock().unwrap().push(Call::Congestion { now: ev.now, kind: ev.kind, cwnd: w.cwnd, ssthresh: w.ssthresh });
+        self.log.lock().unwrap().push(Call::Congestion { now: ev.now, kind: ev.kind, cwnd: w.cwnd, ssthresh: w.ssthresh, before });
     }
     fn on_sent(&mut self, s: &SentSample) {
         self.last_sent = Some(s.now);

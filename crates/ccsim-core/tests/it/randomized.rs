@@ -103,9 +103,10 @@ fn paced_spreads_the_window_where_reno_sends_bursts() {
     eprintln!(
         "reno: {reno_bursty} of {reno_n} gaps back to back; paced: {paced_bursty} of {paced_n}, min gap {paced_min} ns"
     );
-    // Reno: slow start and recovery bursts (measured 302 of 6005); paced: none at all.
+    // Reno: slow start and recovery bursts (measured 302 of 6005); paced: none but the initial
+    // window's, which leaves before any RTT sample exists (ns-2's agents have no handshake).
     assert!(reno_bursty > 100, "reno {reno_bursty} of {reno_n}");
-    assert_eq!(paced_bursty, 0, "paced {paced_bursty} of {paced_n}");
+    assert!(paced_bursty <= 1, "paced {paced_bursty} of {paced_n}");
     // Both keep the link busy: pacing changes when segments leave, not how many.
     assert!(paced_n as f64 > 0.8 * reno_n as f64, "paced sent {paced_n}, reno {reno_n}");
 }

@@ -14,30 +14,36 @@ use crate::scenarios::*;
 fn cwnd_before(log: &[Call], t: u64) -> f64 {
     log.iter()
         .filter_map(|c| match c {
-            Call::Ack { now, cwnd } if *now < t => Some(*cwnd),
+            Call::Ack { now, cwnd, .. } if *now < t => Some(*cwnd),
             _ => None,
         })
         .last()
         .unwrap_or(f64::NAN)
 }
 
-/// ns-2 profile, one ACK per segment, IW 2: the handshake takes one RTT, the initial window
-/// leaves at 1 RTT, and by 2.5 RTT + k RTT every segment of round k is acknowledged, so cwnd is
-/// 2 * 2^(k+1). A 1 Gbps path with a huge buffer keeps loss away for the rounds checked.
+/// ns-2 profile, one ACK per segment, IW 2. Without a handshake (ns-2's one-way agents) the
+/// initial window leaves at time 0; with one, a round trip later. By (h + 1.5) RTT + k RTT every
+/// segment of round k is acknowledged, h being 1 with a handshake, so cwnd is 2 * 2^(k+1). A
+/// 1 Gbps path with a huge buffer keeps loss away for the rounds checked.
 #[test]
 fn slow_start_doubles_cwnd_once_per_rtt_from_the_initial_window() {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let v = dumbbell(1_000_000_000, 10, droptail(100_000), vec![flow("newreno", 100)], 1.5);
-    let mut sim = Simulation::with_factory(&spec(&v), factory(log.clone(), None)).unwrap();
-    sim.finish();
-    let log = log.lock().unwrap();
-    assert!(!log.iter().any(|c| matches!(c, Call::Congestion { .. })), "no loss expected");
-    let rtt = 100 * MS;
-    for k in 0..10u32 {
-        // The initial window's ACKs arrive just after 2 RTT (handshake + one round).
-        let t = 2 * rtt + rtt / 2 + k as u64 * rtt;
-        let expect = 2.0 * 2f64.powi(k as i32 + 1);
-        assert_eq!(cwnd_before(&log, t), expect, "round {k}");
+    for handshake in [false, true] {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut v = dumbbell(1_000_000_000, 10, droptail(100_000), vec![flow("newreno", 100)], 1.5);
+        set(&mut v, "stack.overrides.handshake", serde_json::json!(handshake));
+        let mut sim = Simulation::with_factory(&spec(&v), factory(log.clone(), None)).unwrap();
+        sim.finish();
+        let log = log.lock().unwrap();
+        assert!(!log.iter().any(|c| matches!(c, Call::Congestion { .. })), "no loss expected");
+        let rtt = 100 * MS;
+        let opening = if handshake { rtt } else { 0 };
+        // Half a round after the initial window left, no ACK has come back yet.
+        assert!(cwnd_before(&log, opening + rtt / 2).is_nan(), "handshake {handshake}: an ACK came early");
+        for k in 0..10u32 {
+            let t = opening + rtt + rtt / 2 + k as u64 * rtt;
+            let expect = 2.0 * 2f64.powi(k as i32 + 1);
+            assert_eq!(cwnd_before(&log, t), expect, "round {k}, handshake {handshake}");
+        }
     }
 }
 
@@ -67,7 +73,7 @@ fn timeouts_back_off(profile: &str, cap: u64) {
     let timeouts: Vec<(u64, f64, f64)> = log
         .iter()
         .filter_map(|c| match c {
-            Call::Congestion { now, kind: CongestionKind::Timeout, cwnd, ssthresh } => Some((*now, *cwnd, *ssthresh)),
+            Call::Congestion { now, kind: CongestionKind::Timeout, cwnd, ssthresh, .. } => Some((*now, *cwnd, *ssthresh)),
             _ => None,
         })
         .collect();
