@@ -12,14 +12,22 @@
 //! * a loss keeps 819/1024 of the window (paper: removes 1/8); fast convergence sets
 //!   W_max = cwnd (1 + beta) / 2 when the loss comes below the previous W_max;
 //! * until the first loss the step is at least cwnd/20 per RTT (5%);
-//! * a timeout forgets W_max (Linux resets the module state on entering Loss).
+//! * a timeout forgets W_max (Linux resets the module state on entering Loss);
+//! * the count is divided by a smoothed segments-per-ACK ratio (`ack_ratio`, on by default under
+//!   every profile, since it is the module's arithmetic, not the stack's). Linux keeps the ratio
+//!   in sixteenths, starting at 2 (`delayed_ack = 2 << 4`), and on each ACK outside recovery
+//!   (`bictcp_acked`, state Open) moves it as d += acked - (d >> 4); the count becomes
+//!   (cnt << 4) / d. The ratio was meant for kernels that counted ACKs; since Linux 5.7
+//!   (`tcp: fix stretch ACK bugs in BIC`) the increase also counts acknowledged segments, so with
+//!   delayed ACKs (d = 32) BIC grows twice as fast as the unscaled count says. With an ACK per
+//!   segment the integer filter stops at d = 31 (31 >> 4 = 1), a factor 1.94. A timeout resets
+//!   d to 32.
 //!
-//! Not modelled: Linux recomputes its per-ACK count at most every HZ/32 and divides it by a
-//! smoothed segments-per-ACK ratio, a leftover from when it counted ACKs rather than segments
-//! (with today's per-segment counting that doubles the growth under delayed ACKs); ccsim
-//! recomputes on every ACK and counts segments only. Linux truncates cwnd and the count to
-//! integers; ccsim keeps the window fractional and truncates only the search distance, where
-//! truncation decides the branch.
+//! Not modelled: Linux recomputes its per-ACK count at most every HZ/32 while cwnd is unchanged
+//! (the count depends only on cwnd, W_max and the ratio, so this matters only when the ratio
+//! moves within one whole window); ccsim recomputes on every ACK. Linux truncates cwnd and the
+//! count to integers; ccsim keeps the window fractional and truncates only the search distance,
+//! where truncation decides the branch.
 
 use super::common::{grow, increase_per, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
@@ -79,10 +87,23 @@ pub const PARAMS: &[ParamInfo] = &[
         doc: "after a loss below the previous W_max, remember W_max = cwnd (1 + beta) / 2 so a new \
               flow gets room faster",
     },
+    ParamInfo {
+        name: "ack_ratio",
+        kind: ParamKind::Bool,
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "divide the count by Linux's smoothed segments-per-ACK ratio (starts at 2; about 2 with \
+              delayed ACKs, 1.94 without), which with per-segment counting (Linux 5.7+) doubles the \
+              growth; false: the unscaled count",
+    },
 ];
 
 /// Before the first loss the count is capped so the window grows at least 5% per RTT (Linux).
 const NO_LOSS_MAX_CNT: f64 = 20.0;
+/// The segments-per-ACK ratio is kept in 1/2^4 (Linux `ACK_RATIO_SHIFT`) and starts at 2.
+const ACK_RATIO_SHIFT: u32 = 4;
+const INITIAL_DELAYED_ACK: u32 = 2 << ACK_RATIO_SHIFT;
 
 #[derive(Clone, Debug)]
 pub struct Bic {
@@ -94,6 +115,9 @@ pub struct Bic {
     fast_convergence: bool,
     /// Window at the last loss, after fast convergence (`last_max_cwnd`); 0 = none yet.
     w_max: f64,
+    ack_ratio: bool,
+    /// Smoothed segments per ACK in sixteenths (Linux `delayed_ack`).
+    delayed_ack: u32,
 }
 
 impl Default for Bic {
@@ -106,6 +130,8 @@ impl Default for Bic {
             smooth_part: 20.0,
             fast_convergence: true,
             w_max: 0.0,
+            ack_ratio: true,
+            delayed_ack: INITIAL_DELAYED_ACK,
         }
     }
 }
@@ -120,17 +146,24 @@ impl Bic {
             smooth_part: p.get("smooth_part"),
             fast_convergence: p.flag("fast_convergence"),
             w_max: 0.0,
+            ack_ratio: p.flag("ack_ratio"),
+            delayed_ack: INITIAL_DELAYED_ACK,
         }
     }
 
-    /// Segments to acknowledge per one-segment increase at this window (Linux `ca->cnt`):
-    /// cwnd / cnt is the increase per RTT.
+    /// Segments to acknowledge per one-segment increase at this window (Linux `ca->cnt`), after
+    /// the segments-per-ACK scaling when `ack_ratio` is on.
     pub fn count(&self, cwnd: f64) -> f64 {
         if cwnd <= self.low_window {
             return cwnd;
         }
         let cnt = if cwnd < self.w_max { self.search_count(cwnd) } else { self.probe_count(cwnd) };
         let cnt = if self.w_max == 0.0 { cnt.min(NO_LOSS_MAX_CNT) } else { cnt };
+        let cnt = if self.ack_ratio {
+            cnt * f64::from(1u32 << ACK_RATIO_SHIFT) / f64::from(self.delayed_ack.max(1))
+        } else {
+            cnt
+        };
         cnt.max(1.0)
     }
 
@@ -159,6 +192,17 @@ impl Bic {
         }
     }
 
+    /// The smoothed segments-per-ACK ratio in sixteenths (Linux `delayed_ack`).
+    pub fn delayed_ack(&self) -> u32 {
+        self.delayed_ack
+    }
+
+    /// Linux `bictcp_acked`: d = d + acked - d/16, in integers (the ACK's whole segments).
+    fn track_ack_ratio(&mut self, acked: f64) {
+        let acked = acked.max(0.0).min(u32::MAX as f64) as u32;
+        self.delayed_ack = self.delayed_ack.saturating_add(acked) - (self.delayed_ack >> ACK_RATIO_SHIFT);
+    }
+
     pub fn w_max(&self) -> f64 {
         self.w_max
     }
@@ -170,6 +214,8 @@ impl CongestionControl for Bic {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        // Linux updates the ratio (`pkts_acked`) before the window (`cong_avoid`).
+        self.track_ack_ratio(ack.acked);
         grow(ack, w, |w, units| {
             let cnt = self.count(w.cwnd);
             increase_per(w, cnt, units);
@@ -182,7 +228,9 @@ impl CongestionControl for Bic {
         let keep = if cwnd <= self.low_window { 0.5 } else { self.beta };
         reduce_to(ev, w, ev.basis * keep);
         if ev.kind == CongestionKind::Timeout {
+            // Linux `bictcp_reset` on entering Loss.
             self.w_max = 0.0;
+            self.delayed_ack = INITIAL_DELAYED_ACK;
         }
     }
 }
@@ -199,7 +247,9 @@ mod tests {
     /// 159.96 / 10 and each ACK adds 10/159.96 = 0.062516 (+10 per RTT, 1/4 of the distance).
     #[test]
     fn after_a_loss_the_search_closes_a_quarter_of_the_distance_per_rtt() {
-        let mut cc = Bic::default();
+        // The unscaled count; the segments-per-ACK ratio (on by default, which halves the count
+        // with 2-segment ACKs) has its own test below.
+        let mut cc = Bic { ack_ratio: false, ..Default::default() };
         let mut w = Window { cwnd: 200.0, ssthresh: 100.0 };
         cc.on_congestion(&congestion(CongestionKind::Loss, 200.0, false), &mut w);
         assert_eq!(cc.w_max(), 200.0);
@@ -219,7 +269,9 @@ mod tests {
     ///  cwnd 10 <= low_window: cnt = 10 (Reno)
     #[test]
     fn the_count_follows_search_probe_and_reno_regions() {
-        let cc = Bic { w_max: 1000.0, ..Default::default() };
+        // The unscaled count (`ack_ratio = false`); with the default ratio of 2 each count above
+        // low_window is halved (tested below).
+        let cc = Bic { w_max: 1000.0, ack_ratio: false, ..Default::default() };
         for (cwnd, cnt) in [
             (900.0, 56.25),
             (960.0, 96.0),
@@ -232,8 +284,13 @@ mod tests {
             assert!((cc.count(cwnd) - cnt).abs() < 1e-9, "cwnd {cwnd}: {} vs {cnt}", cc.count(cwnd));
         }
         // No loss yet: at least 5% per RTT, cnt = min(cwnd / 16, 20) at 1100 -> 20.
-        let fresh = Bic::default();
+        let fresh = Bic { ack_ratio: false, ..Default::default() };
         assert_eq!(fresh.count(1100.0), 20.0);
+        // With Linux's initial ratio of 2 (32/16), every count above low_window is halved; the
+        // Reno region is not scaled (Linux returns before the division).
+        let linux = Bic { w_max: 1000.0, ..Default::default() };
+        assert_eq!((linux.count(900.0), linux.count(10.0)), (56.25 / 2.0, 10.0));
+        assert_eq!(Bic::default().count(1100.0), 10.0);
     }
 
     /// Fast convergence: a loss at 150 below W_max = 200 remembers 150 * (1 + 0.7998) / 2 =
@@ -254,5 +311,39 @@ mod tests {
         assert_eq!(w.cwnd, 1.0);
         assert!((w.ssthresh - 300.0 * BETA).abs() < 1e-12);
         assert_eq!(cc.w_max(), 0.0);
+    }
+
+    /// Linux (since 5.7, `tcp_bic.c`): the count is divided by a smoothed segments-per-ACK ratio
+    /// kept in sixteenths, `delayed_ack`, starting at 2 << 4 = 32 and updated on every ACK outside
+    /// recovery, before the count, as d += acked - (d >> 4); the count becomes (cnt << 4) / d.
+    /// W_max = 1000, cwnd 960: dist = 10, cnt = 96.
+    ///  ACK of 2 segments (delayed ACK): d = 32 + 2 - 2 = 32, cnt = 96 * 16 / 32 = 48, so the
+    ///    window grows 2/48 (old model: 2/96, half as fast).
+    ///  ACKs of 1 segment: d = 32 + 1 - 2 = 31, then 31 + 1 - (31 >> 4 = 1) = 31 for ever (the
+    ///    integer filter's dead band): cnt = 96 * 16 / 31 = 49.548..., growth 1/49.548 per ACK.
+    ///  A timeout resets d to 32 (Linux `bictcp_reset` on entering Loss).
+    #[test]
+    fn the_count_is_divided_by_the_smoothed_segments_per_ack_ratio() {
+        let mut cc = Bic { w_max: 1000.0, ..Default::default() };
+        let mut w = Window { cwnd: 960.0, ssthresh: 100.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (960.0 + 2.0 / 48.0)).abs() < 1e-12, "{}", w.cwnd);
+        let mut w = Window { cwnd: 960.0, ssthresh: 100.0 };
+        for _ in 0..5 {
+            let before = w.cwnd;
+            cc.on_ack(&ack(1.0), &mut w);
+            let cnt = (1000.0 - before) / 4.0;
+            let cnt = before / cnt.floor() * 16.0 / 31.0;
+            assert!((w.cwnd - (before + 1.0 / cnt)).abs() < 1e-12, "{} from {before}", w.cwnd);
+        }
+        assert_eq!(cc.delayed_ack(), 31);
+        let mut w = Window { cwnd: 960.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Timeout, 960.0, true), &mut w);
+        assert_eq!(cc.delayed_ack(), 32);
+        // Without the ratio (`ack_ratio = false`) the count is the unscaled 96.
+        let mut plain = Bic { w_max: 1000.0, ack_ratio: false, ..Default::default() };
+        let mut w = Window { cwnd: 960.0, ssthresh: 100.0 };
+        plain.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (960.0 + 2.0 / 96.0)).abs() < 1e-12, "{}", w.cwnd);
     }
 }
