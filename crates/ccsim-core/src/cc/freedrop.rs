@@ -21,6 +21,10 @@
 //! * **Decision.** A loss at index `i` is a congestion event iff the previous loss has index `l`
 //!   with `|i - l| <= w`: losses exactly `w` transmissions apart cut, `w + 1` apart do not. Free
 //!   losses also become the previous loss (spec 13.3). The first loss of a connection is free.
+//!   `literal = true` reads the paper's text instead ("a loss within the last w transmissions
+//!   before" the detection): a loss is a congestion event iff the previous loss has index
+//!   `l >= n - w`, `n` being the number of transmissions when it is detected. Detection comes
+//!   about a window after the lost transmission, so this rule forgives more at large windows.
 //! * **Free episode.** cwnd and ssthresh are left alone; the sender's recovery runs with the
 //!   uncut window and at its end ([`CongestionControl::on_recovery_exit`], after the sender's
 //!   cwnd = ssthresh) the window is put back as it was when the episode began. ACKs during the
@@ -31,7 +35,9 @@
 //!   episode (spec 13.5).
 //! * **Timeouts** keep their usual effect, cwnd = 1 and ssthresh halved on the first expiry
 //!   (spec 13.6 default; the paper's model ignores timeouts); the timed-out segment counts as a
-//!   loss for the next decision.
+//!   loss for the next decision. With `rto_test = true` a timeout is judged like any loss: a
+//!   free one leaves cwnd and ssthresh as they were (the sender still goes back to the first
+//!   unacknowledged segment).
 //! * **ECN** is not a drop: an ECN echo halves as Reno does and is not counted.
 //! * **Recovery.** NewReno by default (`newreno = true`): the paper does not name the TCP it
 //!   modified; spec 13.5 repairs "further holes via NewReno/SACK recovery", and with Reno recovery
@@ -65,6 +71,22 @@ pub const PARAMS: &[ParamInfo] = &[
         max: 1.0,
         doc: "NewReno loss recovery (default); false = Reno's",
     },
+    ParamInfo {
+        name: "literal",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "the paper's literal rule: cut iff the previous loss is among the last w transmissions at detection",
+    },
+    ParamInfo {
+        name: "rto_test",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "judge timeouts by the same rule (a free timeout keeps the window); default: every timeout cuts",
+    },
 ];
 
 /// The loss episode the sender is in, as far as Free-Drop is concerned.
@@ -95,6 +117,10 @@ pub struct FreeDrop {
     /// The packet-loss window, transmissions.
     w: u64,
     recovery: Recovery,
+    /// The literal-text rule (previous loss within the last `w` transmissions at detection).
+    literal: bool,
+    /// Timeouts are judged by the rule too.
+    rto_test: bool,
     /// Data transmissions so far; the latest has this index.
     tx_count: u64,
     /// Index of the latest transmission of segment `base + k` at position `k` (0 = unknown).
@@ -117,6 +143,8 @@ impl FreeDrop {
             window: RenoWindow::default(),
             w,
             recovery,
+            literal: false,
+            rto_test: false,
             tx_count: 0,
             tx_of: VecDeque::new(),
             base: 0,
@@ -130,7 +158,14 @@ impl FreeDrop {
 
     pub fn from_params(p: &Params) -> Self {
         let recovery = if p.flag("newreno") { Recovery::NewReno } else { Recovery::Reno };
-        FreeDrop::new(p.get("w") as u64, recovery)
+        FreeDrop::new(p.get("w") as u64, recovery).with_rules(p.flag("literal"), p.flag("rto_test"))
+    }
+
+    /// The literal-text decision rule and/or judging timeouts by the rule (see the module doc).
+    pub fn with_rules(mut self, literal: bool, rto_test: bool) -> Self {
+        self.literal = literal;
+        self.rto_test = rto_test;
+        self
     }
 
     /// Follow the cumulative ACK and forget the transmissions of acknowledged segments.
@@ -158,7 +193,11 @@ impl FreeDrop {
     /// `w` transmissions of it).
     fn loss(&mut self, i: u64) -> bool {
         self.losses += 1;
-        let congestion = self.last_loss.is_some_and(|l| i.abs_diff(l) <= self.w);
+        let congestion = match self.last_loss {
+            None => false,
+            Some(l) if self.literal => l.saturating_add(self.w) >= self.tx_count,
+            Some(l) => i.abs_diff(l) <= self.w,
+        };
         self.last_loss = Some(self.last_loss.map_or(i, |l| l.max(i)));
         congestion
     }
@@ -198,10 +237,13 @@ impl CongestionControl for FreeDrop {
                 self.episode = Episode::Recovering { lost, repaired: false, free };
             }
             CongestionKind::Timeout => {
-                // The usual timeout (spec 13.6): cwnd 1, ssthresh halved on the first expiry.
+                // The usual timeout (spec 13.6): cwnd 1, ssthresh halved on the first expiry;
+                // with `rto_test` only when the rule says the loss is not free.
                 let i = self.tx_index(self.snd_una);
-                self.loss(i);
-                self.window.on_congestion(ev, w);
+                let congestion = self.loss(i);
+                if congestion || !self.rto_test {
+                    self.window.on_congestion(ev, w);
+                }
                 self.episode = Episode::TimedOut;
             }
             CongestionKind::Ecn => {

@@ -96,6 +96,8 @@ pub struct Sender {
     /// Segments held back by the stack's send overhead (None: they leave at once).
     overhead: Option<SendOverhead>,
     pub release_timer: LazyTimer,
+    /// The window before the current episode's congestion event, and whether it was cut then.
+    episode_cut: (f64, bool),
     cwnd_limited: bool,
     round_end: u32,
     round: u64,
@@ -154,6 +156,7 @@ impl Sender {
             send_log,
             overhead,
             release_timer: LazyTimer::default(),
+            episode_cut: (0.0, false),
             cwnd_limited: false,
             round_end: 0,
             round: 0,
@@ -377,7 +380,7 @@ impl Sender {
             if ack >= self.recover {
                 self.in_recovery = false;
                 self.w.cwnd = self.w.ssthresh;
-                self.cc.on_recovery_exit(now, &mut self.w);
+                self.exit_recovery(now);
             }
             return true;
         }
@@ -391,7 +394,7 @@ impl Sender {
             } else {
                 self.w.cwnd = self.w.ssthresh;
             }
-            self.cc.on_recovery_exit(now, &mut self.w);
+            self.exit_recovery(now);
             return true;
         }
         // NewReno partial ACK: the next hole is lost too; retransmit it at once.
@@ -466,7 +469,20 @@ impl Sender {
     fn congestion(&mut self, ev: &CongestionEvent) {
         let before = self.w.cwnd;
         self.cc.on_congestion(ev, &mut self.w);
-        if self.w.cwnd < before {
+        self.episode_cut = (before, self.w.cwnd < before);
+        if self.episode_cut.1 {
+            self.stats.window_cuts += 1;
+        }
+    }
+
+    /// Recovery ends. An algorithm may decide only now to cut (Free-Drop, when a further loss of
+    /// a free episode turns out to be near another): that counts as the episode's cut when its
+    /// hook leaves the window below where the episode began.
+    fn exit_recovery(&mut self, now: Time) {
+        let before_hook = self.w.cwnd;
+        self.cc.on_recovery_exit(now, &mut self.w);
+        let (episode_start, counted) = self.episode_cut;
+        if !counted && self.w.cwnd != before_hook && self.w.cwnd < episode_start {
             self.stats.window_cuts += 1;
         }
     }

@@ -229,6 +229,49 @@ fn a_timeout_resets_to_one_segment_even_when_isolated() {
     assert_eq!((d.cc.losses, d.cc.cuts), (2, 1));
 }
 
+/// The literal rule counts back from the detection, not from the lost transmission. Segment 10
+/// (transmission 11) is lost and free; 40 transmissions later segment 20 (transmission 21, ten
+/// after the first loss) is found lost, with 51 transmissions made by then. The primary rule
+/// compares 21 with 11 (10 apart); the literal rule asks whether 11 is among the last w of 51.
+#[test]
+fn the_literal_rule_counts_back_from_the_detection() {
+    let run = |w: u64, literal: bool| {
+        let mut d = Driver::new(w, 40.0);
+        d.cc = FreeDrop::new(w, Recovery::NewReno).with_rules(literal, false);
+        d.send(50);
+        d.ack_to(10);
+        d.w.cwnd = 40.0;
+        let (during, _) = d.loss_episode(20); // transmission 51 is the repair of segment 10
+        assert_eq!(during.cwnd, 40.0, "the first loss is free");
+        let (during, _) = d.loss_episode(50);
+        during.cwnd == 20.0
+    };
+    // w = 10: primary |21 - 11| = 10 <= 10 cuts; literal 11 >= 51 - 10 = 41 fails: free.
+    assert!(run(10, false));
+    assert!(!run(10, true));
+    // w = 40: 11 >= 51 - 40 = 11 holds, so the literal rule cuts too; w = 39 does not.
+    assert!(run(40, true));
+    assert!(!run(39, true));
+}
+
+/// With `rto_test`, an isolated timeout keeps the window; a timeout within w of the previous
+/// loss resets it as usual.
+#[test]
+fn rto_test_makes_an_isolated_timeout_free() {
+    let mut d = Driver::new(5, 30.0);
+    d.cc = FreeDrop::new(5, Recovery::NewReno).with_rules(false, true);
+    d.send(30);
+    d.ack_to(4);
+    d.w = Window { cwnd: 30.0, ssthresh: 20.0 };
+    d.cc.on_congestion(&event(CongestionKind::Timeout, 30.0), &mut d.w);
+    assert_eq!(d.w, Window { cwnd: 30.0, ssthresh: 20.0 }, "the first loss is free");
+    d.retransmit(4);
+    d.ack_to(6);
+    // Segment 6 is transmission 7, two after the timed-out transmission 5: not free.
+    d.cc.on_congestion(&event(CongestionKind::Timeout, 30.0), &mut d.w);
+    assert_eq!(d.w, Window { cwnd: 1.0, ssthresh: 15.0 });
+}
+
 #[test]
 fn ecn_halves_like_reno_and_is_not_a_loss() {
     let mut d = Driver::new(5, 30.0);

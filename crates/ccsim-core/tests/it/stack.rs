@@ -95,3 +95,24 @@ fn window_cuts_count_the_congestion_events_that_shrank_the_window() {
     assert!(events > shrank && shrank > 20, "{events} events, {shrank} shrank the window");
     assert_eq!(cuts, shrank);
 }
+
+/// Free-Drop forgives isolated losses, so fewer of its congestion events cut the window than
+/// Reno's; with w = 0 only timeouts cut.
+#[test]
+fn free_drop_cuts_fewer_times_than_it_sees_losses() {
+    let lossy = |cc: &str, params: serde_json::Value| {
+        let mut v = dumbbell(100_000_000, 10, droptail(10_000), vec![flow(cc, 50)], 60.0);
+        set(&mut v, "flows.0.cc_params", params);
+        set(&mut v, "duration_ns", serde_json::json!(120 * S));
+        set(&mut v, "topology.forward.loss", serde_json::json!({"kind": "bernoulli", "p": 0.001}));
+        let r = run(&v);
+        let events = r.flows.u64("fast_retransmits")[0] + r.flows.u64("timeouts")[0];
+        (r.flows.u64("window_cuts")[0], events, r.flows.u64("timeouts")[0])
+    };
+    let (reno_cuts, reno_events, _) = lossy("newreno", serde_json::json!({}));
+    assert!(reno_events > 30 && reno_cuts + 2 >= reno_events, "newreno {reno_cuts} of {reno_events}");
+    let (fd_cuts, fd_events, _) = lossy("freedrop", serde_json::json!({"w": 100}));
+    assert!(fd_events > 30 && fd_cuts > 0 && fd_cuts * 2 < fd_events, "freedrop {fd_cuts} of {fd_events}");
+    let (none_cuts, _, none_timeouts) = lossy("freedrop", serde_json::json!({"w": 0}));
+    assert!(none_cuts <= none_timeouts, "w = 0: {none_cuts} cuts, {none_timeouts} timeouts");
+}
