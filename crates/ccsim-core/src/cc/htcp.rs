@@ -8,22 +8,29 @@
 //! Reno, and (RTT scaling) by RTT_min / 100 ms so flows with different RTTs grow alike per second.
 //!
 //! Choices where sources differ (Linux followed; FreeBSD turns RTT scaling and adaptive beta off):
-//! * D counts from the end of the last recovery (Linux resets its clock on entering and on leaving
-//!   recovery). After a timeout D counts from the timeout: ccsim's sender has no "loss state
-//!   over" event, and Linux's leaves it about when slow start is done.
+//! * D counts from the flow's start (Linux `htcp_init`; here its first ACK, as the algorithm
+//!   has no connection-start hook), then from the end of the last recovery (Linux resets its
+//!   clock on entering and on leaving recovery). After a timeout D counts from the timeout:
+//!   ccsim's sender has no "loss state over" event, and Linux's leaves it about when slow start
+//!   is done.
 //! * Linux's fixed point (`fixed_point = true`): the alpha factor is an integer,
 //!   1 + floor(10 d + d^2/4), the RTT scale is an integer in eighths, beta is in 1/128 (max
-//!   102/128). With `fixed_point = false` the formulas are evaluated in real numbers, as in the
-//!   paper (alpha after D = 2 s is then 11.25, not 11).
-//! * Linux recomputes alpha after every whole-segment increase; ccsim on every ACK (as FreeBSD),
-//!   which differs only in the first segment after a reduction.
+//!   102/128), and the window grows as `htcp_cong_avoid` grows it: a counter of acknowledged
+//!   segments, one whole segment added by the ACK that finds cnt * alpha >= cwnd (that ACK's own
+//!   segments are not counted, the counter restarts at 0), so at most one segment per ACK; alpha
+//!   is recomputed after each such increase and at each congestion event (with D still counted
+//!   from the previous event, so the first segment after a reduction comes early, as in Linux).
+//!   Slow start is `tcp_slow_start` without carrying the excess into avoidance. With
+//!   `fixed_point = false` the formulas are evaluated in real numbers, as in the paper (alpha
+//!   after D = 2 s is then 11.25, not 11), alpha is recomputed on every ACK and the window grows
+//!   alpha / cwnd per acknowledged segment (as FreeBSD).
 //! * beta adapts from the second congestion event on (Linux `modeswitch`), and the bandwidth
 //!   switch resets it to 0.5 when the throughput measured before an event moved by more than 20%
 //!   since the previous one. RTT_max grows only by samples outside recovery, at most 20 ms above
 //!   the current maximum, and fades toward RTT_min by 5% at each event.
 
 use super::common::bandwidth::DeliveryInterval;
-use super::common::{echo_rtt, grow, reduce_to};
+use super::common::{echo_rtt, grow, in_slow_start, may_grow, reduce_to, slow_start};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_MS};
@@ -96,7 +103,12 @@ pub struct Htcp {
     beta: f64,
     /// beta adapts only once an event has passed without the bandwidth switch (Linux).
     modeswitch: bool,
-    last_cong: Time,
+    /// Start of the current congestion epoch; set at the flow's first ACK (or event).
+    last_cong: Option<Time>,
+    /// Fixed point: alpha as Linux holds it (recomputed at whole-segment increases and events),
+    /// in segments per RTT (Linux `ca->alpha` / 128), and the segment counter (`snd_cwnd_cnt`).
+    held_alpha: f64,
+    cwnd_cnt: f64,
     min_rtt: Option<Dur>,
     max_rtt: Option<Dur>,
     /// Throughput tracking: smoothed rate and its maximum since the last event, segments/s.
@@ -115,7 +127,9 @@ impl Default for Htcp {
             fixed_point: true,
             beta: BETA_MIN,
             modeswitch: false,
-            last_cong: 0,
+            last_cong: None,
+            held_alpha: 1.0,
+            cwnd_cnt: 0.0,
             min_rtt: None,
             max_rtt: None,
             delivery: DeliveryInterval::default(),
@@ -141,13 +155,40 @@ impl Htcp {
     /// 2 (1 - beta) * alpha_raw(D) * RTT scale.
     pub fn alpha(&self, now: Time) -> f64 {
         let factor = self.scaled_factor(self.time_factor(now));
-        2.0 * (1.0 - self.beta) * factor
+        let alpha = 2.0 * (1.0 - self.beta) * factor;
+        // Linux: an alpha of 0 in 1/128 becomes ALPHA_BASE (cannot happen with beta <= 0.8).
+        if alpha > 0.0 {
+            alpha
+        } else {
+            1.0
+        }
+    }
+
+    /// Time since the last congestion event (0 before the flow's first ACK).
+    fn since_event(&self, now: Time) -> Time {
+        now.saturating_sub(self.last_cong.unwrap_or(now))
+    }
+
+    /// The congestion clock starts with the flow (Linux sets it in `htcp_init`).
+    fn start_clock(&mut self, now: Time) {
+        self.last_cong.get_or_insert(now);
+    }
+
+    /// Linux `htcp_cong_avoid` in avoidance: whole segments from a counter, at most one per ACK.
+    fn linux_increase(&mut self, now: Time, units: f64, w: &mut Window) {
+        if self.cwnd_cnt * self.held_alpha >= w.cwnd.floor() {
+            w.cwnd += 1.0;
+            self.cwnd_cnt = 0.0;
+            self.held_alpha = self.alpha(now);
+        } else {
+            self.cwnd_cnt += units;
+        }
     }
 
     /// alpha_raw(D): 1 up to Delta_L, then 1 + 10 d + (d/2)^2 with d = D - Delta_L (integer in
     /// Linux).
     fn time_factor(&self, now: Time) -> f64 {
-        let d = secs(now.saturating_sub(self.last_cong)) - DELTA_L;
+        let d = secs(self.since_event(now)) - DELTA_L;
         if d <= 0.0 {
             return 1.0;
         }
@@ -196,7 +237,7 @@ impl Htcp {
             return;
         }
         let sample = self.delivery.close(ack.now);
-        let rtts_since_event = secs(ack.now.saturating_sub(self.last_cong)) / secs(min_rtt);
+        let rtts_since_event = secs(self.since_event(ack.now)) / secs(min_rtt);
         if rtts_since_event <= FRESH_RTTS {
             self.rate = sample;
             self.max_rate = sample;
@@ -253,29 +294,45 @@ impl CongestionControl for Htcp {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        self.start_clock(ack.now);
         self.measure_rtt(echo_rtt(ack), true);
         self.measure_rate(ack, w.cwnd);
-        let alpha = self.alpha(ack.now);
-        grow(ack, w, |w, units| w.cwnd += alpha * units / w.cwnd);
+        if !self.fixed_point {
+            let alpha = self.alpha(ack.now);
+            grow(ack, w, |w, units| w.cwnd += alpha * units / w.cwnd);
+        } else if may_grow(ack) {
+            if in_slow_start(w) {
+                // Linux ignores what `tcp_slow_start` leaves over.
+                slow_start(ack, w);
+            } else {
+                self.linux_increase(ack.now, ack.increase_units, w);
+            }
+        }
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
+        self.start_clock(ack.now);
         self.measure_rtt(echo_rtt(ack), false);
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
+        self.start_clock(ev.now);
         if ev.kind != CongestionKind::Timeout || ev.first_timeout {
+            // Linux `htcp_param_update`: beta, then alpha with D still from the previous event.
             self.update_beta();
+            self.held_alpha = self.alpha(ev.now);
             self.fade_max_rtt();
         }
         reduce_to(ev, w, ev.basis * self.beta);
-        self.last_cong = ev.now;
+        // Linux clears `snd_cwnd_cnt` when a reduction or a timeout starts.
+        self.cwnd_cnt = 0.0;
+        self.last_cong = Some(ev.now);
         self.delivery.restart(ev.now);
     }
 
     fn on_recovery_exit(&mut self, now: Time, _w: &mut Window) {
         // D counts from the end of recovery (Linux resets its clock on returning to Open).
-        self.last_cong = now;
+        self.last_cong = Some(now);
         self.delivery.restart(now);
     }
 }
@@ -307,7 +364,8 @@ mod tests {
         for (d, a) in [(0.5, 1.0), (1.0, 1.0), (1.5, 6.0625), (2.0, 11.25), (3.0, 22.0), (10.0, 111.25)] {
             assert!((cc.alpha(s(d)) - a).abs() < 1e-12, "D = {d}: {}", cc.alpha(s(d)));
         }
-        let linux = Htcp { fixed_point: true, ..paper() };
+        // A flow whose clock started at 0 (its first ACK, or the recovery exit above).
+        let linux = Htcp { fixed_point: true, last_cong: Some(0), ..paper() };
         for (d, a) in [(1.5, 6.0), (2.0, 11.0), (3.0, 22.0), (10.0, 111.0)] {
             assert_eq!(linux.alpha(s(d)), a, "D = {d}");
         }
@@ -325,12 +383,13 @@ mod tests {
     #[test]
     fn rtt_scaling_makes_alpha_proportional_to_min_rtt() {
         let d2 = 2 * NS_PER_S;
-        let mut cc = Htcp { rtt_scaling: true, ..paper() };
+        // Clocks started at time 0 (D is counted from the flow's first ACK or event).
+        let mut cc = Htcp { rtt_scaling: true, last_cong: Some(0), ..paper() };
         cc.measure_rtt(50 * MS, true);
         assert!((cc.alpha(d2) - 5.625).abs() < 1e-12);
         cc.fixed_point = true;
         assert_eq!(cc.alpha(d2), 5.0);
-        let mut far = Htcp { rtt_scaling: true, ..paper() };
+        let mut far = Htcp { rtt_scaling: true, last_cong: Some(0), ..paper() };
         far.measure_rtt(1000 * MS, true);
         assert!((far.alpha(d2) - 22.5).abs() < 1e-12);
     }
@@ -384,5 +443,54 @@ mod tests {
         cc.max_rate = 1500.0;
         cc.update_beta();
         assert_eq!((cc.beta(), cc.modeswitch), (0.5, true), "adaptation resumes at the next event");
+    }
+
+    /// Avoidance ACKs of 3 segments, 1 ms apart, RTT 100 ms, cwnd 10, on a fresh flow.
+    fn stretch_acks(cc: &mut Htcp, w: &mut Window, from: Time, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|k| {
+                let mut a = ack(3.0);
+                a.now = from + k as Time * MS;
+                a.echoed_ts = a.now - 100 * MS;
+                cc.on_ack(&a, w);
+                w.cwnd
+            })
+            .collect()
+    }
+
+    /// Linux `htcp_cong_avoid` (fixed point): a counter of acknowledged segments; an ACK that
+    /// finds cnt * alpha >= cwnd adds one whole segment, clears the counter and does not count
+    /// its own segments; otherwise it adds them. alpha starts at 1 (ALPHA_BASE) and is recomputed
+    /// after each increase. cwnd 10, ACKs of 3 segments:
+    ///  ACKs 1-4: cnt 0 -> 3 -> 6 -> 9 -> 12 (each test 0, 3, 6, 9 < 10), cwnd 10
+    ///  ACK 5: 12 >= 10: cwnd 11, cnt 0 (its 3 segments dropped); alpha(D = 4 ms) = 1
+    ///  ACKs 6-9: cnt 3, 6, 9, 12 (9 < 11), ACK 10: 12 >= 11: cwnd 12.
+    /// The per-ACK form (`fixed_point = false`) adds 3/cwnd on every ACK instead.
+    #[test]
+    fn fixed_point_grows_by_whole_segments_from_a_counter() {
+        let mut cc = Htcp::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        let trace = stretch_acks(&mut cc, &mut w, MS, 10);
+        assert_eq!(trace, [10.0, 10.0, 10.0, 10.0, 11.0, 11.0, 11.0, 11.0, 11.0, 12.0]);
+        let mut real = Htcp { fixed_point: false, ..Default::default() };
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        let trace = stretch_acks(&mut real, &mut w, MS, 1);
+        assert!((trace[0] - 10.3).abs() < 1e-12, "{trace:?}");
+    }
+
+    /// The time of the last congestion event starts at the flow's start (Linux `htcp_init`), here
+    /// its first ACK, not at time 0: a flow whose first ACK comes at t = 10 s is at D = 0, so
+    /// alpha = 1 (paper form: cwnd 10 + 3/10 = 10.3; fixed point: the trace above). Counting from
+    /// time 0 would give alpha(D = 10 s) = 111.25 and +33.4 segments on the first ACK.
+    #[test]
+    fn the_congestion_clock_starts_with_the_flow() {
+        let mut real = paper();
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        let trace = stretch_acks(&mut real, &mut w, 10 * NS_PER_S, 1);
+        assert!((trace[0] - 10.3).abs() < 1e-12, "{trace:?}");
+        let mut cc = Htcp::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        let trace = stretch_acks(&mut cc, &mut w, 10 * NS_PER_S, 10);
+        assert_eq!(trace, [10.0, 10.0, 10.0, 10.0, 11.0, 11.0, 11.0, 11.0, 11.0, 12.0]);
     }
 }
