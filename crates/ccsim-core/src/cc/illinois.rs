@@ -16,6 +16,9 @@
 //! * After delay has been high, alpha returns to alpha_max only after `theta` = 5 consecutive
 //!   low-delay rounds.
 //! * dm uses the largest RTT ever seen and the smallest (never aged), recovery samples included.
+//! * The round's samples keep accumulating through fast recovery (Linux's `pkts_acked` hook sees
+//!   ACKs in every state and only the round update or a timeout clears the sum); a round that
+//!   ended during recovery is evaluated on the first ACK after it.
 //! * A timeout computes ssthresh with the current beta, then resets alpha to 1 and beta to 1/2
 //!   until the next round's update (Linux resets on entering Loss).
 //! * Linux works in fixed point (alpha in 1/128, beta in 1/64, microseconds) and clamps samples
@@ -25,7 +28,6 @@ use super::common::rtt_stats::RttStats;
 use super::common::{echo_rtt, grow, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
-use crate::units::Time;
 
 pub const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -101,6 +103,8 @@ pub struct Illinois {
     rtt_above: bool,
     /// Consecutive low-delay rounds since then.
     rtt_low: u32,
+    /// A round ended during recovery; evaluate it on the next ACK outside recovery.
+    round_due: bool,
 }
 
 impl Default for Illinois {
@@ -117,6 +121,7 @@ impl Default for Illinois {
             beta: RENO_BETA,
             rtt_above: false,
             rtt_low: 0,
+            round_due: false,
         }
     }
 }
@@ -198,7 +203,8 @@ impl CongestionControl for Illinois {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         self.rtt.sample(echo_rtt(ack));
-        if ack.round_start {
+        if ack.round_start || self.round_due {
+            self.round_due = false;
             self.end_of_round(w.cwnd);
         }
         let alpha = self.alpha;
@@ -207,6 +213,7 @@ impl CongestionControl for Illinois {
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
         self.rtt.sample(echo_rtt(ack));
+        self.round_due |= ack.round_start;
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
@@ -216,12 +223,9 @@ impl CongestionControl for Illinois {
             self.beta = RENO_BETA;
             self.rtt_low = 0;
             self.rtt_above = false;
+            self.round_due = false;
             self.rtt.start_round();
         }
-    }
-
-    fn on_recovery_exit(&mut self, _now: Time, _w: &mut Window) {
-        self.rtt.start_round();
     }
 }
 
@@ -298,5 +302,31 @@ mod tests {
         cc.on_congestion(&congestion(CongestionKind::Timeout, 100.0, true), &mut w);
         assert_eq!(w, Window { cwnd: 1.0, ssthresh: 87.5 });
         assert_eq!((cc.alpha(), cc.beta()), (1.0, 0.5));
+    }
+
+    /// Linux feeds every ACK's RTT to `tcp_illinois_acked` in every state and clears the round's
+    /// sum only in `update_params` (or on a timeout), so a round that spans a fast recovery keeps
+    /// the samples taken during it; the round that ended during recovery is evaluated on the
+    /// first ACK after it (`after(ack, end_seq)`). Samples 120 (before the loss), 160 and 160
+    /// (in recovery, the second ending the round), 130 (first ACK after recovery): mean 142.5 ms,
+    /// da = 42.5 ms. alpha = 10 * 99 / (99 + 41.5 * 9.7 / 0.3) = 990 / 1440.833 = 0.687102;
+    /// beta = (0.125 * 80 - 0.5 * 10 + 0.375 * 42.5) / 70 = 20.9375 / 70 = 0.299107.
+    #[test]
+    fn a_round_keeps_its_rtt_samples_through_recovery() {
+        let mut cc = seen_100_to_200();
+        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        cc.on_ack(&ack_rtt(120, false), &mut w);
+        let basis = w.cwnd;
+        cc.on_congestion(&congestion(CongestionKind::Loss, basis, false), &mut w);
+        cc.on_ack_in_recovery(&ack_rtt(160, false));
+        cc.on_ack_in_recovery(&ack_rtt(160, true));
+        cc.on_recovery_exit(0, &mut w);
+        cc.on_ack(&ack_rtt(130, false), &mut w);
+        assert!((cc.alpha() - 990.0 / (99.0 + 41.5 * 9.7 / 0.3)).abs() < 1e-9, "{}", cc.alpha());
+        assert!((cc.alpha() - 0.687102).abs() < 1e-6);
+        assert!((cc.beta() - 20.9375 / 70.0).abs() < 1e-12, "{}", cc.beta());
+        // The next round starts empty: its first ACK (110 ms) alone does not end it.
+        cc.on_ack(&ack_rtt(110, false), &mut w);
+        assert!((cc.beta() - 20.9375 / 70.0).abs() < 1e-12);
     }
 }

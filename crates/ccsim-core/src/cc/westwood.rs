@@ -12,8 +12,9 @@
 //!   ssthresh and cwnd to BWE x RTT_min, which may be above the window before the loss. The
 //!   papers (`reduce_at_entry = true`) set ssthresh = BWE x RTT_min at the loss and cwnd to the
 //!   smaller of cwnd and ssthresh.
-//! * A timeout sets ssthresh = BWE x RTT_min on every expiry (Linux `CA_EVENT_LOSS`), cwnd = 1,
-//!   and takes the next RTT sample as the new minimum.
+//! * A timeout sets cwnd = 1; on the first expiry of a timeout episode it also sets
+//!   ssthresh = BWE x RTT_min and takes the next RTT sample as the new minimum (Linux raises
+//!   `CA_EVENT_LOSS` only where `tcp_enter_loss` recomputes ssthresh, not on later expiries).
 //! * Before the first bandwidth sample (within the first RTT) the reductions are Reno's; Linux
 //!   would use its floor of 2 segments.
 //! * The estimator is Linux's: samples over max(RTT, 50 ms), two cascaded 1/8 filters, duplicate
@@ -88,10 +89,12 @@ impl CongestionControl for Westwood {
         };
         match ev.kind {
             CongestionKind::Timeout => {
-                w.ssthresh = pipe;
                 w.cwnd = 1.0;
-                if let Some(b) = self.bwe.as_mut() {
-                    b.reset_rtt_min();
+                if ev.first_timeout {
+                    w.ssthresh = pipe;
+                    if let Some(b) = self.bwe.as_mut() {
+                        b.reset_rtt_min();
+                    }
                 }
             }
             _ if self.reduce_at_entry => {
@@ -184,5 +187,35 @@ mod tests {
         a.now = MS;
         cc.on_ack(&a, &mut w);
         assert!((w.cwnd - 20.05).abs() < 1e-12);
+    }
+
+    /// Linux raises CA_EVENT_LOSS (ssthresh = BWE x RTT_min, RTT_min taken afresh from the next
+    /// sample) only where `tcp_enter_loss` recomputes ssthresh: the first expiry of a timeout
+    /// episode. A later expiry of the same segment only sets cwnd = 1. After a steady 100 ms
+    /// (pipe about 100): first expiry -> ssthresh = pipe, and the next sample (200 ms) is the new
+    /// minimum; second expiry with ssthresh 40 -> ssthresh stays 40, and a 300 ms sample does not
+    /// replace the 200 ms minimum.
+    #[test]
+    fn only_the_first_expiry_of_a_timeout_resets_ssthresh_and_the_min_rtt() {
+        let mut cc = Westwood::default();
+        let mut w = Window { cwnd: 150.0, ssthresh: 10.0 };
+        steady(&mut cc, &mut w, 1, 2000);
+        let pipe = cc.pipe().unwrap();
+        cc.on_congestion(&congestion(CongestionKind::Timeout, 150.0, true), &mut w);
+        assert_eq!(w, Window { cwnd: 1.0, ssthresh: pipe });
+        let sample = |cc: &mut Westwood, t_ms: u64, rtt_ms: u64| {
+            let mut a = ack(1.0);
+            a.now = t_ms * MS;
+            a.echoed_ts = a.now - rtt_ms * MS;
+            a.delivered = 2001;
+            cc.on_ack_in_recovery(&a);
+        };
+        sample(&mut cc, 3500, 200);
+        assert_eq!(cc.estimate().unwrap().rtt_min(), Some(200 * MS));
+        let mut w = Window { cwnd: 1.0, ssthresh: 40.0 };
+        cc.on_congestion(&congestion(CongestionKind::Timeout, 1.0, false), &mut w);
+        assert_eq!(w, Window { cwnd: 1.0, ssthresh: 40.0 });
+        sample(&mut cc, 4500, 300);
+        assert_eq!(cc.estimate().unwrap().rtt_min(), Some(200 * MS));
     }
 }

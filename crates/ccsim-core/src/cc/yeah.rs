@@ -15,7 +15,8 @@
 //! Linux's constants are the defaults (ns-3 has the same). Linux integer arithmetic is mirrored
 //! where it decides a branch: Q and the window halvings are truncated. RTT samples: timestamp
 //! echo on every ACK, plus 1 us (YeAH uses Vegas's sample hook). The round state restarts when
-//! recovery ends and after a timeout (Linux re-enables Vegas on entering Open).
+//! recovery ends and after a timeout (Linux re-enables Vegas on entering Open). A loss episode
+//! halves reno_count once; a timeout only on its first expiry, where Linux computes ssthresh.
 
 use super::common::rtt_stats::RttStats;
 use super::common::{echo_rtt, grow, increase_per, reduce_to};
@@ -220,8 +221,12 @@ impl CongestionControl for Yeah {
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         let reduction = self.loss_reduction(ev.basis);
-        self.fast_rounds = 0;
-        self.reno_count = shift(self.reno_count, 1).max(MIN_WINDOW);
+        if ev.kind != CongestionKind::Timeout || ev.first_timeout {
+            // Linux `tcp_yeah_ssthresh` runs once per loss episode and, for timeouts, only on the
+            // first expiry (`tcp_enter_loss`).
+            self.fast_rounds = 0;
+            self.reno_count = shift(self.reno_count, 1).max(MIN_WINDOW);
+        }
         reduce_to(ev, w, ev.basis - reduction);
         if ev.kind == CongestionKind::Timeout {
             self.rtt.start_round();
@@ -303,5 +308,22 @@ mod tests {
         y.on_congestion(&congestion(CongestionKind::Loss, 400.0, false), &mut w);
         assert_eq!(w.cwnd, 200.0);
         assert_eq!(y.reno_count(), 45.0);
+    }
+
+    /// Linux calls `tcp_yeah_ssthresh` (which halves reno_count and clears the fast-round count)
+    /// once per loss episode and, for timeouts, only on the first expiry (`tcp_enter_loss`). With
+    /// reno_count 90: first expiry -> 45, a second expiry of the same segment -> still 45, and
+    /// ssthresh stays where the first expiry put it (400 - max(min(19, 200), 50) = 350).
+    #[test]
+    fn a_timeout_episode_halves_reno_count_once() {
+        let mut y = Yeah { last_q: 19.0, reno_count: 90.0, fast_rounds: 7, ..Default::default() };
+        let mut w = Window { cwnd: 400.0, ssthresh: 100.0 };
+        y.on_congestion(&congestion(CongestionKind::Timeout, 400.0, true), &mut w);
+        assert_eq!(w, Window { cwnd: 1.0, ssthresh: 350.0 });
+        assert_eq!((y.reno_count(), y.fast_rounds), (45.0, 0));
+        y.fast_rounds = 3;
+        y.on_congestion(&congestion(CongestionKind::Timeout, 1.0, false), &mut w);
+        assert_eq!(w, Window { cwnd: 1.0, ssthresh: 350.0 });
+        assert_eq!((y.reno_count(), y.fast_rounds), (45.0, 3));
     }
 }
