@@ -30,10 +30,14 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "FAILED",
+    "HELD",
     "NOT_REPRODUCED",
     "NOT_RUN",
+    "NO_DATA",
     "PARTLY",
     "REPRODUCED",
+    "REVERSED",
     "Check",
     "Claim",
     "ClaimResult",
@@ -49,7 +53,17 @@ __all__ = [
 REPRODUCED = "reproduced"
 PARTLY = "partly"
 NOT_REPRODUCED = "not reproduced"
+#: The effect is there, but in the opposite direction of the paper's claim.
+REVERSED = "reversed"
 NOT_RUN = "not run"
+#: Every verdict, in the order the summaries list them.
+VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, REVERSED, NOT_RUN)
+
+#: What one check found: the claimed direction holds, it does not, or the data clearly goes the
+#: other way (e.g. the paper's loser wins); NO_DATA when a value it needs is missing.
+HELD = "held"
+FAILED = "failed"
+NO_DATA = "no data"
 
 #: Columns every comparison table ends with (the key columns of a study come first).
 VALUE_COLUMNS = ["metric", "ours", "sd", "runs", "published"]
@@ -64,14 +78,19 @@ class Settings:
     #: None: the study's own number of replicates (fewer with ``quick``).
     replicates: int | None = None
 
+    #: The first seed: seeds are ``first_seed .. first_seed + n - 1`` (so one seed at a time can
+    #: be run, e.g. to measure how a quick result varies from seed to seed).
+    first_seed: int = 1
+
     def seeds(self, full: int, quick: int) -> list[int]:
-        """Seeds 1..n, n being ``replicates`` when given, else the study's full or quick count."""
+        """Seeds ``first_seed``.. (n of them), n being ``replicates`` when given, else the study's
+        full or quick count."""
         n = (
             self.replicates
             if self.replicates is not None
             else (quick if self.quick else full)
         )
-        return list(range(1, max(1, n) + 1))
+        return list(range(self.first_seed, self.first_seed + max(1, n)))
 
     def pick(self, full: Any, quick: Any) -> Any:
         """``quick`` in quick mode, ``full`` otherwise (points, durations, ...)."""
@@ -80,14 +99,36 @@ class Settings:
 
 @dataclass(frozen=True)
 class Check:
-    """One testable condition of a claim: what it says, and whether it holds (None: no data)."""
+    """One testable condition of a claim: what it says, and whether it holds (None: no data).
+
+    ``reversed`` marks a check that does not hold because the evidence clearly goes the other
+    way (the flow the paper says loses wins, the sign is the opposite one): the check's
+    :attr:`outcome` is then ``"reversed"`` instead of ``"failed"``. A check that holds cannot be
+    reversed.
+    """
 
     text: str
     ok: bool | None
+    reversed: bool = False
+
+    def __post_init__(self) -> None:
+        if self.reversed and self.ok is not False:
+            raise ValueError("only a check that does not hold can be reversed")
+
+    @property
+    def outcome(self) -> str:
+        """``held``, ``failed``, ``reversed`` or ``no data``."""
+        if self.ok is None:
+            return NO_DATA
+        if self.ok:
+            return HELD
+        return REVERSED if self.reversed else FAILED
 
 
 @dataclass(frozen=True)
 class ClaimResult:
+    """A judged claim: its text, its criterion, the checks and the verdict graded from them."""
+
     claim: str
     criterion: str
     checks: tuple[Check, ...]
@@ -112,14 +153,25 @@ class Claim:
 
 
 def grade(checks: Sequence[Check]) -> str:
-    """All checks hold: reproduced; some: partly; none: not reproduced; any without data: not
-    run (a claim is not judged on half of its evidence)."""
+    """The verdict from the checks, fixed by rule:
+
+    * any check without data (or no checks): **not run** (a claim is not judged on half of its
+      evidence);
+    * every check held: **reproduced**;
+    * some held: **partly** (the reversed ones are shown with the checks);
+    * none held and at least half of them reversed: **reversed** (the effect is there, the
+      other way round);
+    * none held otherwise: **not reproduced**.
+    """
     if not checks or any(c.ok is None for c in checks):
         return NOT_RUN
-    held = sum(bool(c.ok) for c in checks)
+    held = sum(c.outcome == HELD for c in checks)
     if held == len(checks):
         return REPRODUCED
-    return PARTLY if held else NOT_REPRODUCED
+    if held:
+        return PARTLY
+    reversed_ = sum(c.outcome == REVERSED for c in checks)
+    return REVERSED if 2 * reversed_ >= len(checks) else NOT_REPRODUCED
 
 
 @dataclass(frozen=True)
@@ -358,11 +410,21 @@ def value(table: pd.DataFrame, metric: str, **keys: Any) -> float:
     return float(values.mean()) if len(values) else math.nan
 
 
-def check(text: str, *values: float, test: Callable[..., bool]) -> Check:
-    """A Check that is None when any value it needs is missing (NaN)."""
+def check(
+    text: str,
+    *values: float,
+    test: Callable[..., bool],
+    reverse: Callable[..., bool] | None = None,
+) -> Check:
+    """A Check that is None when any value it needs is missing (NaN).
+
+    ``test`` says whether the claim's direction holds; ``reverse`` (optional) whether, when it
+    does not, the values clearly go the opposite way (the check is then ``reversed``).
+    """
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
         return Check(text, None)
-    return Check(text, bool(test(*values)))
+    ok = bool(test(*values))
+    return Check(text, ok, reversed=not ok and reverse is not None and bool(reverse(*values)))
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -383,7 +445,9 @@ def _write(
             {
                 "claim": v.claim,
                 "criterion": v.criterion,
-                "checks": "; ".join(f"{c.text}: {_ok(c.ok)}" for c in v.checks),
+                "checks": "; ".join(f"{c.text}: {c.outcome}" for c in v.checks),
+                "held": sum(c.outcome == HELD for c in v.checks),
+                "reversed": sum(c.outcome == REVERSED for c in v.checks),
                 "verdict": v.verdict,
                 "profile": settings.profile,
                 "quick": settings.quick,
@@ -394,10 +458,6 @@ def _write(
     png = directory / f"{study.id}.png"
     _figure(study, settings, table).savefig(png, dpi=110)
     return [csv, png, verdict_csv]
-
-
-def _ok(ok: bool | None) -> str:
-    return "no data" if ok is None else ("yes" if ok else "no")
 
 
 def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
@@ -521,8 +581,13 @@ def _print_report(report: StudyReport, console: Any) -> None:
         REPRODUCED: "green",
         PARTLY: "yellow",
         NOT_REPRODUCED: "red",
+        REVERSED: "magenta",
         NOT_RUN: "dim",
     }
+    counts = {v: sum(r.verdict == v for r in report.verdicts) for v in VERDICTS}
+    console.print(
+        "verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    )
     for result in report.verdicts:
         colour = colours[result.verdict]
         console.print(
@@ -530,5 +595,5 @@ def _print_report(report: StudyReport, console: Any) -> None:
         )
         console.print(f"  criterion: {escape(result.criterion)}")
         for c in result.checks:
-            console.print(f"    {escape('[' + _ok(c.ok) + ']')} {escape(c.text)}")
+            console.print(f"    {escape('[' + c.outcome + ']')} {escape(c.text)}")
     console.print(f"wrote {', '.join(str(f) for f in report.files)}")

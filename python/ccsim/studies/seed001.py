@@ -175,6 +175,9 @@ def _lossy_points(c: Context) -> list[dict[str, Any]]:
             # Goodput after the warm-up (the per-interval delivered rate of the trace): the
             # slow-start overshoot of the first seconds would otherwise inflate short runs.
             late = series[series["t_s"] > warmup]["rate_bps"]
+            flow = load("flows").iloc[0]
+            span = float(flow["end_s"] - flow["start_s"])
+            cuts = float(flow["window_cuts"]) if "window_cuts" in flow else math.nan
             out.append(
                 {
                     "config": _config_of(sweep),
@@ -183,6 +186,10 @@ def _lossy_points(c: Context) -> list[dict[str, Any]]:
                     "whole_run_bps": float(point["goodput_bps"]),
                     "cov": float(cov.iloc[0]) if len(cov) else math.nan,
                     "wall_s": float(point.get("wall_s", math.nan)),
+                    # The paper's congestion events are losses; a cut is one the algorithm
+                    # answered by reducing its window (engine column window_cuts).
+                    "losses_per_s": float(flow["drops"]) / span if span > 0 else math.nan,
+                    "cuts_per_s": cuts / span if span > 0 else math.nan,
                 }
             )
     return out
@@ -195,6 +202,29 @@ def _slope(x: Sequence[float] | pd.Series, y: Sequence[float] | pd.Series) -> fl
     if good.sum() < 2:
         return math.nan
     return float(np.polyfit(np.log(xs[good]), np.log(ys[good]), 1)[0])
+
+
+def fit_shift(
+    p: Sequence[float] | np.ndarray, throughput: Sequence[float] | np.ndarray
+) -> tuple[float, float]:
+    """Fit ``B = beta/sqrt(p - eps)`` to ``(p, B)`` points with ``eps`` free on both sides.
+
+    ``1/B^2 = (p - eps)/beta^2`` is linear in ``p``: a straight line fitted to ``1/B^2``
+    (weighted by ``B^2``, i.e. on relative residuals, so no single point dominates) gives
+    ``beta = 1/sqrt(slope)`` and ``eps = -intercept/slope``. Unlike a fit on the curve itself,
+    ``eps`` is not held below the smallest ``p``, so the fitted shift can come out larger than
+    the designed one as well as smaller. Returns ``(eps, beta)``; NaNs when the fitted line does
+    not rise (slope <= 0) or fewer than 2 points are usable.
+    """
+    x, y = np.asarray(p, dtype=float), np.asarray(throughput, dtype=float)
+    good = np.isfinite(x) & np.isfinite(y) & (y > 0)
+    if good.sum() < 2:
+        return math.nan, math.nan
+    inv = 1.0 / y[good] ** 2
+    slope, intercept = np.polyfit(x[good], inv, 1, w=1.0 / inv)
+    if slope <= 0:
+        return math.nan, math.nan
+    return float(-intercept / slope), float(1.0 / math.sqrt(slope))
 
 
 def _f1_analyse(c: Context) -> pd.DataFrame:
@@ -247,15 +277,11 @@ def _f1_analyse(c: Context) -> pd.DataFrame:
         for eps in plan["eps"]:
             group = means[means["config"] == _eps_name(eps)]
             if len(group) >= 3:
-                try:
-                    fit = fluid.fit_shifted_response(
-                        group["p"].to_numpy(),
-                        group["goodput_bps"].to_numpy() / (MSS * 8),
-                    )
-                    fitted = (fit.eps, fit.beta)
-                except Exception as error:  # noqa: BLE001 - a failed fit is a result too
-                    c.notes.append(f"fit of {_eps_name(eps)} failed: {error}")
-                    fitted = (math.nan, math.nan)
+                fitted = fit_shift(
+                    group["p"].to_numpy(), group["goodput_bps"].to_numpy() / (MSS * 8)
+                )
+                if math.isnan(fitted[0]):
+                    c.notes.append(f"fit of {_eps_name(eps)} failed (1/B^2 does not rise)")
                 records.append(
                     {
                         "config": _eps_name(eps),
@@ -274,23 +300,18 @@ def _f1_analyse(c: Context) -> pd.DataFrame:
                 )
         tcp = means[means["config"] == TCP]
         if len(tcp) >= 2:
-            fit_tcp = fluid.fit_shifted_response(
+            eps_tcp, beta_tcp = fit_shift(
                 tcp["p"].to_numpy(), tcp["goodput_bps"].to_numpy() / (MSS * 8)
             )
             records.append(
-                {
-                    "config": TCP,
-                    "p": math.nan,
-                    "metric": "fitted eps",
-                    "value": fit_tcp.eps,
-                }
+                {"config": TCP, "p": math.nan, "metric": "fitted eps", "value": eps_tcp}
             )
             records.append(
                 {
                     "config": TCP,
                     "p": math.nan,
                     "metric": "fitted beta (pkt/s)",
-                    "value": fit_tcp.beta,
+                    "value": beta_tcp,
                 }
             )
         wall = frame["wall_s"].sum()
@@ -368,19 +389,21 @@ def _f1_loglog(c: Context, means: pd.DataFrame, plan: dict[str, Any]) -> None:
             label=f"TCP fluid shifted by {eps:g}",
         )
         if len(rows) >= 3:
-            try:
-                fit = fluid.fit_shifted_response(
-                    rows["p"].to_numpy(), rows["goodput_bps"].to_numpy() / (MSS * 8)
-                )
-            except Exception:  # noqa: BLE001, S112 - the analysis notes the fit's failure
+            eps_fit, beta_fit = fit_shift(
+                rows["p"].to_numpy(), rows["goodput_bps"].to_numpy() / (MSS * 8)
+            )
+            if math.isnan(eps_fit):
                 continue
-            ps = np.geomspace(max(fit.eps * 1.05, min(rows["p"])), max(rows["p"]), 60)
+            start = max(eps_fit * 1.05, min(rows["p"]))
+            if start >= max(rows["p"]):
+                continue
+            ps = np.geomspace(start, max(rows["p"]), 60)
             right.loglog(
                 ps,
-                fluid.shifted_response(ps, fit.beta, fit.eps) * to_mbps,
+                beta_fit / np.sqrt(ps - eps_fit) * to_mbps,
                 "-",
                 color=dots[0].get_color(),
-                label=f"fit beta/sqrt(p - {fit.eps:.2g})",
+                label=f"fit beta/sqrt(p - {eps_fit:.2g})",
             )
     right.set_title("shifted curves: w(p) = (p - eps)/p^2")
     for ax in (left, right):
@@ -425,14 +448,23 @@ def _f1_fd_better(table: pd.DataFrame) -> list[Check]:
         fd = _rows(table, config, "goodput Mb/s").set_index("p")["ours"]
         common = fd.index.intersection(tcp.index)
         above = bool(len(common)) and bool((fd[common] > tcp[common]).all())
-        checks.append(Check(f"{config} above TCP at every p ({len(common)} p)", above))
+        below = bool(len(common)) and bool((fd[common] < tcp[common]).all())
+        checks.append(
+            Check(
+                f"{config} above TCP at every p ({len(common)} p; reversed: below at every p)",
+                above,
+                reversed=not above and below,
+            )
+        )
         slope = value(table, "slope d log B / d log p", config=config)
         checks.append(
             check(
-                f"{config} slope {slope:.3f} steeper than TCP's {tcp_slope:.3f}",
+                f"{config} slope {slope:.3f} steeper than TCP's {tcp_slope:.3f} (reversed: "
+                f"flatter)",
                 slope,
                 tcp_slope,
                 test=lambda a, b: a < b,
+                reverse=lambda a, b: a > b,
             )
         )
     return checks
@@ -445,9 +477,11 @@ def _f1_shift(table: pd.DataFrame) -> list[Check]:
         return [Check("fitted eps within a factor 2 of the designed shift", None)]
     return [
         check(
-            f"{r['config']}: fitted eps {r['ours']:.3g} within x2 of {r['published']:g}",
+            f"{r['config']}: fitted eps {r['ours']:.3g} within x2 of {r['published']:g} "
+            f"(reversed: < 0, the curve shifted the other way)",
             float(r["ours"]),
             test=lambda e, want=float(r["published"]): want / 2 <= e <= 2 * want,
+            reverse=lambda e: e < 0,
         )
         for _, r in rows.iterrows()
     ]
@@ -462,8 +496,36 @@ def _f2_analyse(c: Context) -> pd.DataFrame:
         {"config": r["config"], "p": r["p"], "metric": "cwnd CoV", "value": r["cov"]}
         for r in points
     ]
+    for r in points:
+        records.append(
+            {
+                "config": r["config"],
+                "p": r["p"],
+                "metric": "loss events /s",
+                "value": r["losses_per_s"],
+            }
+        )
+        records.append(
+            {
+                "config": r["config"],
+                "p": r["p"],
+                "metric": "window cuts /s",
+                "value": r["cuts_per_s"],
+            }
+        )
     frame = pd.DataFrame(points)
     if len(frame):
+        events = frame.groupby(["config", "p"])["losses_per_s"].mean()
+        for (config, p), rate in events.items():
+            if config != TCP and (TCP, p) in events.index:
+                records.append(
+                    {
+                        "config": config,
+                        "p": p,
+                        "metric": "loss events ratio FD/TCP",
+                        "value": rate / events[(TCP, p)],
+                    }
+                )
         means = frame.groupby(["config", "p"])["cov"].mean()
         ratios = []
         for (config, p), cov in means.items():
@@ -500,7 +562,11 @@ def _f2_ratio(table: pd.DataFrame) -> list[Check]:
     if rows.empty:
         return [Check("Free-Drop's CoV of cwnd above TCP's", None)]
     checks = [
-        Check(f"{r['config']}: mean CoV ratio {r['ours']:.2f} > 1", bool(r["ours"] > 1))
+        Check(
+            f"{r['config']}: mean CoV ratio {r['ours']:.2f} > 1 (reversed: < 1)",
+            bool(r["ours"] > 1),
+            reversed=bool(r["ours"] < 1),
+        )
         for _, r in rows.iterrows()
     ]
     overall = float(rows["ours"].mean())
@@ -510,6 +576,26 @@ def _f2_ratio(table: pd.DataFrame) -> list[Check]:
             1.2 <= overall <= 2.0,
         )
     )
+    return checks
+
+
+def _f2_events(table: pd.DataFrame) -> list[Check]:
+    """The paper's "higher rates of congestion events": at the same p, Free-Drop's higher
+    throughput means more losses per second than TCP's."""
+    rows = table[table["metric"] == "loss events ratio FD/TCP"].dropna(subset=["ours"])
+    if rows.empty:
+        return [Check("Free-Drop's loss events per second above TCP's", None)]
+    checks = []
+    for config, group in rows.groupby("config", sort=True):
+        ratio = group["ours"]
+        checks.append(
+            Check(
+                f"{config}: loss events/s above TCP's at every p (ratios "
+                f"{', '.join(f'{v:.2f}' for v in ratio)}; reversed: below at every p)",
+                bool((ratio > 1).all()),
+                reversed=bool((ratio < 1).all()),
+            )
+        )
     return checks
 
 
@@ -790,13 +876,14 @@ STUDIES: tuple[Study, ...] = (
             Claim(
                 "Free-Drop's throughput is above TCP's and falls faster with p (B ~ 1/(p sqrt w))",
                 "every fixed-w Free-Drop curve above TCP at every p and with a more negative "
-                "log-log slope",
+                "log-log slope (reversed: below at every p, or flatter)",
                 _f1_fd_better,
             ),
             Claim(
                 "w(p) = Theta((p - eps)/p^2) shifts the TCP curve by eps along p",
-                "the least-squares fit of beta/sqrt(p - eps) to each shifted curve gives eps "
-                "within a factor 2 of the designed shift",
+                "the fit of beta/sqrt(p - eps) to each shifted curve (a straight line through "
+                "1/B^2 against p, eps free on both sides) gives eps within a factor 2 of the "
+                "designed shift; reversed if eps < 0",
                 _f1_shift,
             ),
         ),
@@ -818,9 +905,16 @@ STUDIES: tuple[Study, ...] = (
         claims=(
             Claim(
                 "Free-Drop's CoV of cwnd is about 1.6 times TCP's",
-                "every Free-Drop configuration's mean ratio above 1, and the mean over "
-                "configurations within 1.2..2.0",
+                "every Free-Drop configuration's mean ratio above 1 (reversed: below 1), and the "
+                "mean over configurations within 1.2..2.0",
                 _f2_ratio,
+            ),
+            Claim(
+                "Free-Drop's higher throughput comes with a higher rate of congestion events",
+                "for every Free-Drop configuration, loss events per second (the flow's drops "
+                "over its run) above TCP's at every p where both ran; reversed if below at "
+                "every p. Window cuts per second are reported beside them",
+                _f2_events,
             ),
         ),
         figure=FigureSpec(
