@@ -208,3 +208,95 @@ impl Link {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{PacketKind, SackBlocks};
+    use crate::net::qdisc::droptail::DropTail;
+    use crate::rng::{stream, Entity, Purpose};
+
+    /// 1000-byte packets on 8 Mb/s: 1 ms of transmission each; 10 ms of propagation.
+    fn link(limit_pkts: u64) -> Link {
+        let q = Qdisc::DropTail(DropTail { limit_pkts: Some(limit_pkts), limit_bytes: None });
+        Link::new(0, 1, 8_000_000, 10_000_000, q, LossModel::None)
+    }
+
+    fn pkt(seq: u32) -> Packet {
+        Packet { ts: 0, ts_recv: 0, flow: 0, seq, size: 1000, route: 0, hop: 0, kind: PacketKind::Data, sack: SackBlocks::default() }
+    }
+
+    const MS: Time = 1_000_000;
+
+    #[test]
+    fn a_burst_leaves_one_transmission_time_apart_and_only_the_head_is_scheduled() {
+        let mut l = link(10);
+        let first = l.offer(pkt(0), 0);
+        assert!(matches!(first, Offer::Accepted { schedule_at: Some(t) } if t == 11 * MS));
+        for seq in 1..4 {
+            assert!(matches!(l.offer(pkt(seq), 0), Offer::Accepted { schedule_at: None }));
+        }
+        assert_eq!(l.queue_len(0), (3, 3000));
+        assert_eq!(l.queue_len(2 * MS), (1, 1000), "two have started transmitting by 2 ms");
+        let mut arrivals = vec![];
+        let mut next = Some(11 * MS);
+        while let Some(t) = next {
+            let (p, n) = l.pop_arrival();
+            arrivals.push((p.seq, t));
+            next = n;
+        }
+        assert_eq!(arrivals, vec![(0, 11 * MS), (1, 12 * MS), (2, 13 * MS), (3, 14 * MS)]);
+        assert_eq!(l.counters.departures, 4);
+    }
+
+    #[test]
+    fn tail_drop_counts_waiting_packets_not_the_one_in_transmission() {
+        let mut l = link(2);
+        for seq in 0..3 {
+            assert!(matches!(l.offer(pkt(seq), 0), Offer::Accepted { .. }), "seq {seq}");
+        }
+        assert!(matches!(l.offer(pkt(3), 0), Offer::Dropped(Verdict::DropOverflow)));
+        assert_eq!((l.counters.arrivals, l.counters.queue_drops), (4, 1));
+        // Once the first has left the transmitter a place is free again.
+        assert!(matches!(l.offer(pkt(4), MS), Offer::Accepted { .. }));
+    }
+
+    #[test]
+    fn utilization_and_queue_totals_are_clipped_at_the_end_of_the_run() {
+        let mut l = link(10);
+        for seq in 0..4 {
+            l.offer(pkt(seq), 0);
+        }
+        // By 2 ms two transmissions are complete; the third started at 2 ms.
+        let (busy, wait) = l.clipped_totals(2 * MS);
+        assert_eq!(busy, (2 * MS) as u128);
+        // Waits: 0, 1, 2, 3 ms, of which only the parts before 2 ms count: 0 + 1 + 2 + 2.
+        assert_eq!(wait, (5 * MS) as u128);
+    }
+
+    #[test]
+    fn jitter_delays_within_its_bound_and_keeps_order() {
+        let mut l = link(1000);
+        l.set_jitter(MS, stream(1, Entity::Link, 0, Purpose::Jitter));
+        let mut scheduled = None;
+        for seq in 0..200 {
+            if let Some(t) = l.hold(pkt(seq), seq as Time * 10_000) {
+                assert!(scheduled.is_none());
+                scheduled = Some(t);
+            }
+        }
+        assert_eq!(l.in_link().count(), 200, "held packets are inside the link");
+        let mut last = 0;
+        let mut seqs = vec![];
+        let mut next = scheduled;
+        while let Some(t) = next {
+            let (p, n) = l.release();
+            assert!(t >= last && t >= p.seq as Time * 10_000 && t <= p.seq as Time * 10_000 + MS);
+            last = t;
+            seqs.push(p.seq);
+            next = n;
+        }
+        assert_eq!(seqs, (0..200).collect::<Vec<_>>());
+        assert_eq!(l.counters.arrivals, 200, "counted once, when they reached the router");
+    }
+}

@@ -217,3 +217,88 @@ impl Network {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Dur = 1_000_000;
+
+    fn params(delay: Dur) -> LinkParams {
+        let queue = QueueSpec::Droptail { limit_pkts: Some(100), limit_bytes: None };
+        LinkParams { rate_bps: 10_000_000, delay_ns: delay, queue, loss: LossSpec::None, jitter_ns: 0 }
+    }
+
+    fn access_queue() -> QueueSpec {
+        QueueSpec::Droptail { limit_pkts: Some(1000), limit_bytes: None }
+    }
+
+    fn delay_between(net: &Network, a: NodeId, b: NodeId) -> Dur {
+        net.links.iter().find(|l| l.src == a && l.dst == b).map(|l| l.delay).expect("link exists")
+    }
+
+    #[test]
+    fn a_dumbbell_flow_gets_access_links_that_make_its_rtt() {
+        let spec = TopologySpec::Dumbbell {
+            forward: params(5 * MS),
+            reverse: params(5 * MS),
+            access_rate_bps: 100_000_000,
+            access_queue: access_queue(),
+        };
+        let mut net = Network::build(&spec, 1).unwrap();
+        assert_eq!((net.node_names.len(), net.links.len()), (2, 2));
+        let ends = net.attach("flows[0]", "0", None, None, Some(41 * MS), false).unwrap();
+        // Four new links (a pair per host), and the one-way delays add up to half the RTT.
+        assert_eq!(net.links.len(), 6);
+        let one_way = delay_between(&net, ends.src, 0) + 5 * MS + delay_between(&net, 1, ends.dst);
+        assert_eq!(2 * one_way, 41 * MS - MS % 2);
+        assert_eq!(delay_between(&net, ends.src, 0), delay_between(&net, 0, ends.src), "symmetric");
+    }
+
+    #[test]
+    fn a_dumbbell_rtt_below_twice_the_bottleneck_delay_is_an_error_unless_clamped() {
+        let spec = TopologySpec::Dumbbell {
+            forward: params(5 * MS),
+            reverse: params(5 * MS),
+            access_rate_bps: 100_000_000,
+            access_queue: access_queue(),
+        };
+        let mut net = Network::build(&spec, 1).unwrap();
+        let err = net.attach("flows[0]", "0", None, None, Some(9 * MS), false).unwrap_err();
+        assert!(err.contains("flows[0].rtt") && err.contains("below twice"), "{err}");
+        assert!(net.attach("flows[0]", "0", None, None, Some(10 * MS), false).is_ok(), "exactly 2 x 5 ms is allowed");
+        let clamped = net.attach("g", "1", None, None, Some(MS), true).unwrap();
+        assert_eq!(delay_between(&net, clamped.src, 0), 0);
+    }
+
+    #[test]
+    fn a_parking_lot_chains_its_routers_and_checks_flow_endpoints() {
+        let spec = TopologySpec::ParkingLot {
+            routers: 5,
+            forward: params(2 * MS),
+            reverse: params(2 * MS),
+            access_rate_bps: 100_000_000,
+            access_delay_ns: MS,
+            access_queue: access_queue(),
+        };
+        let mut net = Network::build(&spec, 1).unwrap();
+        assert_eq!(net.links.len(), 8, "four hops, both directions");
+        assert!(net.links.iter().all(|l| (l.src as i64 - l.dst as i64).abs() == 1));
+        let e = net.attach("flows[0]", "0", Some("R1"), Some("R4"), Some(30 * MS), false).unwrap();
+        // 3 hops x 2 ms each way; the access links make up the rest of 15 ms.
+        assert_eq!(delay_between(&net, e.src, 1) + 6 * MS + delay_between(&net, 4, e.dst), 15 * MS);
+        let err = net.attach("flows[1]", "1", Some("R1"), Some("R4"), Some(10 * MS), false).unwrap_err();
+        assert!(err.contains("below the path's round-trip delay"), "{err}");
+        assert!(net.attach("flows[2]", "2", Some("R2"), Some("R2"), None, false).unwrap_err().contains("same router"));
+        assert!(net.attach("flows[3]", "3", Some("R9"), Some("R2"), None, false).unwrap_err().contains("unknown router"));
+        let too_few = TopologySpec::ParkingLot {
+            routers: 1,
+            forward: params(MS),
+            reverse: params(MS),
+            access_rate_bps: 1,
+            access_delay_ns: 0,
+            access_queue: access_queue(),
+        };
+        assert!(Network::build(&too_few, 1).is_err());
+    }
+}

@@ -672,3 +672,7 @@ impl Sender {
         self.cc.on_sent(&sent);
     }
 }
+
+#[cfg(test)]
+#[path = "sender_tests.rs"]
+mod tests;
