@@ -21,17 +21,18 @@
 //! * A timeout forgets W_max (Linux resets on entering Loss; RFC 9438 section 4.8 starts the next
 //!   avoidance stage with K = 0 and W_max = cwnd): the same curve.
 //! * C = 0.4 and beta = 0.7 as RFC 9438; Linux's fixed point gives 0.4004 and 0.7002.
-//! * HyStart (Linux's, see [`super::common::hystart`]) is off by default (`hystart = true` turns
-//!   it on, as Linux has it): ns-2-era comparisons used plain slow start, and it is a slow-start
-//!   exit rather than part of the window law. RFC 9438 recommends HyStart++ (RFC 9406), not
-//!   modelled.
+//! * HyStart (Linux's, see [`super::common::hystart`]) is on by default under the `linux` stack
+//!   profile, as in Linux (`hystart = 1`), and off under `ns2` and `rfc`: ns-2-era comparisons
+//!   used plain slow start, and it is a slow-start exit rather than part of the window law
+//!   ([`PROFILE_DEFAULTS`]). An explicit `hystart` wins under any profile. RFC 9438 recommends
+//!   HyStart++ (RFC 9406), not modelled.
 //!
 //! Not modelled: time spent application-limited is not taken out of t (RFC 9438 section 5.8;
 //! Linux shifts the epoch on `CA_EVENT_TX_START`): ccsim's transfers never go idle mid-flow.
 
 use super::common::hystart::HyStart;
 use super::common::{echo_rtt, grow, in_slow_start, increase_per, reduce_to};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::registry::{ParamInfo, ParamKind, Params, ProfileDefault};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_S};
 
@@ -85,7 +86,7 @@ pub const PARAMS: &[ParamInfo] = &[
         min: 0.0,
         max: 1.0,
         doc: "leave slow start on Linux's HyStart signals (ACK train, delay increase); off = plain \
-              slow start",
+              slow start. Default by profile: true under linux (as Linux), false under ns2 and rfc",
     },
     ParamInfo {
         name: "hystart_low_window",
@@ -96,6 +97,11 @@ pub const PARAMS: &[ParamInfo] = &[
         doc: "HyStart runs only from this window up, segments (Linux 16)",
     },
 ];
+
+/// HyStart is on under the `linux` profile, as Linux enables it by default (`tcp_cubic.c`
+/// `hystart = 1`); the parameter's own default (off) holds under `ns2` and `rfc`.
+pub const PROFILE_DEFAULTS: &[ProfileDefault] =
+    &[ProfileDefault { param: "hystart", profile: crate::tcp::profile::Profile::Linux, value: 1.0 }];
 
 /// Linux: before the first loss, at least one segment per 20 acknowledged (5% per RTT).
 const NO_LOSS_MAX_CNT: f64 = 20.0;
@@ -471,5 +477,34 @@ mod tests {
                 assert_eq!(w.ssthresh, 53.0);
             }
         }
+    }
+
+    /// HyStart's default follows the stack profile: built for `linux` the ACK train above ends
+    /// slow start at 53; for `ns2` and `rfc` (and without a profile) it does not; an explicit
+    /// `hystart = 0` under `linux` turns it off, and `hystart = 1` under `ns2` turns it on.
+    #[test]
+    fn hystart_is_on_by_default_only_under_the_linux_profile() {
+        use crate::cc::registry::{build, build_for_profile};
+        use crate::tcp::profile::Profile;
+        use std::collections::BTreeMap;
+        let rng = || crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
+        let exit = |mut cc: Box<dyn CongestionControl>| {
+            let mut w = Window { cwnd: 32.0, ssthresh: f64::INFINITY };
+            for i in 0..=30u64 {
+                let mut a = ack_at(NS_PER_S + i * MS, 40 * MS);
+                a.round_start = i == 0;
+                cc.on_ack(&a, &mut w);
+            }
+            w.ssthresh
+        };
+        let none = BTreeMap::new();
+        let with = |v: f64| BTreeMap::from([("hystart".to_string(), v)]);
+        assert_eq!(exit(build_for_profile("cubic", &none, Profile::Linux, rng()).unwrap()), 53.0);
+        for profile in [Profile::Ns2, Profile::Rfc] {
+            assert!(exit(build_for_profile("cubic", &none, profile, rng()).unwrap()).is_infinite(), "{profile:?}");
+        }
+        assert!(exit(build("cubic", &none, rng()).unwrap()).is_infinite());
+        assert!(exit(build_for_profile("cubic", &with(0.0), Profile::Linux, rng()).unwrap()).is_infinite());
+        assert_eq!(exit(build_for_profile("cubic", &with(1.0), Profile::Ns2, rng()).unwrap()), 53.0);
     }
 }

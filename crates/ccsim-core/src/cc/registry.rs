@@ -23,6 +23,7 @@ use super::westwood::{self, Westwood};
 use super::yeah::{self, Yeah};
 use super::CongestionControl;
 use crate::rng::Stream;
+use crate::tcp::profile::Profile;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
@@ -52,20 +53,45 @@ pub struct ParamInfo {
     pub doc: &'static str,
 }
 
+/// A parameter whose default depends on the stack profile: under `profile` it defaults to
+/// `value` instead of [`ParamInfo::default`] (which holds for every other profile). A value the
+/// scenario sets explicitly always wins.
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileDefault {
+    pub param: &'static str,
+    pub profile: Profile,
+    pub value: f64,
+}
+
 pub struct AlgorithmInfo {
     pub name: &'static str,
     pub summary: &'static str,
     /// The loss recovery the sender runs: "reno" or "newreno".
     pub recovery: &'static str,
     pub params: &'static [ParamInfo],
+    /// Defaults that differ by stack profile (e.g. CUBIC's HyStart, on under `linux`).
+    pub profile_defaults: &'static [ProfileDefault],
     /// Builds a controller from validated parameters and the flow's own random stream.
     build: fn(&Params, Stream) -> Box<dyn CongestionControl>,
 }
 
-/// Validated parameter values; unset ones read as their defaults.
+impl AlgorithmInfo {
+    /// The default of parameter `name` under `profile` (`None`: the profile-independent
+    /// [`ParamInfo::default`]).
+    pub fn default_for(&self, name: &str, profile: Option<Profile>) -> Option<f64> {
+        let param = self.params.iter().find(|p| p.name == name)?;
+        let special = profile.and_then(|pr| {
+            self.profile_defaults.iter().find(|d| d.param == name && d.profile == pr).map(|d| d.value)
+        });
+        Some(special.unwrap_or(param.default))
+    }
+}
+
+/// Validated parameter values; unset ones read as their defaults under the flow's stack profile.
 pub struct Params<'a> {
     info: &'a AlgorithmInfo,
     values: &'a BTreeMap<String, f64>,
+    profile: Option<Profile>,
 }
 
 impl Params<'_> {
@@ -74,11 +100,8 @@ impl Params<'_> {
             return *v;
         }
         self.info
-            .params
-            .iter()
-            .find(|p| p.name == name)
+            .default_for(name, self.profile)
             .unwrap_or_else(|| panic!("algorithm {} has no parameter {name}", self.info.name))
-            .default
     }
 
     pub fn flag(&self, name: &str) -> bool {
@@ -112,6 +135,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   loss window, then max probing",
         recovery: "newreno",
         params: bic::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Bic::from_params(p)),
     },
     AlgorithmInfo {
@@ -120,6 +144,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   w -= b w^l; defaults are Reno's",
         recovery: "reno",
         params: binomial::PARAMS,
+        profile_defaults: &[],
         build: |p, rng| Box::new(Binomial::from_params("binomial", None, p, rng)),
     },
     AlgorithmInfo {
@@ -128,6 +153,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   last loss, with a Reno-friendly region",
         recovery: "newreno",
         params: cubic::PARAMS,
+        profile_defaults: cubic::PROFILE_DEFAULTS,
         build: |p, _| Box::new(Cubic::from_params(p)),
     },
     AlgorithmInfo {
@@ -136,6 +162,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   a loss only if another loss was within the last w transmissions",
         recovery: "newreno",
         params: freedrop::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(FreeDrop::from_params(p)),
     },
     AlgorithmInfo {
@@ -144,6 +171,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   window-dependent AIMD for w = 0.12/p^0.835",
         recovery: "newreno",
         params: highspeed::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(HighSpeed::from_params(p)),
     },
     AlgorithmInfo {
@@ -152,6 +180,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   last loss, decrease RTT_min/RTT_max",
         recovery: "newreno",
         params: htcp::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Htcp::from_params(p)),
     },
     AlgorithmInfo {
@@ -160,6 +189,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   a 25 ms-RTT Reno flow",
         recovery: "newreno",
         params: hybla::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Hybla::from_params(p)),
     },
     AlgorithmInfo {
@@ -168,6 +198,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   test-suite-aimd.tcl)",
         recovery: "reno",
         params: binomial::PRESET_PARAMS,
+        profile_defaults: &[],
         build: |p, rng| Box::new(Binomial::from_params("iiad", Some(binomial::IIAD), p, rng)),
     },
     AlgorithmInfo {
@@ -176,6 +207,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   and decrease set by queueing delay",
         recovery: "newreno",
         params: illinois::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Illinois::from_params(p)),
     },
     AlgorithmInfo {
@@ -183,6 +215,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         summary: "NewReno (RFC 6582): AIMD with recovery that repairs every loss of a window",
         recovery: "newreno",
         params: AIMD_PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(NewReno::new(RenoWindow::from_params(p))),
     },
     AlgorithmInfo {
@@ -191,6 +224,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   RTT, one segment every srtt/cwnd",
         recovery: "reno",
         params: paced::PARAMS,
+        profile_defaults: &[],
         build: |p, rng| Box::new(Paced::from_params(p, rng)),
     },
     AlgorithmInfo {
@@ -199,6 +233,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   increase scaled by (RTTeff/R)^2",
         recovery: "reno",
         params: randomized::PARAMS,
+        profile_defaults: &[],
         build: |p, rng| Box::new(Randomized::from_params(p, rng)),
     },
     AlgorithmInfo {
@@ -206,6 +241,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         summary: "Reno (RFC 5681): AIMD, fast recovery ends at the first new ACK",
         recovery: "reno",
         params: AIMD_PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Reno::new(RenoWindow::from_params(p))),
     },
     AlgorithmInfo {
@@ -214,6 +250,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   a legacy window",
         recovery: "newreno",
         params: scalable::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Scalable::from_params(p)),
     },
     AlgorithmInfo {
@@ -222,6 +259,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   test-suite-aimd.tcl)",
         recovery: "reno",
         params: binomial::PRESET_PARAMS,
+        profile_defaults: &[],
         build: |p, rng| Box::new(Binomial::from_params("sqrt", Some(binomial::SQRT), p, rng)),
     },
     AlgorithmInfo {
@@ -230,6 +268,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   queued by moving cwnd one segment per RTT",
         recovery: "newreno",
         params: vegas::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Vegas::from_params(p)),
     },
     AlgorithmInfo {
@@ -238,6 +277,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   set to bandwidth estimate x min RTT after a loss",
         recovery: "newreno",
         params: westwood::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Westwood::from_params(p)),
     },
     AlgorithmInfo {
@@ -246,6 +286,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
                   increase by queue estimate, decongestion",
         recovery: "newreno",
         params: yeah::PARAMS,
+        profile_defaults: &[],
         build: |p, _| Box::new(Yeah::from_params(p)),
     },
 ];
@@ -287,11 +328,26 @@ pub fn validate(name: &str, values: &BTreeMap<String, f64>) -> Result<&'static A
     Ok(info)
 }
 
-/// Build a fresh controller for one flow. `rng` is the flow's own stream for algorithms that
-/// draw random numbers (the engine passes `stream(seed, Flow, flow id, Congestion)`).
+/// Build a fresh controller for one flow with the profile-independent defaults
+/// ([`ParamInfo::default`], which are also those of the `ns2` and `rfc` profiles). `rng` is the
+/// flow's own stream for algorithms that draw random numbers (the engine passes
+/// `stream(seed, Flow, flow id, Congestion)`).
 pub fn build(name: &str, values: &BTreeMap<String, f64>, rng: Stream) -> Result<Box<dyn CongestionControl>, String> {
     let info = validate(name, values)?;
-    Ok((info.build)(&Params { info, values }, rng))
+    Ok((info.build)(&Params { info, values, profile: None }, rng))
+}
+
+/// Build a fresh controller for one flow run under `profile`: unset parameters take that
+/// profile's defaults ([`AlgorithmInfo::profile_defaults`]); values set explicitly are used as
+/// given. The engine builds every flow this way.
+pub fn build_for_profile(
+    name: &str,
+    values: &BTreeMap<String, f64>,
+    profile: Profile,
+    rng: Stream,
+) -> Result<Box<dyn CongestionControl>, String> {
+    let info = validate(name, values)?;
+    Ok((info.build)(&Params { info, values, profile: Some(profile) }, rng))
 }
 
 #[cfg(test)]
@@ -326,7 +382,17 @@ mod tests {
                 one.insert(p.name.to_string(), p.default);
                 assert!(validate(a.name, &one).is_ok(), "{}.{} default fails its own check", a.name, p.name);
             }
+            for d in a.profile_defaults {
+                let mut one = BTreeMap::new();
+                one.insert(d.param.to_string(), d.value);
+                assert!(validate(a.name, &one).is_ok(), "{}.{} {:?} default is invalid", a.name, d.param, d.profile);
+                assert_eq!(a.default_for(d.param, Some(d.profile)), Some(d.value));
+            }
         }
+        let cubic = find("cubic").unwrap();
+        assert_eq!(cubic.default_for("hystart", Some(Profile::Linux)), Some(1.0));
+        assert_eq!(cubic.default_for("hystart", Some(Profile::Ns2)), Some(0.0));
+        assert_eq!(cubic.default_for("hystart", None), Some(0.0));
     }
 
     /// A tiny deterministic generator for the event sequences below (64-bit LCG, Knuth's MMIX

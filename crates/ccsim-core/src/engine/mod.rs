@@ -36,7 +36,8 @@ pub struct Simulation {
 impl Simulation {
     /// Build from a resolved scenario, with algorithms from the registry.
     pub fn new(spec: &ScenarioSpec) -> Result<Self, String> {
-        Self::with_factory(spec, Box::new(|t, rng| crate::cc::registry::build(&t.cc, &t.cc_params, rng)))
+        let profile = spec.stack.profile;
+        Self::with_factory(spec, Box::new(move |t, rng| crate::cc::registry::build_for_profile(&t.cc, &t.cc_params, profile, rng)))
     }
 
     pub fn now(&self) -> Time {
