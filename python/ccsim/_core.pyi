@@ -46,6 +46,13 @@ def version() -> str:
 def algorithms() -> list[AlgorithmInfo]:
     """Every congestion-control algorithm in the engine's registry, with its parameters."""
 
+def stack_profiles() -> dict[str, dict[str, Any]]:
+    """Each stack profile's resolved configuration (the engine's StackConfig), by profile name:
+    every knob the engine accepts, keyed as in a run's ``stack`` dict (``min_rto_ns``...)."""
+
+def queue_kinds() -> list[str]:
+    """The queue disciplines the engine accepts (the ``kind`` of a queue)."""
+
 class Simulation:
     """One run of a resolved scenario (see ccsim.Scenario.resolve)."""
 
@@ -54,7 +61,8 @@ class Simulation:
 
     def advance(self, until_ns: int) -> bool:
         """Run until simulated time ``until_ns`` (GIL released); True once the run is over.
-        An engine failure raises RuntimeError."""
+        Python signal handlers run every few milliseconds, so Ctrl-C raises KeyboardInterrupt
+        promptly. An engine failure raises RuntimeError."""
 
     @property
     def now_ns(self) -> int:

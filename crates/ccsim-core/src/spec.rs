@@ -8,7 +8,30 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::tcp::profile::{Profile, StackOverrides};
+use crate::tcp::profile::{Profile, StackConfig, StackOverrides};
+
+/// The largest time the engine accepts anywhere (a duration, a delay, a start, a timeout):
+/// 10^16 ns, about 116 days. Every sum the engine forms of a few such times stays far below
+/// 2^64 ns, so its clock cannot wrap.
+pub const MAX_TIME_NS: u64 = 10_000_000_000_000_000;
+/// The largest link rate, bit/s (10 Tbps).
+pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+/// The most flows, generator slots, sources, nodes or links of one kind in a scenario. Beyond
+/// this the engine's tables (u32 ids) and memory cannot follow.
+pub const MAX_ENTITIES: u64 = 1 << 24;
+/// The most transfers an open-loop generator may be expected to start (rate x active time).
+pub const MAX_TRANSFERS: f64 = (1u64 << 28) as f64;
+/// The largest queue limit in packets, and in bytes.
+pub const MAX_QUEUE_PKTS: u64 = 1 << 40;
+pub const MAX_QUEUE_BYTES: u64 = 1 << 50;
+/// The largest transfer size, bytes.
+pub const MAX_SIZE_BYTES: u64 = 1 << 60;
+/// The largest MSS, bytes (a 65 535-byte IP packet less 40 bytes of headers).
+pub const MAX_MSS_BYTES: u32 = 65_495;
+/// The largest window, segments (initial window, receiver window).
+pub const MAX_WINDOW_PKTS: u64 = 1 << 32;
+/// The shortest retransmission timeout a run accepts: shorter ones retransmit in a tight loop.
+pub const MIN_RTO_NS: u64 = 1_000;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -213,7 +236,378 @@ pub struct TraceSpec {
 }
 
 impl ScenarioSpec {
+    /// Parse and [`validate`](Self::validate) a resolved scenario.
     pub fn from_json(text: &str) -> Result<Self, String> {
-        serde_json::from_str(text).map_err(|e| format!("invalid resolved scenario: {e}"))
+        let spec: Self = serde_json::from_str(text).map_err(|e| format!("invalid resolved scenario: {e}"))?;
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// Reject what the engine cannot run, whoever built the spec: every quantity in its range,
+    /// every time below [`MAX_TIME_NS`], counts that fit in memory. The message names the key
+    /// (the engine's name for it) and the expected range.
+    pub fn validate(&self) -> Result<(), String> {
+        check_time("duration_ns", self.duration_ns, 1)?;
+        self.stack.validate()?;
+        self.topology.validate()?;
+        check_count("flows", self.flows.len() as u64)?;
+        check_count("generators", self.generators.len() as u64)?;
+        for (i, f) in self.flows.iter().enumerate() {
+            f.validate(&format!("flows[{i}]"))?;
+        }
+        for (i, g) in self.generators.iter().enumerate() {
+            g.validate(&format!("generators[{i}]"), self.duration_ns)?;
+        }
+        if let Some(interval) = self.trace.sample_interval_ns {
+            check_time("trace.sample_interval_ns", interval, 0)?;
+        }
+        Ok(())
+    }
+}
+
+fn out_of_range<T: std::fmt::Display>(key: &str, value: T, expected: &str) -> String {
+    format!("{key}: {value} is out of range; expected {expected}")
+}
+
+fn check_time(key: &str, value: u64, min: u64) -> Result<(), String> {
+    if value < min || value > MAX_TIME_NS {
+        return Err(out_of_range(key, value, &format!("{min}..={MAX_TIME_NS} ns")));
+    }
+    Ok(())
+}
+
+fn check_count(key: &str, n: u64) -> Result<(), String> {
+    if n > MAX_ENTITIES {
+        return Err(out_of_range(key, n, &format!("at most {MAX_ENTITIES} entries")));
+    }
+    Ok(())
+}
+
+fn check_float(key: &str, value: f64, min: f64, max: f64) -> Result<(), String> {
+    if !(value.is_finite() && value >= min && value <= max) {
+        return Err(out_of_range(key, value, &format!("a finite number in {min}..={max}")));
+    }
+    Ok(())
+}
+
+impl StackSpec {
+    /// The overrides on their own, then the resolved configuration as a whole (a `max_rto_ns`
+    /// below the profile's `min_rto_ns` is as wrong as one below an explicit `min_rto_ns`).
+    pub fn validate(&self) -> Result<(), String> {
+        let o = &self.overrides;
+        let key = |k: &str| format!("stack.{k}");
+        if let Some(w) = o.initial_window {
+            check_float(&key("initial_window"), w, 1.0, MAX_WINDOW_PKTS as f64)?;
+        }
+        if let Some(cap) = o.slow_start_cap {
+            check_float(&key("slow_start_cap"), cap, 0.0, MAX_WINDOW_PKTS as f64)?;
+        }
+        for (k, v, min) in [
+            ("min_rto_ns", o.min_rto_ns, MIN_RTO_NS),
+            ("initial_rto_ns", o.initial_rto_ns, MIN_RTO_NS),
+            ("max_rto_ns", o.max_rto_ns, MIN_RTO_NS),
+            ("clock_granularity_ns", o.clock_granularity_ns, 1),
+            ("delayed_ack_timeout_ns", o.delayed_ack_timeout_ns, 1),
+            ("send_overhead_ns", o.send_overhead_ns, 0),
+        ] {
+            if let Some(v) = v {
+                check_time(&key(k), v, min)?;
+            }
+        }
+        if let Some(b) = o.max_backoff {
+            if b == 0 || b > 1 << 30 {
+                return Err(out_of_range(&key("max_backoff"), b, "1..=1073741824"));
+            }
+        }
+        if let Some(d) = o.dupack_threshold {
+            if d == 0 || d > 1 << 20 {
+                return Err(out_of_range(&key("dupack_threshold"), d, "1..=1048576"));
+            }
+        }
+        if let Some(w) = o.default_max_window_pkts {
+            if w == 0 || w > MAX_WINDOW_PKTS {
+                return Err(out_of_range(&key("default_max_window_pkts"), w, &format!("1..={MAX_WINDOW_PKTS}")));
+            }
+        }
+        let c = StackConfig::resolve(self.profile, o);
+        if c.max_rto_ns < c.min_rto_ns {
+            return Err(format!(
+                "stack.max_rto_ns: {} is below min_rto_ns ({}); expected max_rto_ns >= min_rto_ns",
+                c.max_rto_ns, c.min_rto_ns
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Every stack profile, in the order the documentation lists them.
+pub const PROFILES: [Profile; 3] = [Profile::Ns2, Profile::Rfc, Profile::Linux];
+
+/// A profile's name as written in a scenario (a match, so that a new profile must be added to
+/// [`PROFILES`] and named here).
+pub fn profile_name(p: Profile) -> &'static str {
+    match p {
+        Profile::Ns2 => "ns2",
+        Profile::Rfc => "rfc",
+        Profile::Linux => "linux",
+    }
+}
+
+impl QueueSpec {
+    /// The `kind` of every queue discipline, as written in a spec.
+    pub const KINDS: &'static [&'static str] = &["droptail", "red"];
+
+    /// This queue's `kind` (a match, so that a new discipline must be added to [`Self::KINDS`]).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QueueSpec::Droptail { .. } => "droptail",
+            QueueSpec::Red { .. } => "red",
+        }
+    }
+
+    fn validate(&self, what: &str) -> Result<(), String> {
+        let key = |k: &str| format!("{what}.{k}");
+        let pkts = |k: &str, v: u64| {
+            if v > MAX_QUEUE_PKTS {
+                return Err(out_of_range(&key(k), v, &format!("at most {MAX_QUEUE_PKTS} packets")));
+            }
+            Ok(())
+        };
+        match self {
+            QueueSpec::Droptail { limit_pkts, limit_bytes } => {
+                if let Some(p) = limit_pkts {
+                    pkts("limit_pkts", *p)?;
+                }
+                if let Some(b) = limit_bytes {
+                    if *b > MAX_QUEUE_BYTES {
+                        return Err(out_of_range(&key("limit_bytes"), b, &format!("at most {MAX_QUEUE_BYTES} bytes")));
+                    }
+                }
+            }
+            QueueSpec::Red { limit_pkts, min_th, max_th, max_p, w_q, mean_pktsize, .. } => {
+                pkts("limit_pkts", *limit_pkts)?;
+                check_float(&key("min_th"), *min_th, f64::MIN_POSITIVE, MAX_QUEUE_PKTS as f64)?;
+                check_float(&key("max_th"), *max_th, f64::MIN_POSITIVE, MAX_QUEUE_PKTS as f64)?;
+                if max_th <= min_th {
+                    return Err(format!("{}: {max_th} is not above min_th ({min_th}); expected max_th > min_th", key("max_th")));
+                }
+                check_float(&key("max_p"), *max_p, f64::MIN_POSITIVE, 1.0)?;
+                check_float(&key("w_q"), *w_q, f64::MIN_POSITIVE, 1.0)?;
+                if *mean_pktsize == 0 {
+                    return Err(out_of_range(&key("mean_pktsize"), mean_pktsize, "at least 1 byte"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl LinkParams {
+    fn validate(&self, what: &str) -> Result<(), String> {
+        let key = |k: &str| format!("{what}.{k}");
+        if self.rate_bps == 0 || self.rate_bps > MAX_RATE_BPS {
+            return Err(out_of_range(&key("rate_bps"), self.rate_bps, &format!("1..={MAX_RATE_BPS} bit/s")));
+        }
+        check_time(&key("delay_ns"), self.delay_ns, 0)?;
+        check_time(&key("jitter_ns"), self.jitter_ns, 0)?;
+        self.queue.validate(&key("queue"))?;
+        if let LossSpec::Bernoulli { p } = self.loss {
+            if !(p.is_finite() && (0.0..1.0).contains(&p)) {
+                return Err(out_of_range(&key("loss.p"), p, "a probability in [0, 1)"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TopologySpec {
+    fn validate(&self) -> Result<(), String> {
+        let access = |rate: u64, queue: &QueueSpec| -> Result<(), String> {
+            if rate == 0 || rate > MAX_RATE_BPS {
+                return Err(out_of_range("topology.access_rate_bps", rate, &format!("1..={MAX_RATE_BPS} bit/s")));
+            }
+            queue.validate("topology.access_queue")
+        };
+        match self {
+            TopologySpec::Dumbbell { forward, reverse, access_rate_bps, access_queue } => {
+                forward.validate("topology.forward")?;
+                reverse.validate("topology.reverse")?;
+                access(*access_rate_bps, access_queue)?;
+            }
+            TopologySpec::ParkingLot { routers, forward, reverse, access_rate_bps, access_delay_ns, access_queue } => {
+                if *routers < 2 || u64::from(*routers) > MAX_ENTITIES {
+                    return Err(out_of_range("topology.routers", routers, &format!("2..={MAX_ENTITIES}")));
+                }
+                forward.validate("topology.forward")?;
+                reverse.validate("topology.reverse")?;
+                access(*access_rate_bps, access_queue)?;
+                check_time("topology.access_delay_ns", *access_delay_ns, 0)?;
+            }
+            TopologySpec::Explicit { nodes, links } => {
+                check_count("topology.nodes", nodes.len() as u64)?;
+                check_count("topology.links", links.len() as u64)?;
+                for (i, l) in links.iter().enumerate() {
+                    l.params.validate(&format!("topology.links[{i}]"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FlowTemplate {
+    fn validate(&self, what: &str) -> Result<(), String> {
+        if self.mss_bytes == 0 || self.mss_bytes > MAX_MSS_BYTES {
+            return Err(out_of_range(&format!("{what}.mss_bytes"), self.mss_bytes, &format!("1..={MAX_MSS_BYTES} bytes")));
+        }
+        if let Some(w) = self.max_window_pkts {
+            if w == 0 || w > MAX_WINDOW_PKTS {
+                return Err(out_of_range(&format!("{what}.max_window_pkts"), w, &format!("1..={MAX_WINDOW_PKTS} packets")));
+            }
+        }
+        for (name, v) in &self.cc_params {
+            if !v.is_finite() {
+                return Err(out_of_range(&format!("{what}.cc_params.{name}"), v, "a finite number"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FlowSpec {
+    fn validate(&self, what: &str) -> Result<(), String> {
+        self.template.validate(what)?;
+        check_time(&format!("{what}.start_ns"), self.start_ns, 0)?;
+        check_time(&format!("{what}.start_jitter_ns"), self.start_jitter_ns, 0)?;
+        if let Some(rtt) = self.rtt_ns {
+            check_time(&format!("{what}.rtt_ns"), rtt, 0)?;
+        }
+        if let Some(size) = self.size_bytes {
+            if size == 0 || size > MAX_SIZE_BYTES {
+                return Err(out_of_range(&format!("{what}.size_bytes"), size, &format!("1..={MAX_SIZE_BYTES} bytes")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl GeneratorSpec {
+    fn validate(&self, what: &str, duration_ns: u64) -> Result<(), String> {
+        let key = |k: &str| format!("{what}.{k}");
+        self.template.validate(what)?;
+        check_time(&key("start_ns"), self.start_ns, 0)?;
+        match self.arrivals {
+            ArrivalSpec::ClosedLoop { slots } => {
+                if slots == 0 || u64::from(slots) > MAX_ENTITIES {
+                    return Err(out_of_range(&key("arrivals.slots"), slots, &format!("1..={MAX_ENTITIES}")));
+                }
+            }
+            ArrivalSpec::OpenLoop { rate_per_s, stop_ns } => {
+                check_float(&key("arrivals.rate_per_s"), rate_per_s, f64::MIN_POSITIVE, f64::MAX)?;
+                if let Some(stop) = stop_ns {
+                    check_time(&key("arrivals.stop_ns"), stop, 0)?;
+                }
+                let end = stop_ns.unwrap_or(duration_ns).min(duration_ns);
+                let active_s = end.saturating_sub(self.start_ns) as f64 / 1e9;
+                let expected = rate_per_s * active_s;
+                if expected > MAX_TRANSFERS {
+                    return Err(format!(
+                        "{}: {rate_per_s} per second for {active_s} s is {expected:.3e} transfers; expected at most {MAX_TRANSFERS:.3e}",
+                        key("arrivals.rate_per_s")
+                    ));
+                }
+            }
+        }
+        match self.size {
+            SizeDist::Fixed { bytes } => {
+                if bytes == 0 || bytes > MAX_SIZE_BYTES {
+                    return Err(out_of_range(&key("size.bytes"), bytes, &format!("1..={MAX_SIZE_BYTES} bytes")));
+                }
+            }
+            SizeDist::Exponential { mean_bytes } => check_float(&key("size.mean_bytes"), mean_bytes, 1.0, MAX_SIZE_BYTES as f64)?,
+            SizeDist::Pareto { mean_bytes, shape } => {
+                check_float(&key("size.mean_bytes"), mean_bytes, 1.0, MAX_SIZE_BYTES as f64)?;
+                if !(shape.is_finite() && shape > 1.0 && shape <= 1e6) {
+                    return Err(out_of_range(&key("size.shape"), shape, "a number above 1 (at most 1e6)"));
+                }
+            }
+        }
+        check_count(&key("rtt_choices_ns"), self.rtt_choices_ns.len() as u64)?;
+        for (j, &rtt) in self.rtt_choices_ns.iter().enumerate() {
+            check_time(&key(&format!("rtt_choices_ns[{j}]")), rtt, 0)?;
+        }
+        match self.rtt_dist {
+            Some(RttDist::Uniform { min_ns, max_ns }) => {
+                check_time(&key("rtt_dist.min_ns"), min_ns, 0)?;
+                check_time(&key("rtt_dist.max_ns"), max_ns, min_ns)?;
+            }
+            // An exponential draw is capped at MAX_TIME_NS where it is drawn.
+            Some(RttDist::Exponential { mean_ns }) => check_time(&key("rtt_dist.mean_ns"), mean_ns, 1)?,
+            None => {}
+        }
+        check_count(&key("endpoints"), self.endpoints.len() as u64)?;
+        if let Some(s) = self.sources {
+            if s == 0 || u64::from(s) > MAX_ENTITIES {
+                return Err(out_of_range(&key("sources"), s, &format!("1..={MAX_ENTITIES}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_profiles_are_what_serde_reads() {
+        for p in PROFILES {
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", profile_name(p)));
+        }
+        for kind in QueueSpec::KINDS {
+            let json = match *kind {
+                "droptail" => r#"{"kind":"droptail","limit_pkts":5,"limit_bytes":null}"#.to_string(),
+                _ => format!(r#"{{"kind":"{kind}","limit_pkts":5,"min_th":1,"max_th":2,"max_p":0.1,"w_q":0.002,"gentle":true,"wait":true,"mean_pktsize":500}}"#),
+            };
+            let q: QueueSpec = serde_json::from_str(&json).unwrap();
+            assert_eq!(q.kind(), *kind);
+        }
+    }
+
+    fn spec(stack: &str, link: &str) -> String {
+        format!(
+            r#"{{"name":"t","seed":1,"duration_ns":1000000000,"stack":{{"profile":"ns2","overrides":{{{stack}}}}},
+            "topology":{{"kind":"dumbbell","forward":{link},"reverse":{link},"access_rate_bps":1000000,
+            "access_queue":{{"kind":"droptail","limit_pkts":100,"limit_bytes":null}}}},
+            "flows":[{{"label":"a","cc":"reno","mss_bytes":1000,"rtt_ns":40000000,"start_ns":0}}]}}"#
+        )
+    }
+
+    const LINK: &str = r#"{"rate_bps":1000000,"delay_ns":5000000,"queue":{"kind":"droptail","limit_pkts":10,"limit_bytes":null}}"#;
+
+    #[test]
+    fn rejects_what_cannot_run_naming_the_key() {
+        assert!(ScenarioSpec::from_json(&spec("", LINK)).is_ok());
+        let bad_stack = [
+            (r#""max_rto_ns":0"#, "stack.max_rto_ns"),
+            (r#""min_rto_ns":0"#, "stack.min_rto_ns"),
+            (r#""initial_rto_ns":0"#, "stack.initial_rto_ns"),
+            (r#""max_rto_ns":1000000"#, "stack.max_rto_ns"), // below the ns2 min_rto
+            (r#""initial_window":-1"#, "stack.initial_window"),
+            (r#""dupack_threshold":0"#, "stack.dupack_threshold"),
+            (r#""clock_granularity_ns":0"#, "stack.clock_granularity_ns"),
+            (r#""max_backoff":0"#, "stack.max_backoff"),
+        ];
+        for (o, key) in bad_stack {
+            let e = ScenarioSpec::from_json(&spec(o, LINK)).unwrap_err();
+            assert!(e.starts_with(key), "{o}: {e}");
+        }
+        let lossy = LINK.replace("}}", r#"},"loss":{"kind":"bernoulli","p":2.0}}"#);
+        let e = ScenarioSpec::from_json(&spec("", &lossy)).unwrap_err();
+        assert!(e.starts_with("topology.forward.loss.p"), "{e}");
+        let far = LINK.replace("5000000", "9223372036854775000");
+        let e = ScenarioSpec::from_json(&spec("", &far)).unwrap_err();
+        assert!(e.starts_with("topology.forward.delay_ns"), "{e}");
     }
 }

@@ -1,10 +1,13 @@
 //! Python bindings for ccsim-core: a `Simulation` class that runs with the GIL released and hands
-//! back columns, `algorithms()` and `version()`. Nothing else lives here.
+//! back columns; `algorithms()`, `stack_profiles()`, `queue_kinds()` (the engine's schema, which
+//! the Python front end is tested against) and `version()`. Nothing else lives here.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ccsim_core::cc::registry;
 use ccsim_core::results::{Column, RunResults, Table};
+use ccsim_core::spec::{profile_name, QueueSpec, PROFILES};
+use ccsim_core::tcp::profile::StackConfig;
 use ccsim_core::{ScenarioSpec, Simulation as CoreSimulation};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -17,6 +20,9 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
         .or_else(|| p.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
 }
+
+/// Events run between two looks at Python's signal handlers (a few milliseconds of work).
+const EVENTS_PER_SLICE: u64 = 200_000;
 
 /// One simulation run. Build it from the resolved scenario JSON, advance it, then `finish()`.
 #[pyclass(module = "ccsim._core")]
@@ -59,8 +65,17 @@ impl Simulation {
     }
 
     /// Run until `until_ns` of simulated time (capped at the duration). True when the run is over.
+    ///
+    /// The engine runs in slices of at most `EVENTS_PER_SLICE` events with the GIL released, and
+    /// Python's signal handlers run between slices: Ctrl-C raises KeyboardInterrupt here within
+    /// a fraction of a second, however long the step of simulated time.
     fn advance(&mut self, py: Python<'_>, until_ns: u64) -> PyResult<bool> {
-        self.guarded(py, |s| s.run_until(until_ns))
+        loop {
+            if self.guarded(py, |s| s.run_for(until_ns, EVENTS_PER_SLICE))? {
+                return Ok(self.sim()?.is_done());
+            }
+            py.check_signals()?;
+        }
     }
 
     #[getter]
@@ -152,6 +167,25 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(out)
 }
 
+/// Every stack profile's resolved configuration (`StackConfig`), by profile name: the knobs the
+/// engine accepts in `[stack]`, with the profile's values, as the run's `stack` dict reports them.
+#[pyfunction]
+fn stack_profiles(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let json = py.import("json")?;
+    let out = PyDict::new(py);
+    for p in PROFILES {
+        let text = serde_json::to_string(&StackConfig::for_profile(p)).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        out.set_item(profile_name(p), json.call_method1("loads", (text,))?)?;
+    }
+    Ok(out)
+}
+
+/// The queue disciplines (`kind` of a queue) the engine accepts.
+#[pyfunction]
+fn queue_kinds() -> Vec<&'static str> {
+    QueueSpec::KINDS.to_vec()
+}
+
 /// The engine's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -163,5 +197,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;
     Ok(())
 }

@@ -12,7 +12,7 @@ use crate::net::link::NodeId;
 use crate::net::routing::Graph;
 use crate::net::topology::{Endpoints, Network};
 use crate::rng::{stream, Entity, Purpose, Stream};
-use crate::spec::{ArrivalSpec, FlowTemplate, GeneratorSpec, ScenarioSpec};
+use crate::spec::{ArrivalSpec, FlowTemplate, GeneratorSpec, ScenarioSpec, MAX_TIME_NS};
 use crate::tcp::profile::StackConfig;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderSetup};
@@ -44,7 +44,10 @@ impl Router {
                 .graph
                 .shortest_path(from, to)
                 .ok_or_else(|| format!("{what}: no route from \"{}\" to \"{}\"", name(from), name(to)))?;
-            let delay = links.iter().map(|&l| fab.links[l as usize].delay).sum();
+            let delay: Dur = links.iter().map(|&l| fab.links[l as usize].delay).fold(0, Dur::saturating_add);
+            if delay > MAX_TIME_NS {
+                return Err(format!("{what}: the path from \"{}\" to \"{}\" is {delay} ns long; expected at most {MAX_TIME_NS} ns", name(from), name(to)));
+            }
             let r = (fab.add_route(&links), delay);
             self.cache.insert((from, to), r);
             Ok(r)
@@ -58,9 +61,9 @@ impl Router {
 impl Simulation {
     /// Build with a custom controller factory (tests use this to plug in probe algorithms).
     pub fn with_factory(spec: &ScenarioSpec, cc_factory: CcFactory) -> Result<Self, String> {
-        if spec.duration_ns == 0 {
-            return Err("duration: must be positive".into());
-        }
+        // Whoever built the spec (Python, a test, a future front end), the engine runs only what
+        // it can: every quantity in range, counts that fit in memory, times that cannot wrap.
+        spec.validate()?;
         let stack = StackConfig::resolve(spec.stack.profile, &spec.stack.overrides);
         let mut net = Network::build(&spec.topology, spec.seed)?;
 
@@ -256,7 +259,8 @@ fn source_placement(seed: u64, g: u32, source: u32, gs: &GeneratorSpec) -> (Opti
         }
     };
     let rtt = match (&gs.rtt_dist, gs.rtt_choices_ns.len()) {
-        (Some(dist), _) => Some(draw_rtt(seed, g, source, dist)),
+        // An exponential draw has no upper bound: cap it where every time is capped.
+        (Some(dist), _) => Some(draw_rtt(seed, g, source, dist).min(MAX_TIME_NS)),
         (None, 0) => None,
         (None, n) => Some(gs.rtt_choices_ns[slot_choice(seed, g, source, n, Purpose::Rtt)]),
     };
@@ -264,8 +268,8 @@ fn source_placement(seed: u64, g: u32, source: u32, gs: &GeneratorSpec) -> (Opti
 }
 
 fn check_template(what: &str, t: &FlowTemplate) -> Result<(), String> {
-    if t.mss_bytes == 0 || t.mss_bytes > 65_000 {
-        return Err(format!("{what}.mss: {} is out of range; expected 1..65000 bytes", t.mss_bytes));
+    if t.mss_bytes == 0 || t.mss_bytes > crate::spec::MAX_MSS_BYTES {
+        return Err(format!("{what}.mss: {} is out of range; expected 1..={} bytes", t.mss_bytes, crate::spec::MAX_MSS_BYTES));
     }
     if t.max_window_pkts == Some(0) {
         return Err(format!("{what}.max_window: expected at least 1 packet"));

@@ -58,19 +58,35 @@ impl Simulation {
 
     /// Run every event up to `until` (at most the scenario's duration). Returns true at the end.
     pub fn run_until(&mut self, until: Time) -> bool {
+        self.run_for(until, u64::MAX);
+        self.is_done()
+    }
+
+    /// Run events up to `until` (at most the scenario's duration), but no more than
+    /// `max_events` of them, so that a caller can look up (for Ctrl-C, a progress bar) however
+    /// dense the events are. Returns true once every event up to `until` has run.
+    ///
+    /// Panics if an event is due before the current time: the clock wrapped or ran backwards,
+    /// and no result computed after that can be trusted. (Checked in release builds too.)
+    pub fn run_for(&mut self, until: Time, max_events: u64) -> bool {
         let end = until.min(self.duration);
+        let mut budget = max_events;
         while let Some(t) = self.fab.events.peek_time() {
             if t > end {
                 break;
             }
+            if budget == 0 {
+                return false;
+            }
+            budget -= 1;
             let (t, ev) = self.fab.events.pop().expect("peeked");
-            debug_assert!(t >= self.now, "time ran backwards");
+            assert!(t >= self.now, "clock ran backwards: an event at {t} ns is due before the current time {} ns", self.now);
             self.now = t;
             self.events += 1;
             self.dispatch(t, ev);
         }
-        self.now = end;
-        self.is_done()
+        self.now = self.now.max(end);
+        true
     }
 
     pub fn run(&mut self) {
