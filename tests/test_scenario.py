@@ -135,7 +135,7 @@ GENERATOR_KEYS = {
     "label", "cc", "cc_params", "mss_bytes", "max_window_pkts", "delayed_ack",
     "arrivals", "size", "start_ns", "rtt_choices_ns", "rtt_dist", "endpoints", "sources",
 }  # fmt: skip
-LINK_KEYS = {"rate_bps", "delay_ns", "queue", "loss"}
+LINK_KEYS = {"rate_bps", "delay_ns", "queue", "loss", "jitter_ns"}
 
 
 def test_resolved_dumbbell_matches_the_spec() -> None:
@@ -160,6 +160,7 @@ def test_resolved_dumbbell_matches_the_spec() -> None:
         "delay_ns": 5_000_000,
         "queue": {"kind": "droptail", "limit_pkts": 241, "limit_bytes": None},
         "loss": {"kind": "none"},
+        "jitter_ns": 0,
     }
     assert topology["access_queue"] == {
         "kind": "droptail",
@@ -602,7 +603,7 @@ BAD_INPUTS = [
     (_with(dumbbell(), {"beta": True}, "flows", 0, "params"), "flows[0].params.beta: ", "expected a number"),
     (_with(dumbbell(), {"beta": "x"}, "flows", 0, "params"), "flows[0].params.beta: ", "is not a parameter value"),
     (dumbbell(flows=[{"cc": "reno", "rtt": "20ms", "params": {"x": 1}}]), "flows[0].params.x: ", "expected none (it takes no parameters)"),
-    (_with(dumbbell(), "10ms", "flows", 0, "rtt"), "flows[0].rtt: ", 'is not above twice the bottleneck delay; expected a base RTT above "10ms"'),
+    (_with(dumbbell(), "9ms", "flows", 0, "rtt"), "flows[0].rtt: ", 'is below twice the bottleneck delay; expected a base RTT of at least "10ms"'),
     (_without(dumbbell(), "flows", 0, "rtt"), "flows[0].rtt: ", "required on a dumbbell"),
     (_with(dumbbell(), "R0", "flows", 0, "src"), "flows[0].src: ", "not allowed on a dumbbell"),
     (_with(dumbbell(), 0, "flows", 0, "count"), "flows[0].count: ", "expected a value greater than or equal to 1"),
@@ -636,7 +637,7 @@ BAD_INPUTS = [
     (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": {"dist": "exponential", "mean": "1MB", "shape": 2.0}, "rtt_choices": ["40ms"]}]),
      "generators[0].size.shape: ", "only a pareto distribution has a shape"),
     (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1MB"}]), "generators[0].rtt_choices: ", "required on a dumbbell"),
-    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1MB", "rtt_choices": ["40ms", "4ms"]}]), "generators[0].rtt_choices[1]: ", "not above twice"),
+    (dumbbell(generators=[{"kind": "closed_loop", "cc": "reno", "slots": 1, "size": "1MB", "rtt_choices": ["40ms", "4ms"]}]), "generators[0].rtt_choices[1]: ", "below twice"),
     (dumbbell(generators=[{"kind": "closed_loop", "cc": "cubicc", "slots": 1, "size": "1MB", "rtt_choices": ["40ms"]}]), "generators[0].cc: ", "unknown algorithm"),
     # parking lot
     (_with(parking_lot(), "R4", "flows", 0, "dst"), "flows[0].dst: ", '"R4" is not a router; expected one of: R0, R1, R2, R3'),

@@ -127,8 +127,11 @@ def run(
 
     target = out if out is not None else Path("results") / loaded.name
     check_destination(target)  # before the run, not after it
-    results = run_scenario(loaded, progress=not quiet and sys.stderr.isatty())
-    written = results.write(target)
+    try:
+        results = run_scenario(loaded, progress=not quiet and sys.stderr.isatty())
+        written = results.write(target)  # into a temporary directory, renamed into place
+    except KeyboardInterrupt:
+        _fail(f"interrupted; nothing was written to {target}", EXIT_INTERRUPTED)
     if not quiet:
         _print_run_summary(results.summary, results.flows, results.links, written)
 
@@ -680,10 +683,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         _fail(str(error), EXIT_BAD_INPUT)
     except EngineError as error:
         _fail(str(error), EXIT_FAILURE)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_INTERRUPTED)
+    except RecursionError:
+        _fail("input nested too deeply", EXIT_BAD_INPUT)
     except ImportError as error:
         _fail(str(error), EXIT_FAILURE)
     except OSError as error:
         # Writing results failed (disk full, permissions): not the input's fault.
         where = f"{error.filename}: " if error.filename else ""
         _fail(f"{where}{error.strerror or error}", EXIT_FAILURE)
+    if status == EXIT_INTERRUPTED:
+        # typer turns a KeyboardInterrupt that no command caught into this status, silently.
+        _fail("interrupted", EXIT_INTERRUPTED)
     sys.exit(status if isinstance(status, int) else 0)

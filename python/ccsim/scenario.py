@@ -30,6 +30,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import tomli_w
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -44,6 +45,7 @@ from pydantic import (
 from ccsim.errors import PathItem, ScenarioError, format_path, show_value
 from ccsim.units import (
     HEADER_BYTES,
+    MAX_TIME_NS,
     Buffer,
     format_rate,
     format_size,
@@ -68,6 +70,8 @@ __all__ = [
     "OpenLoopGenerator",
     "SizeDistribution",
     "Trace",
+    "Limits",
+    "MAX_DEPTH",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -86,9 +90,23 @@ TransferSize = Annotated[
 BufferSize = Annotated[
     Buffer, BeforeValidator(lambda v: parse_buffer(v)), PlainSerializer(lambda b: str(b))
 ]
+def _time_at_least(least_ns: int) -> Any:
+    """A Time field's lower bound, checked after parsing, with the bound in the message."""
+
+    def check(ns: int) -> int:
+        if ns < least_ns:
+            raise ScenarioError(
+                f'"{format_time(ns)}" is too short; expected at least "{format_time(least_ns)}"'
+            )
+        return ns
+
+    return AfterValidator(check)
+
+
 Probability = Annotated[float, Field(strict=True, ge=0, lt=1, allow_inf_nan=False)]
 PositiveFloat = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
 Count = Annotated[int, Field(strict=True, ge=1, lt=2**32)]
+Threshold = Annotated[float, Field(strict=True, gt=0, le=1e12, allow_inf_nan=False)]
 Seed = Annotated[int, Field(strict=True, ge=0, lt=2**64)]
 Name = Annotated[str, Field(strict=True, min_length=1)]
 Flag = Annotated[bool, Field(strict=True)]
@@ -99,6 +117,13 @@ DEFAULT_ACCESS_BUFFER = "10000pkts"
 #: Access links default to this multiple of the core link rate.
 ACCESS_RATE_FACTOR = 4
 DEFAULT_MSS = 1000
+#: The shortest retransmission timeout (min_rto, initial_rto, max_rto): the engine's MIN_RTO_NS.
+#: A zero timeout would retransmit in a loop that never lets simulated time advance.
+MIN_RTO_NS = 1_000
+#: The deepest nesting of tables and lists a scenario may have (a real one needs four).
+MAX_DEPTH = 32
+#: The largest MSS: a 65 535-byte IP packet less the headers (the engine's MAX_MSS_BYTES).
+MAX_MSS = 65_495
 
 
 class _Table(BaseModel):
@@ -127,24 +152,28 @@ class Stack(_Table):
     """Scenario-wide overrides of the stack profile's knobs (``[stack]``); unset keys keep the
     profile's value. Times are unit strings here and ``*_ns`` integers in the engine."""
 
-    initial_window: PositiveFloat | None = None
+    initial_window: Annotated[float, Field(strict=True, ge=1, le=2**32, allow_inf_nan=False)] | None = None
     per_ack_counting: Flag | None = None
-    slow_start_cap: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] | None = None
+    slow_start_cap: Annotated[float, Field(strict=True, ge=0, le=2**32, allow_inf_nan=False)] | None = None
     ssthresh_basis: Literal["window", "flight_size", "cwnd"] | None = None
     initial_ssthresh_is_window: Flag | None = None
     rto_formula: Literal["rfc6298", "linux"] | None = None
     rtt_sampling: Literal["one_per_rtt", "every_ack"] | None = None
-    min_rto: Time | None = None
-    initial_rto: Time | None = None
-    max_rto: Time | None = None
-    clock_granularity: Time | None = None
+    min_rto: Annotated[Time, _time_at_least(MIN_RTO_NS)] | None = None
+    initial_rto: Annotated[Time, _time_at_least(MIN_RTO_NS)] | None = None
+    max_rto: Annotated[Time, _time_at_least(MIN_RTO_NS)] | None = None
+    max_backoff: Annotated[int, Field(strict=True, ge=1, le=2**30)] | None = None
+    clock_granularity: Annotated[Time, _time_at_least(1)] | None = None
     delayed_ack: Flag | None = None
-    delayed_ack_timeout: Time | None = None
+    delayed_ack_timeout: Annotated[Time, _time_at_least(1)] | None = None
     cwnd_gating: Flag | None = None
     partial_window_deflation: Flag | None = None
     restart_rto_every_partial_ack: Flag | None = None
-    dupack_threshold: Count | None = None
-    default_max_window: Count | None = None
+    dupack_threshold: Annotated[int, Field(strict=True, ge=1, le=2**20)] | None = None
+    sack: Flag | None = None
+    default_max_window: Annotated[int, Field(strict=True, ge=1, le=2**32)] | None = None
+    handshake: Flag | None = None
+    send_overhead: Time | None = None
 
     def resolve(self) -> dict[str, Any]:
         """The engine's ``StackOverrides``: only the knobs that were set."""
@@ -164,6 +193,7 @@ _STACK_ENGINE_NAMES = {
     "clock_granularity": "clock_granularity_ns",
     "delayed_ack_timeout": "delayed_ack_timeout_ns",
     "default_max_window": "default_max_window_pkts",
+    "send_overhead": "send_overhead_ns",
 }
 
 
@@ -174,8 +204,8 @@ _STACK_ENGINE_NAMES = {
 class Red(_Table):
     """RED parameters (ns-2 names and defaults); thresholds in packets."""
 
-    min_th: PositiveFloat = 5.0
-    max_th: PositiveFloat = 15.0
+    min_th: Threshold = 5.0
+    max_th: Threshold = 15.0
     max_p: Annotated[float, Field(strict=True, gt=0, le=1)] = 0.1
     w_q: Annotated[float, Field(strict=True, gt=0, le=1)] = 0.002
     gentle: Flag = True
@@ -233,9 +263,17 @@ def _loss_spec(p: float) -> dict[str, Any]:
     return {"kind": "bernoulli", "p": p} if p > 0 else {"kind": "none"}
 
 
-def _link_params(rate: int, delay: int, queue: dict[str, Any], loss: float) -> dict[str, Any]:
+def _link_params(
+    rate: int, delay: int, queue: dict[str, Any], loss: float, jitter: int = 0
+) -> dict[str, Any]:
     """The engine's ``LinkParams`` (one direction of a link)."""
-    return {"rate_bps": rate, "delay_ns": delay, "queue": queue, "loss": _loss_spec(loss)}
+    return {
+        "rate_bps": rate,
+        "delay_ns": delay,
+        "queue": queue,
+        "loss": _loss_spec(loss),
+        "jitter_ns": jitter,
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,7 +285,7 @@ class _Transfer(_Table):
 
     cc: Name
     label: Name | None = None  # default: the cc name
-    mss: Annotated[int, Field(strict=True, ge=1, le=65_495)] = DEFAULT_MSS
+    mss: Annotated[int, Field(strict=True, ge=1, le=MAX_MSS)] = DEFAULT_MSS
     max_window: Count | None = None
     delayed_ack: Flag | None = None
     # String defaults are parsed like user input (validate_default), hence the type: ignore.
@@ -467,7 +505,7 @@ class OpenLoopGenerator(_Generator):
     """Transfers arriving as a Poisson process of ``rate`` per second, until ``stop``."""
 
     kind: Literal["open_loop"]
-    rate: PositiveFloat
+    rate: Annotated[float, Field(strict=True, gt=0, le=1e9, allow_inf_nan=False)]
     stop: Time | None = None
     #: Number of sources, each with its own endpoints and RTT; an arrival picks one uniformly.
     sources: Count | None = None
@@ -563,6 +601,9 @@ class Dumbbell(_Table):
     reverse_loss: Probability = 0.0
     access_buffer: BufferSize = DEFAULT_ACCESS_BUFFER  # type: ignore[assignment]
     bdp_rtt: Time | None = None  # default: the mean base RTT of the flows
+    #: Random per-packet processing delay, uniform in [0, jitter], before the bottleneck queue
+    #: (both directions).
+    jitter: Time = "0s"  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _fill_defaults(self) -> Dumbbell:
@@ -593,19 +634,26 @@ class Dumbbell(_Table):
             self._check_rtt(rtt, (*path, "rtt_choices", j))
 
     def _check_rtt(self, rtt: int, path: KeyPath) -> None:
-        # The access links make up the rest of the RTT, so it must exceed the bottleneck's share.
+        # The access links make up the rest of the RTT, so it cannot be below the bottleneck's
+        # share (equal means access links without delay). The engine applies the same rule
+        # (net/topology.rs, Network::attach).
         floor = 2 * self.bottleneck_delay
-        if rtt <= floor:
+        if rtt < floor:
             raise ScenarioError(
-                f'"{format_time(rtt)}" is not above twice the bottleneck delay; '
-                f'expected a base RTT above "{format_time(floor)}"',
+                f'"{format_time(rtt)}" is below twice the bottleneck delay; '
+                f'expected a base RTT of at least "{format_time(floor)}"',
                 path,
             )
 
     def buffers(self) -> list[tuple[KeyPath, Buffer]]:
+        return [(path, buffer) for path, buffer, _ in self.buffer_rates()]
+
+    def buffer_rates(self) -> list[tuple[KeyPath, Buffer, int]]:
+        """Each buffer with its key path and the rate of the link it belongs to."""
+        assert self.access_rate is not None
         return [
-            (("topology", "buffer"), self.buffer),
-            (("topology", "access_buffer"), self.access_buffer),
+            (("topology", "buffer"), self.buffer, self.bottleneck_rate),
+            (("topology", "access_buffer"), self.access_buffer, self.access_rate),
         ]
 
     def resolve(self, rtt: Fraction | None, packet: int) -> dict[str, Any]:
@@ -615,8 +663,8 @@ class Dumbbell(_Table):
         rate, delay = self.bottleneck_rate, self.bottleneck_delay
         return {
             "kind": "dumbbell",
-            "forward": _link_params(rate, delay, queue, self.loss),
-            "reverse": _link_params(rate, delay, queue, self.reverse_loss),
+            "forward": _link_params(rate, delay, queue, self.loss, self.jitter),
+            "reverse": _link_params(rate, delay, queue, self.reverse_loss, self.jitter),
             "access_rate_bps": self.access_rate,
             "access_queue": access,
         }
@@ -638,6 +686,8 @@ class ParkingLot(_Table):
     access_delay: Time = "1ms"  # type: ignore[assignment]
     access_buffer: BufferSize = DEFAULT_ACCESS_BUFFER  # type: ignore[assignment]
     bdp_rtt: Time | None = None
+    #: Random per-packet processing delay before every router-to-router queue (both directions).
+    jitter: Time = "0s"  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _fill_defaults(self) -> ParkingLot:
@@ -659,9 +709,14 @@ class ParkingLot(_Table):
         _check_endpoints(gen, self.router_names(), "router", "parking lot", path)
 
     def buffers(self) -> list[tuple[KeyPath, Buffer]]:
+        return [(path, buffer) for path, buffer, _ in self.buffer_rates()]
+
+    def buffer_rates(self) -> list[tuple[KeyPath, Buffer, int]]:
+        """Each buffer with its key path and the rate of the link it belongs to."""
+        assert self.access_rate is not None
         return [
-            (("topology", "buffer"), self.buffer),
-            (("topology", "access_buffer"), self.access_buffer),
+            (("topology", "buffer"), self.buffer, self.rate),
+            (("topology", "access_buffer"), self.access_buffer, self.access_rate),
         ]
 
     def resolve(self, rtt: Fraction | None, packet: int) -> dict[str, Any]:
@@ -671,8 +726,8 @@ class ParkingLot(_Table):
         return {
             "kind": "parking_lot",
             "routers": self.routers,
-            "forward": _link_params(self.rate, self.delay, queue, self.loss),
-            "reverse": _link_params(self.rate, self.delay, queue, self.reverse_loss),
+            "forward": _link_params(self.rate, self.delay, queue, self.loss, self.jitter),
+            "reverse": _link_params(self.rate, self.delay, queue, self.reverse_loss, self.jitter),
             "access_rate_bps": self.access_rate,
             "access_delay_ns": self.access_delay,
             "access_queue": access,
@@ -706,6 +761,8 @@ class ExplicitLink(_Table):
     reverse_loss: Probability = 0.0
     duplex: Flag = True
     monitor: Flag = False
+    #: Random per-packet processing delay before this link's queue (both directions if duplex).
+    jitter: Time = "0s"  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _consistent(self) -> ExplicitLink:
@@ -725,12 +782,12 @@ class ExplicitLink(_Table):
         """One engine ``ExplicitLink`` per direction."""
         queue = _queue_spec(self.queue, self.red, self.buffer, self.rate, rtt, packet)
         forward = {"src": self.src, "dst": self.dst, "monitor": self.monitor}
-        forward |= _link_params(self.rate, self.delay, queue, self.loss)
+        forward |= _link_params(self.rate, self.delay, queue, self.loss, self.jitter)
         if not self.duplex:
             return [forward]
         # Only the given direction is monitored: it is the one the user thinks of as "the link".
         reverse = {"src": self.dst, "dst": self.src, "monitor": False}
-        reverse |= _link_params(self.rate, self.delay, queue, self.reverse_loss)
+        reverse |= _link_params(self.rate, self.delay, queue, self.reverse_loss, self.jitter)
         return [forward, reverse]
 
 
@@ -782,8 +839,13 @@ class Explicit(_Table):
         _check_endpoints(gen, self.nodes, "node", "explicit topology", path)
 
     def buffers(self) -> list[tuple[KeyPath, Buffer]]:
+        return [(path, buffer) for path, buffer, _ in self.buffer_rates()]
+
+    def buffer_rates(self) -> list[tuple[KeyPath, Buffer, int]]:
+        """Each buffer with its key path and the rate of the link it belongs to."""
         return [
-            (("topology", "links", i, "buffer"), link.buffer) for i, link in enumerate(self.links)
+            (("topology", "links", i, "buffer"), link.buffer, link.rate)
+            for i, link in enumerate(self.links)
         ]
 
     def resolve(self, rtt: Fraction | None, packet: int) -> dict[str, Any]:
@@ -867,6 +929,69 @@ def _check_param_kind(value: Any, param: Mapping[str, Any], path: KeyPath) -> No
 
 
 # --------------------------------------------------------------------------------------------
+# Limits on what a scenario may ask for
+
+
+class Limits(_Table):
+    """``[limits]``: bounds on quantities that multiply into memory or events.
+
+    The defaults stop typing mistakes (``count = 1000000``, ``rate = 1e300``) before they exhaust
+    the machine; a scenario that means it raises them, up to what the engine can hold.
+    """
+
+    #: Flows in all: every flow of every group, closed-loop slots, open-loop sources.
+    flows: Annotated[int, Field(strict=True, ge=1, le=2**24)] = 100_000
+    #: Transfers open-loop generators are expected to start (rate x time they are active).
+    transfers: Annotated[int, Field(strict=True, ge=1, le=2**28)] = 1_000_000
+    #: Packets any one queue may hold (a buffer in bytes counts in packets of the largest MSS).
+    buffer_pkts: Annotated[int, Field(strict=True, ge=1, le=2**40)] = 10_000_000
+    #: Rows of the sampled series: flows (and monitored links) x duration / sample_interval.
+    samples: Annotated[int, Field(strict=True, ge=1, le=10**12)] = 100_000_000
+
+
+def _over_limit(shown: str, what: str, limit: int, key: str, path: KeyPath) -> ScenarioError:
+    return ScenarioError(
+        f"{shown} is too many {what}; expected at most {limit} "
+        f"(set limits.{key} in the scenario to allow more)",
+        path,
+    )
+
+
+@cache
+def _stack_profiles() -> dict[str, dict[str, Any]] | None:
+    """The engine's stack profiles (each one's resolved knobs), or None without the engine."""
+    try:
+        from ccsim import _core
+    except ImportError:
+        return None
+    return dict(_core.stack_profiles())
+
+
+def _nesting_depth(data: Any, limit: int) -> int:
+    """How deeply ``data`` nests lists and dicts, counting no further than ``limit + 1``;
+    iterative, so that any input is measured without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping | list | tuple):
+            deepest = max(deepest, depth + 1)
+            if deepest > limit:
+                return deepest
+            children = value.values() if isinstance(value, Mapping) else value
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _check_depth(data: Any) -> None:
+    if _nesting_depth(data, MAX_DEPTH) > MAX_DEPTH:
+        raise ScenarioError(
+            f"tables and lists nested more than {MAX_DEPTH} deep; expected a scenario "
+            "as docs/scenario-format.md describes it"
+        )
+
+
+# --------------------------------------------------------------------------------------------
 # The scenario
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -889,12 +1014,14 @@ class Scenario(_Table):
     flows: list[FlowGroup] = Field(default_factory=list)
     generators: list[Generator] = Field(default_factory=list)
     trace: Trace = Field(default_factory=Trace)
+    limits: Limits = Field(default_factory=Limits)
 
     # The input as given, so that overrides apply to what the user wrote, not to filled defaults
     # (an override of bottleneck_rate must still move the default access_rate with it).
     _source: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def __init__(self, **data: Any) -> None:
+        _check_depth(data)
         try:
             super().__init__(**data)
         except ValidationError as error:
@@ -903,6 +1030,7 @@ class Scenario(_Table):
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> Scenario:  # type: ignore[override]
         """Validate a dict shaped like the TOML file; errors raise :class:`ScenarioError`."""
+        _check_depth(obj)
         try:
             return super().model_validate(obj, **kwargs)
         except ValidationError as error:
@@ -941,7 +1069,76 @@ class Scenario(_Table):
             self._check_transfer(gen, ("generators", i))
             self.topology.check_generator(gen, ("generators", i))
         self._check_bdp_rtt()
+        self._check_stack()
+        self._check_limits()
         return self
+
+    def _check_stack(self) -> None:
+        """Knobs that must agree with each other, the profile's values filling in unset ones."""
+        profiles = _stack_profiles()
+        if profiles is None:
+            return  # the engine checks the same when it is built
+        knobs = profiles[self.profile]
+        min_rto = self.stack.min_rto if self.stack.min_rto is not None else knobs["min_rto_ns"]
+        max_rto = self.stack.max_rto if self.stack.max_rto is not None else knobs["max_rto_ns"]
+        if max_rto < min_rto:
+            key = "max_rto" if self.stack.max_rto is not None else "min_rto"
+            raise ScenarioError(
+                f'max_rto "{format_time(max_rto)}" is below min_rto "{format_time(min_rto)}" '
+                f"(profile {self.profile} fills in what [stack] does not set); "
+                "expected max_rto >= min_rto",
+                ("stack", key),
+            )
+
+    def _check_limits(self) -> None:
+        """Quantities that multiply into memory or events, against ``[limits]``."""
+        limits = self.limits
+        total = 0
+        sources: list[tuple[KeyPath, int]] = [
+            (("flows", i, "count"), group.count) for i, group in enumerate(self.flows)
+        ]
+        for i, gen in enumerate(self.generators):
+            if isinstance(gen, ClosedLoopGenerator):
+                sources.append((("generators", i, "slots"), gen.slots))
+            else:
+                default = max(len(gen.rtt_choices), len(gen.endpoints), 1)
+                sources.append((("generators", i, "sources"), gen.sources or default))
+        for path, n in sources:
+            total += n
+            if total > limits.flows:
+                raise _over_limit(str(n), "flows in all", limits.flows, "flows", path)
+        expected = 0.0
+        for i, gen in enumerate(self.generators):
+            if isinstance(gen, OpenLoopGenerator):
+                end = min(gen.stop if gen.stop is not None else self.duration, self.duration)
+                expected += gen.rate * max(0, end - gen.start) / 1e9
+                if expected > limits.transfers:
+                    shown = f"{gen.rate:g} per second (about {expected:.3g} transfers)"
+                    raise _over_limit(
+                        shown, "transfers", limits.transfers, "transfers", ("generators", i, "rate")
+                    )
+        packet = self.largest_mss() + HEADER_BYTES
+        rtt = self.bdp_rtt_ns()
+        for path, buffer, rate in self.topology.buffer_rates():
+            if buffer.unit == "bdp" and rtt is None:
+                continue  # reported by _check_bdp_rtt
+            pkts, size = buffer.limits(rate, rtt, packet)  # type: ignore[arg-type]
+            held = pkts if pkts is not None else -(-(size or 0) // packet)
+            if held > limits.buffer_pkts:
+                raise ScenarioError(
+                    f'"{buffer}" is {held} packets; expected at most {limits.buffer_pkts} '
+                    "(set limits.buffer_pkts in the scenario to allow more)",
+                    path,
+                )
+        if self.trace.sample_interval is not None:
+            rows = (total + 1) * (self.duration // self.trace.sample_interval + 1)
+            if rows > limits.samples:
+                raise ScenarioError(
+                    f'"{format_time(self.trace.sample_interval)}" gives about {rows} samples; '
+                    f"expected at most {limits.samples} (a longer interval, or set "
+                    "limits.samples in the scenario to allow more)",
+                    ("trace", "sample_interval"),
+                )
 
     def _check_transfer(self, transfer: _Transfer, path: KeyPath) -> None:
         if transfer.start >= self.duration:
@@ -991,6 +1188,10 @@ class Scenario(_Table):
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise _TomlSyntaxError(f"invalid TOML: {error}") from None
+        except RecursionError:
+            raise _TomlSyntaxError(
+                f"invalid TOML: values nested too deeply; expected at most {MAX_DEPTH} levels"
+            ) from None
         if name is not None and "name" not in data:
             data["name"] = name
         return cls.model_validate(data)
@@ -1059,13 +1260,16 @@ class Scenario(_Table):
             return Fraction(self.topology.bdp_rtt)
         if not isinstance(self.topology, Dumbbell):
             return None
-        rtts = [
-            group.rtt for group in self.flows for _ in range(group.count) if group.rtt is not None
+        # (total, weight) pairs: a group of `count` flows counts `count` times.
+        parts = [
+            (Fraction(group.rtt) * group.count, group.count)
+            for group in self.flows
+            if group.rtt is not None
         ]
-        rtts += [rtt for gen in self.generators for rtt in gen.rtt_choices]
-        means = [Fraction(r) for r in rtts]
-        means += [gen.rtt_dist.mean_ns() for gen in self.generators if gen.rtt_dist is not None]
-        return sum(means, Fraction(0)) / len(means) if means else None
+        parts += [(Fraction(rtt), 1) for gen in self.generators for rtt in gen.rtt_choices]
+        parts += [(gen.rtt_dist.mean_ns(), 1) for gen in self.generators if gen.rtt_dist is not None]
+        weight = sum(w for _, w in parts)
+        return sum((total for total, _ in parts), Fraction(0)) / weight if weight else None
 
     def describe(self) -> str:
         """One line: name, traffic, topology, duration and profile."""
@@ -1101,6 +1305,10 @@ def parse_override_value(text: str) -> Any:
         value = tomllib.loads(f"value = {text}")["value"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise ScenarioError(
+            f"{show_value(text)} is nested too deeply; expected at most {MAX_DEPTH} levels"
+        ) from None
     # TOML reads a bare `inf` or `nan` as a float, but here they mean the word ("size=inf").
     if isinstance(value, float) and not math.isfinite(value):
         return text

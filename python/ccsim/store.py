@@ -276,12 +276,18 @@ class Store:
             (self.errors_dir / f"{run_id}.json").unlink()
 
     def clean_staging(self) -> None:
-        """Remove runs half-written by an interrupted sweep."""
+        """Remove runs half-written by an interrupted sweep, and the temporary files of a
+        catalogue or manifest whose writer died (killed while rebuilding the catalogue)."""
         if self.staging_dir.is_dir():
             for path in self.staging_dir.iterdir():
                 if path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)
                 else:
+                    path.unlink(missing_ok=True)
+        if self.root.is_dir():
+            for path in self.root.iterdir():
+                match = _TEMPORARY.fullmatch(path.name)
+                if match and not _process_alive(int(match.group(1) or 0)):
                     path.unlink(missing_ok=True)
 
     def load_run(self, run_id: str) -> Results:
@@ -329,7 +335,7 @@ class Store:
     def rebuild_catalog(self) -> None:
         """Write the catalogue afresh from the manifest and the run directories."""
         runs = self.runs_table()
-        temporary = self.root / f".{CATALOG}.{uuid.uuid4().hex}.tmp"
+        temporary = self.root / _temporary_name(CATALOG)
         try:
             _write_catalog(
                 temporary,
@@ -467,8 +473,34 @@ def _view_sql(table: str, root: Path, done: set[str], params: Sequence[str]) -> 
     )
 
 
+# Temporary files of the catalogue and the manifest: ".NAME.PID.HEX.tmp" (and DuckDB's ".wal"
+# beside one); files of an earlier format have no PID.
+_TEMPORARY = re.compile(
+    rf"\.(?:{re.escape(CATALOG)}|{re.escape(MANIFEST)})\.(?:(\d+)\.)?[0-9a-f]{{32}}\.tmp(?:\.wal)?"
+)
+
+
+def _temporary_name(name: str) -> str:
+    """A temporary file name beside ``name``, carrying this process's id so that a later sweep
+    can tell a dead writer's leftovers from a live writer's file."""
+    return f".{name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (0: unknown, treated as dead)."""
+    if pid <= 0 or pid == os.getpid():
+        return pid == os.getpid()
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists but is not ours, or cannot tell: leave its files alone
+    return True
+
+
 def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    temporary = path.with_name(_temporary_name(path.name))
     try:
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)

@@ -40,6 +40,12 @@ __all__ = [
     "format_time",
     "format_size",
     "bdp_packets",
+    "MAX_TIME_NS",
+    "MAX_RATE_BPS",
+    "MAX_SIZE_BYTES",
+    "MAX_BUFFER_PKTS",
+    "MAX_BDP_MULTIPLE",
+    "MIN_BDP_MULTIPLE",
 ]
 
 RATE_UNITS: dict[str, int] = {"bps": 1, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9}
@@ -59,6 +65,19 @@ HEADER_BYTES = 40
 
 # The engine stores every quantity in a u64.
 _U64_LIMIT = 2**64
+
+#: The longest time anywhere in a scenario (10^7 s, about 116 days): the engine's MAX_TIME_NS.
+MAX_TIME_NS = 10**16
+#: The fastest link, bit/s (10 Tbps): the engine's MAX_RATE_BPS.
+MAX_RATE_BPS = 10**13
+#: The largest size (1 PB): a transfer, a generator's mean size, a buffer in bytes.
+MAX_SIZE_BYTES = 10**15
+#: The largest buffer in packets the syntax accepts (the engine's limit is 2^40); a scenario's
+#: ``limits.buffer_pkts`` sets the bound actually applied.
+MAX_BUFFER_PKTS = 10**12
+#: Buffers in BDPs: multiples outside this range are typing mistakes.
+MAX_BDP_MULTIPLE = Decimal(10**6)
+MIN_BDP_MULTIPLE = Decimal("1e-6")
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _QUANTITY = re.compile(rf"\s*({_NUMBER})\s*([A-Za-z]+)\s*")
@@ -128,28 +147,37 @@ def _to_int(scaled: Decimal) -> int:
     return int(scaled.quantize(Decimal(1), rounding=decimal.ROUND_HALF_UP))
 
 
+def _at_most(value: object, amount: int, limit: int, shown: str, path: Sequence[PathItem]) -> int:
+    if amount > limit:
+        raise ScenarioError(f"{show_value(value)} is too large; expected at most {shown}", path)
+    return amount
+
+
 def parse_rate(value: object, path: Sequence[PathItem] = ()) -> int:
-    """``"100Mbps"`` -> ``100_000_000`` (bit/s). Rates must be positive."""
+    """``"100Mbps"`` -> ``100_000_000`` (bit/s). Rates must be positive, at most 10 Tbps."""
     number, unit = _split(value, _RATE, path)
     bps = _to_int(_scale(str(value), number, RATE_UNITS[unit], _RATE, path))
     if bps <= 0:
         raise ScenarioError(f"{show_value(value)} is zero; {_RATE.expectation('positive ')}", path)
-    return bps
+    return _at_most(value, bps, MAX_RATE_BPS, f'"{format_rate(MAX_RATE_BPS)}"', path)
 
 
 def parse_time(value: object, path: Sequence[PathItem] = ()) -> int:
-    """``"40ms"`` -> ``40_000_000`` (nanoseconds, rounded to the nearest). Times may be zero."""
+    """``"40ms"`` -> ``40_000_000`` (nanoseconds, rounded to the nearest). Times may be zero;
+    none may exceed :data:`MAX_TIME_NS`."""
     number, unit = _split(value, _TIME, path)
-    return _to_int(_scale(str(value), number, TIME_UNITS[unit], _TIME, path))
+    ns = _to_int(_scale(str(value), number, TIME_UNITS[unit], _TIME, path))
+    return _at_most(value, ns, MAX_TIME_NS, f'"{format_time(MAX_TIME_NS)}"', path)
 
 
 def parse_size(value: object, path: Sequence[PathItem] = ()) -> int:
-    """``"64KB"`` -> ``64_000``, ``"64KiB"`` -> ``65_536`` (bytes; must be a whole number)."""
+    """``"64KB"`` -> ``64_000``, ``"64KiB"`` -> ``65_536`` (bytes; a whole number, at most
+    :data:`MAX_SIZE_BYTES`)."""
     number, unit = _split(value, _SIZE, path)
     scaled = _scale(str(value), number, SIZE_UNITS[unit], _SIZE, path)
     if scaled != scaled.to_integral_value():
         raise ScenarioError(f"{show_value(value)} is not a whole number of bytes", path)
-    return int(scaled)
+    return _at_most(value, int(scaled), MAX_SIZE_BYTES, f'"{format_size(MAX_SIZE_BYTES)}"', path)
 
 
 def parse_transfer_size(value: object, path: Sequence[PathItem] = ()) -> int | None:
@@ -205,7 +233,12 @@ class Buffer:
 def parse_buffer(value: object, path: Sequence[PathItem] = ()) -> Buffer:
     """``"50pkts"``, ``"64KB"`` or ``"0.5bdp"`` -> :class:`Buffer`."""
     number, unit = _split(value, _BUFFER, path)
+    # Compared as decimals first: int() of "1e999999999" would take forever.
     if unit in ("pkts", "pkt"):
+        if number > MAX_BUFFER_PKTS:
+            raise ScenarioError(
+                f'{show_value(value)} is too large; expected at most "{MAX_BUFFER_PKTS}pkts"', path
+            )
         if number != number.to_integral_value():
             raise ScenarioError(f"{show_value(value)} is not a whole number of packets", path)
         return Buffer(Decimal(int(number)), "pkts")
@@ -213,6 +246,12 @@ def parse_buffer(value: object, path: Sequence[PathItem] = ()) -> Buffer:
         if number == 0:
             raise ScenarioError(
                 f'{show_value(value)} is zero; expected a positive multiple like "1bdp"', path
+            )
+        if not MIN_BDP_MULTIPLE <= number <= MAX_BDP_MULTIPLE:
+            raise ScenarioError(
+                f"{show_value(value)} is out of range; expected a multiple from "
+                f'"{MIN_BDP_MULTIPLE}bdp" to "{MAX_BDP_MULTIPLE}bdp"',
+                path,
             )
         return Buffer(number.normalize(), "bdp")
     return Buffer(Decimal(parse_size(value, path)), "bytes")
