@@ -82,7 +82,7 @@ pub struct AckSample {
 pub enum CongestionKind {
     /// Loss detected by duplicate ACKs: fast retransmit.
     Loss,
-    /// ECN-Echo received.
+    /// ECN-Echo received. Not raised yet: no queue marks packets and the sender has no ECN path.
     Ecn,
     /// Retransmission timeout.
     Timeout,

@@ -9,7 +9,9 @@
 //! min(cwnd, 100) acknowledged segments: Reno's 1/cwnd per segment below cwnd = 100, 1/100 above.
 //! That makes Linux's legacy window 100 segments, where the paper's switch happens at a legacy
 //! window of its own (16 segments is the value usually quoted, unverified); `ai_cnt` sets it.
-//! Older kernels used 50, to make up for counting ACKs rather than segments under delayed ACKs.
+//! Linux used 50 until 5.7, to make up for counting ACKs rather than segments under delayed ACKs;
+//! "tcp: fix stretch ACK bugs in Scalable" (2020, Linux 5.7) made it count acknowledged segments
+//! and raised the constant to 100.
 //! Timeouts: Linux's ssthresh (cwnd - cwnd/8), then cwnd = 1.
 
 use super::common::{grow, increase_per, reduce_to};
@@ -20,7 +22,7 @@ pub const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "ai_cnt",
         kind: ParamKind::Float,
-        // Linux TCP_SCALABLE_AI_CNT (100 in current kernels; 50 before 2.6.25-ish).
+        // Linux TCP_SCALABLE_AI_CNT (100 since Linux 5.7; 50 before, when it counted ACKs).
         default: 100.0,
         min: 1.0,
         max: 1e9,
