@@ -80,9 +80,8 @@ impl AlgorithmInfo {
     /// [`ParamInfo::default`]).
     pub fn default_for(&self, name: &str, profile: Option<Profile>) -> Option<f64> {
         let param = self.params.iter().find(|p| p.name == name)?;
-        let special = profile.and_then(|pr| {
-            self.profile_defaults.iter().find(|d| d.param == name && d.profile == pr).map(|d| d.value)
-        });
+        let special = profile
+            .and_then(|pr| self.profile_defaults.iter().find(|d| d.param == name && d.profile == pr).map(|d| d.value));
         Some(special.unwrap_or(param.default))
     }
 }

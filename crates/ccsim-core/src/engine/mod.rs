@@ -37,7 +37,10 @@ impl Simulation {
     /// Build from a resolved scenario, with algorithms from the registry.
     pub fn new(spec: &ScenarioSpec) -> Result<Self, String> {
         let profile = spec.stack.profile;
-        Self::with_factory(spec, Box::new(move |t, rng| crate::cc::registry::build_for_profile(&t.cc, &t.cc_params, profile, rng)))
+        Self::with_factory(
+            spec,
+            Box::new(move |t, rng| crate::cc::registry::build_for_profile(&t.cc, &t.cc_params, profile, rng)),
+        )
     }
 
     pub fn now(&self) -> Time {
