@@ -153,3 +153,52 @@ def test_interrupted_sweep_resumes(sig: signal.Signals, tmp_path: Path) -> None:
     assert result.ok
     assert result.skipped >= done_before and result.skipped + result.completed == TOTAL
     check_complete(out)
+
+
+def test_ctrl_c_stops_a_long_run_within_a_second(tmp_path: Path) -> None:
+    """`ccsim run` on a run of many minutes: SIGINT ends it at once, says so, writes nothing."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_PARENT), env.get("PYTHONPATH")]))
+    (tmp_path / "long.toml").write_text(SLOW_BASE.replace('duration = "20s"', 'duration = "3000s"'))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "run", str(tmp_path / "long.toml"), "--out",
+         str(tmp_path / "out"), "-q"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint,
+    )  # fmt: skip
+    try:
+        time.sleep(3)  # well into the run (one percent of it takes longer than this)
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    assert stderr.startswith("error: interrupted") and stderr.count("\n") == 1, stderr
+    assert took < 1.0, took
+    assert sorted(os.listdir(tmp_path)) == ["long.toml"]  # nothing half-written
+
+
+def test_a_sweep_removes_catalogue_temporaries_of_dead_writers(tmp_path: Path) -> None:
+    (tmp_path / "base.toml").write_text(SLOW_BASE.replace('duration = "20s"', 'duration = "1s"'))
+    path = tmp_path / "sweep.toml"
+    path.write_text('scenario = "base.toml"\nreplicates = 1\n')
+    out = tmp_path / "out"
+    ccsim.sweep(path, out, workers=1)
+    # What a sweep killed while rebuilding its catalogue leaves: an old-style name, one of a dead
+    # process (pid far above any real one), and one of a live writer (this process), to be kept.
+    dead = [
+        out / ".catalog.duckdb.0123456789abcdef0123456789abcdef.tmp",
+        out / ".catalog.duckdb.999999999.0123456789abcdef0123456789abcdef.tmp",
+        out / ".catalog.duckdb.999999999.0123456789abcdef0123456789abcdef.tmp.wal",
+        out / ".sweep.json.999999999.0123456789abcdef0123456789abcdef.tmp",
+    ]
+    live = out / f".catalog.duckdb.{os.getpid()}.0123456789abcdef0123456789abcdef.tmp"
+    for leftover in [*dead, live]:
+        leftover.write_bytes(b"half a catalogue")
+    ccsim.sweep(path, out, workers=1)
+    assert [p for p in dead if p.exists()] == []
+    assert live.exists()
