@@ -779,3 +779,170 @@ def test_engine_registry_checks_names() -> None:
     message = error_of(_with(dumbbell(), "renoo", "flows", 0, "cc"))
     assert message.startswith('flows[0].cc: unknown algorithm "renoo"; expected one of: ')
     assert "newreno" in message
+
+
+# ---- one schema: the engine's knobs, queue kinds and profiles ----------------------------------
+
+from ccsim.scenario import _STACK_ENGINE_NAMES, Stack  # noqa: E402
+
+# A value of each [stack] key that differs from every profile's, and the engine's value for it.
+STACK_VALUES: dict[str, tuple[Any, Any]] = {
+    "initial_window": (7.0, 7.0),
+    "per_ack_counting": (None, None),  # booleans: the opposite of the profile's, below
+    "slow_start_cap": (3.0, 3.0),
+    "ssthresh_basis": (None, None),
+    "initial_ssthresh_is_window": (None, None),
+    "rto_formula": (None, None),
+    "rtt_sampling": (None, None),
+    "min_rto": ("150ms", 150_000_000),
+    "initial_rto": ("2500ms", 2_500_000_000),
+    "max_rto": ("90s", 90_000_000_000),
+    "max_backoff": (32, 32),
+    "clock_granularity": ("5ms", 5_000_000),
+    "delayed_ack_timeout": ("70ms", 70_000_000),
+    "dupack_threshold": (5, 5),
+    "default_max_window": (500, 500),
+    "send_overhead": ("1ms", 1_000_000),
+}
+CHOICES = {
+    "ssthresh_basis": ["window", "flight_size", "cwnd"],
+    "rto_formula": ["rfc6298", "linux"],
+    "rtt_sampling": ["one_per_rtt", "every_ack"],
+}
+
+
+def _engine_key(key: str) -> str:
+    return _STACK_ENGINE_NAMES.get(key, key)
+
+
+@requires_engine
+def test_every_engine_knob_can_be_written_in_stack() -> None:
+    from ccsim import _core
+
+    profiles = _core.stack_profiles()
+    assert sorted(profiles) == ["linux", "ns2", "rfc"]
+    engine_knobs = set(profiles["ns2"]) - {"profile"}
+    assert {_engine_key(key) for key in Stack.model_fields} == engine_knobs
+    assert set(Scenario.model_fields["profile"].annotation.__args__) == set(profiles)  # type: ignore[union-attr]
+    assert set(_core.queue_kinds()) == {"droptail", "red"}
+    from ccsim.scenario import QueueKind
+
+    assert set(QueueKind.__args__) == set(_core.queue_kinds())  # type: ignore[attr-defined]
+
+
+@requires_engine
+@pytest.mark.parametrize("profile", ["ns2", "rfc", "linux"])
+def test_every_stack_knob_round_trips(profile: str) -> None:
+    """Each knob, written with a value other than the profile's, is resolved, run and reported."""
+    from ccsim import _core
+    from ccsim.runner import run
+
+    defaults = _core.stack_profiles()[profile]
+    for key in Stack.model_fields:
+        engine_key = _engine_key(key)
+        written, expected = STACK_VALUES.get(key, (None, None))
+        if key in CHOICES:
+            written = expected = next(c for c in CHOICES[key] if c != defaults[engine_key])
+        elif written is None:
+            written = expected = not defaults[engine_key]
+        scenario = Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+            {"profile": profile, "duration": "300ms", f"stack.{key}": written}
+        )
+        assert scenario.resolve()["stack"]["overrides"] == {engine_key: expected}
+        reloaded = Scenario.from_toml(scenario.to_toml())
+        assert reloaded.resolve()["stack"] == scenario.resolve()["stack"], key
+        results = run(scenario)
+        assert results.summary["stack"][engine_key] == expected, key
+
+
+@requires_engine
+@pytest.mark.parametrize(("profile", "window"), [("ns2", 2), ("rfc", 3), ("linux", 10)])
+def test_an_explicit_value_equal_to_the_default_is_kept(profile: str, window: int) -> None:
+    from ccsim.runner import run
+
+    scenario = Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {"profile": profile, "duration": "300ms", "stack.initial_window": window}
+    )
+    assert scenario.resolve()["stack"]["overrides"] == {"initial_window": window}
+    again = Scenario.from_toml(scenario.to_toml())
+    assert again.stack.initial_window == window
+    assert again.resolve()["stack"]["overrides"] == {"initial_window": window}
+    # Under rfc the formula would give 4 segments for a 1000-byte MSS; the written 3 is used.
+    assert run(scenario).summary["stack"]["initial_window"] == window
+
+
+@requires_engine
+def test_the_rtt_floor_is_the_same_in_python_and_the_engine() -> None:
+    """A dumbbell RTT of exactly twice the bottleneck delay is accepted by both, 1 ns less by
+    both (net/topology.rs Network::attach and Dumbbell._check_rtt)."""
+    from ccsim import _core
+
+    ok = Scenario.from_toml(SMALL_DUMBBELL).with_overrides({"flows.0.rtt": "10ms"})
+    _core.Simulation(json.dumps(ok.resolve()))
+    with pytest.raises(ScenarioError, match=r'flows\[0\]\.rtt: .*at least "10ms"'):
+        Scenario.from_toml(SMALL_DUMBBELL).with_overrides({"flows.0.rtt": "9999999ns"})
+    spec = ok.resolve()
+    spec["flows"][0]["rtt_ns"] = 9_999_999
+    with pytest.raises(ValueError, match=r"flows\[0\]\.rtt"):
+        _core.Simulation(json.dumps(spec))
+
+
+@requires_engine
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        (lambda s: s["topology"]["forward"].update(loss={"kind": "bernoulli", "p": 2.0}), "topology.forward.loss.p"),
+        (lambda s: s["stack"]["overrides"].update(initial_window=-1.0), "stack.initial_window"),
+        (lambda s: s["stack"]["overrides"].update(dupack_threshold=0), "stack.dupack_threshold"),
+        (lambda s: s["stack"]["overrides"].update(max_rto_ns=0), "stack.max_rto_ns"),
+        (lambda s: s["topology"]["forward"].update(delay_ns=2**63 - 1000), "topology.forward.delay_ns"),
+        (lambda s: s.update(duration_ns=2**64 - 1), "duration_ns"),
+        (lambda s: s["flows"][0].update(start_ns=2**64 - 10), "flows[0].start_ns"),
+        (lambda s: s["topology"]["forward"]["queue"].update(limit_pkts=10**30 // 10**12), "topology.forward.queue.limit_pkts"),
+    ],
+)
+def test_the_engine_rejects_what_it_cannot_run(change: Any, key: str) -> None:
+    """Whoever calls it: a spec the schema would never produce, handed to the engine directly."""
+    from ccsim import _core
+
+    spec = Scenario.from_toml(SMALL_DUMBBELL).resolve()
+    change(spec)
+    with pytest.raises(ValueError) as caught:
+        _core.Simulation(json.dumps(spec))
+    assert str(caught.value).startswith(f"{key}: "), caught.value
+
+
+@pytest.mark.parametrize(
+    ("topology", "path"),
+    [("dumbbell", ("forward", "reverse")), ("parking_lot", ("forward", "reverse"))],
+)
+def test_topology_jitter_reaches_the_core_links(topology: str, path: tuple[str, str]) -> None:
+    if topology == "dumbbell":
+        scenario = Scenario.from_toml(SMALL_DUMBBELL).with_overrides({"topology.jitter": "1ms"})
+    else:
+        scenario = Scenario.model_validate({
+            "duration": "1s",
+            "topology": {"kind": "parking_lot", "routers": 3, "rate": "10Mbps", "delay": "2ms",
+                         "buffer": "50pkts", "jitter": "250us"},
+            "flows": [{"cc": "reno", "src": "R0", "dst": "R2"}],
+        })  # fmt: skip
+    resolved = scenario.resolve()["topology"]
+    expected = 1_000_000 if topology == "dumbbell" else 250_000
+    assert [resolved[direction]["jitter_ns"] for direction in path] == [expected, expected]
+    assert Scenario.from_toml(scenario.to_toml()).resolve()["topology"] == resolved
+    with pytest.raises(ScenarioError, match=r"^topology\.jitter: "):
+        scenario.with_overrides({"topology.jitter": "-1ms"})
+
+
+def test_explicit_link_jitter_applies_to_both_directions() -> None:
+    scenario = Scenario.model_validate({
+        "duration": "1s",
+        "topology": {"kind": "explicit", "nodes": ["a", "b"], "links": [
+            {"src": "a", "dst": "b", "rate": "10Mbps", "delay": "1ms", "buffer": "10pkts",
+             "jitter": "3ms"}]},
+        "flows": [{"cc": "reno", "src": "a", "dst": "b"}],
+    })  # fmt: skip
+    links = scenario.resolve()["topology"]["links"]
+    assert [link["jitter_ns"] for link in links] == [3_000_000, 3_000_000]
+    with pytest.raises(ScenarioError, match=r"^topology\.links\[0\]\.jitter: "):
+        scenario.with_overrides({"topology.links.0.jitter": "1e30s"})
