@@ -7,6 +7,7 @@ mod determinism;
 mod fairness;
 mod freedrop;
 mod laws;
+mod linux_details;
 mod pacing;
 mod probe;
 mod randomized;
