@@ -107,14 +107,16 @@ pub fn multiplicative_decrease(ev: &CongestionEvent, w: &mut Window, factor: f64
     reduce_to(ev, w, ev.basis * factor);
 }
 
-/// A per-ACK RTT sample from the timestamp echo (RFC 7323): now minus the send time the ACK
-/// echoes. Every ACK carries one under every stack profile, while [`AckSample::rtt`] follows the
-/// profile's RTO sampling (one timed segment per RTT under ns2). The delay-based algorithms need
-/// a sample per ACK: Linux gets them from timestamps, ns-2's Vegas times every segment itself
-/// (`tcp-vegas.cc`).
+/// The RTT sample for congestion control on every ACK. Under every-ACK sampling (rfc, linux)
+/// it is Linux's `ca_rtt_us`: the RTT of the most recently sent segment the ACK newly covers,
+/// which with delayed ACKs is the later of the two segments, where the timestamp echo times the
+/// earlier one. Otherwise (ns2, whose estimator times one segment per RTT) it is the timestamp
+/// echo, now minus the send time the ACK echoes. The delay-based algorithms need a sample per
+/// ACK: Linux gets them from its per-segment send times, ns-2's Vegas times every segment
+/// itself (`tcp-vegas.cc`).
 #[inline]
-pub fn echo_rtt(ack: &AckSample) -> Dur {
-    ack.now.saturating_sub(ack.echoed_ts)
+pub fn ca_rtt(ack: &AckSample) -> Dur {
+    ack.ca_rtt.unwrap_or_else(|| ack.now.saturating_sub(ack.echoed_ts))
 }
 
 #[cfg(test)]
@@ -128,6 +130,7 @@ pub(crate) mod testing {
             acked: units,
             increase_units: units,
             rtt: None,
+            ca_rtt: None,
             srtt: 100_000_000,
             min_rtt: 100_000_000,
             one_way_delay: None,
@@ -162,5 +165,19 @@ pub(crate) mod testing {
             srtt: 100_000_000,
             min_rtt: 100_000_000,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::ack_rtt;
+    use super::*;
+
+    #[test]
+    fn algorithms_see_the_latest_covered_segment_when_the_stack_gives_it_else_the_echo() {
+        let mut a = ack_rtt(120, false);
+        assert_eq!(ca_rtt(&a), 120_000_000, "ns2: the timestamp echo");
+        a.ca_rtt = Some(100_000_000);
+        assert_eq!(ca_rtt(&a), 100_000_000, "every-ACK sampling: Linux's ca_rtt");
     }
 }

@@ -31,7 +31,7 @@
 //! Linux shifts the epoch on `CA_EVENT_TX_START`): ccsim's transfers never go idle mid-flow.
 
 use super::common::hystart::HyStart;
-use super::common::{echo_rtt, grow, in_slow_start, increase_per, reduce_to};
+use super::common::{ca_rtt, grow, in_slow_start, increase_per, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params, ProfileDefault};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_S};
@@ -199,7 +199,7 @@ impl Cubic {
         if quiet && !self.rfc9438 {
             return;
         }
-        let rtt = echo_rtt(ack);
+        let rtt = ca_rtt(ack);
         if rtt > 0 {
             self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
         }
@@ -213,7 +213,7 @@ impl Cubic {
         if ack.round_start {
             h.start_round(ack.now);
         }
-        if h.on_ack(ack.now, w.cwnd, echo_rtt(ack), min_rtt) {
+        if h.on_ack(ack.now, w.cwnd, ca_rtt(ack), min_rtt) {
             w.ssthresh = w.cwnd;
             self.cwnd_prior = w.cwnd;
         }

@@ -30,7 +30,7 @@
 //!   the current maximum, and fades toward RTT_min by 5% at each event.
 
 use super::common::bandwidth::DeliveryInterval;
-use super::common::{echo_rtt, grow, in_slow_start, may_grow, reduce_to, slow_start};
+use super::common::{ca_rtt, grow, in_slow_start, may_grow, reduce_to, slow_start};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_MS};
@@ -295,7 +295,7 @@ impl CongestionControl for Htcp {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         self.start_clock(ack.now);
-        self.measure_rtt(echo_rtt(ack), true);
+        self.measure_rtt(ca_rtt(ack), true);
         self.measure_rate(ack, w.cwnd);
         if !self.fixed_point {
             let alpha = self.alpha(ack.now);
@@ -312,7 +312,7 @@ impl CongestionControl for Htcp {
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
         self.start_clock(ack.now);
-        self.measure_rtt(echo_rtt(ack), false);
+        self.measure_rtt(ca_rtt(ack), false);
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {

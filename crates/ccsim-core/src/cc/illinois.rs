@@ -25,7 +25,7 @@
 //!   at 3.3 s against overflow; ccsim uses real numbers.
 
 use super::common::rtt_stats::RttStats;
-use super::common::{echo_rtt, grow, reduce_to};
+use super::common::{ca_rtt, grow, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 
@@ -202,7 +202,7 @@ impl CongestionControl for Illinois {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
-        self.rtt.sample(echo_rtt(ack));
+        self.rtt.sample(ca_rtt(ack));
         if ack.round_start || self.round_due {
             self.round_due = false;
             self.end_of_round(w.cwnd);
@@ -212,7 +212,7 @@ impl CongestionControl for Illinois {
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
-        self.rtt.sample(echo_rtt(ack));
+        self.rtt.sample(ca_rtt(ack));
         self.round_due |= ack.round_start;
     }
 

@@ -57,8 +57,14 @@ pub struct AckSample {
     pub acked: f64,
     /// Units of increase this ACK earns: 1 under per-ACK counting (ns-2), else `acked`.
     pub increase_units: f64,
-    /// RTT measured by this ACK, if any (exact, not tick-truncated).
+    /// The RTT sample the RTT estimator took from this ACK, if any (exact, not tick-truncated):
+    /// the timestamp echo, or ns-2's one timed segment per RTT.
     pub rtt: Option<Dur>,
+    /// Under every-ACK sampling, Linux's `ca_rtt`: the RTT of the most recently sent segment this
+    /// ACK newly acknowledges (the echo when only retransmissions were). None under ns-2's
+    /// one-per-RTT timing. Algorithms read it through [`common::ca_rtt`], which falls back to
+    /// the echo.
+    pub ca_rtt: Option<Dur>,
     pub srtt: Dur,
     pub min_rtt: Dur,
     /// One-way delay of the acknowledged segment (receiver's arrival time minus its send time).

@@ -25,7 +25,7 @@
 
 use super::common::rtt_stats::RttStats;
 use super::common::{
-    additive_increase, echo_rtt, grow, in_slow_start, may_grow, multiplicative_decrease, slow_start, MIN_SSTHRESH,
+    additive_increase, ca_rtt, grow, in_slow_start, may_grow, multiplicative_decrease, slow_start, MIN_SSTHRESH,
 };
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
@@ -154,7 +154,7 @@ impl Vegas {
     }
 
     fn sample(&mut self, ack: &AckSample) {
-        self.rtt.sample(echo_rtt(ack) + RTT_OFFSET);
+        self.rtt.sample(ca_rtt(ack) + RTT_OFFSET);
     }
 
     fn resume(&mut self) {

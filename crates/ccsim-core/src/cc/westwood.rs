@@ -21,7 +21,7 @@
 //!   ACKs credited as delivered.
 
 use super::common::bandwidth::WestwoodBwe;
-use super::common::{additive_increase, echo_rtt, grow, multiplicative_decrease, reduce_to, MIN_SSTHRESH};
+use super::common::{additive_increase, ca_rtt, grow, multiplicative_decrease, reduce_to, MIN_SSTHRESH};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::Time;
@@ -49,7 +49,7 @@ impl Westwood {
 
     fn observe(&mut self, ack: &AckSample) {
         let bwe = self.bwe.get_or_insert_with(|| WestwoodBwe::new(ack.now));
-        bwe.on_ack(ack.now, ack.delivered, echo_rtt(ack));
+        bwe.on_ack(ack.now, ack.delivered, ca_rtt(ack));
     }
 
     /// BWE x RTT_min in segments, once there is an estimate.

@@ -19,7 +19,7 @@
 //! halves reno_count once; a timeout only on its first expiry, where Linux computes ssthresh.
 
 use super::common::rtt_stats::RttStats;
-use super::common::{echo_rtt, grow, increase_per, reduce_to};
+use super::common::{ca_rtt, grow, increase_per, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::vegas::RTT_OFFSET;
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
@@ -203,7 +203,7 @@ impl CongestionControl for Yeah {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
-        self.rtt.sample(echo_rtt(ack) + RTT_OFFSET);
+        self.rtt.sample(ca_rtt(ack) + RTT_OFFSET);
         let fast = self.in_fast_mode();
         grow(ack, w, |w, units| {
             let per = if fast { w.cwnd.min(SCALABLE_AI_CNT) } else { w.cwnd };
@@ -216,7 +216,7 @@ impl CongestionControl for Yeah {
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
-        self.rtt.sample(echo_rtt(ack) + RTT_OFFSET);
+        self.rtt.sample(ca_rtt(ack) + RTT_OFFSET);
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {

@@ -295,19 +295,16 @@ impl Sender {
         sample
     }
 
-    /// The RTT sample for congestion control. Under every-ACK sampling it is Linux's `ca_rtt`:
-    /// the RTT of the most recently sent segment this ACK newly acknowledges (by SACK, else
-    /// cumulatively), falling back to the estimator's sample when a retransmission was
-    /// acknowledged or nothing sent once was; otherwise the estimator's sample.
-    fn cc_rtt_sample(&mut self, pkt: &Packet, now: Time, estimator_sample: Option<Dur>) -> Option<Dur> {
-        let Some(log) = &mut self.send_log else { return estimator_sample };
+    /// The RTT sample for congestion control under every-ACK sampling, Linux's `ca_rtt`: the RTT
+    /// of the most recently sent segment this ACK newly acknowledges (by SACK, else cumulatively),
+    /// falling back to the timestamp echo when a retransmission was acknowledged or nothing sent
+    /// once was. None under one-per-RTT timing (the algorithms then use the echo).
+    fn ca_rtt_sample(&mut self, pkt: &Packet, now: Time) -> Option<Dur> {
+        let log = self.send_log.as_mut()?;
         let sacked = log.on_sack(pkt.sack.iter());
         let covered = log.on_cumulative_ack(pkt.seq);
         let cumulative = covered.latest_sent.filter(|_| !covered.retransmission_acked);
-        match sacked.or(cumulative) {
-            Some(sent) => Some(now - sent),
-            None => estimator_sample,
-        }
+        Some(sacked.or(cumulative).map_or(now - pkt.ts, |sent| now - sent))
     }
 
     fn on_new_ack(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
@@ -317,8 +314,8 @@ impl Sender {
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         self.una_timeouts = 0;
         self.dupacks = 0;
-        let estimator_rtt = self.rtt_sample(pkt, now);
-        let rtt = self.cc_rtt_sample(pkt, now, estimator_rtt);
+        let rtt = self.rtt_sample(pkt, now);
+        let ca_rtt = self.ca_rtt_sample(pkt, now);
         let round_start = pkt.seq >= self.round_end;
         if round_start {
             self.round += 1;
@@ -330,6 +327,7 @@ impl Sender {
             acked: newly as f64,
             increase_units: if self.stack.per_ack_counting { 1.0 } else { newly as f64 },
             rtt,
+            ca_rtt,
             srtt: self.rtt.srtt().unwrap_or(0),
             min_rtt: self.rtt.min_rtt().unwrap_or(0),
             one_way_delay: pkt.ts_recv.checked_sub(pkt.ts),

@@ -22,6 +22,7 @@ fn ack(delivered: u64) -> AckSample {
         acked: 1.0,
         increase_units: 1.0,
         rtt: None,
+        ca_rtt: None,
         srtt: 100 * MS,
         min_rtt: 100 * MS,
         one_way_delay: None,

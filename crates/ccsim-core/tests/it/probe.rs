@@ -33,7 +33,7 @@ impl CongestionControl for Probe {
             Some((_, fixed)) => w.cwnd = fixed,
             None => self.window.on_ack(ack, w),
         }
-        self.log.lock().unwrap().push(Call::Ack { now: ack.now, cwnd: w.cwnd, rtt: ack.rtt });
+        self.log.lock().unwrap().push(Call::Ack { now: ack.now, cwnd: w.cwnd, rtt: ack.ca_rtt });
     }
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         let before = w.cwnd;
