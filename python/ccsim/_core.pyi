@@ -13,6 +13,8 @@ class ParamInfo(TypedDict):
     min: float
     max: float
     doc: str
+    #: Defaults that differ under a stack profile, by profile name (e.g. {"linux": 1.0}).
+    profile_defaults: dict[str, float]
 
 class AlgorithmInfo(TypedDict):
     name: str

@@ -512,13 +512,15 @@ def plot(
 
 
 def _describe_param(param: Mapping[str, Any]) -> str:
-    default = param["default"]
-    if param["kind"] == "bool":
-        shown = "true" if default else "false"
-    elif param["kind"] == "int":
-        shown = str(int(default))
-    else:
-        shown = f"{default:g}"
+    def show(value: float) -> str:
+        if param["kind"] == "bool":
+            return "true" if value else "false"
+        return str(int(value)) if param["kind"] == "int" else f"{value:g}"
+
+    shown = show(param["default"])
+    by_profile = param.get("profile_defaults") or {}
+    if by_profile:
+        shown += "".join(f", {name}: {show(v)}" for name, v in sorted(by_profile.items()))
     if param.get("min") is not None and param.get("max") is not None and param["kind"] != "bool":
         shown += f" ({param['min']:g} to {param['max']:g})"
     doc = f": {param['doc']}" if param.get("doc") else ""

@@ -155,6 +155,12 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             d.set_item("min", p.min)?;
             d.set_item("max", p.max)?;
             d.set_item("doc", p.doc)?;
+            // Defaults that depend on the stack profile (CUBIC's HyStart under linux).
+            let by_profile = PyDict::new(py);
+            for pd in a.profile_defaults.iter().filter(|pd| pd.param == p.name) {
+                by_profile.set_item(profile_name(pd.profile), pd.value)?;
+            }
+            d.set_item("profile_defaults", by_profile)?;
             params.append(d)?;
         }
         let d = PyDict::new(py);
