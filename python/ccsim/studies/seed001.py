@@ -209,19 +209,21 @@ def fit_shift(
 ) -> tuple[float, float]:
     """Fit ``B = beta/sqrt(p - eps)`` to ``(p, B)`` points with ``eps`` free on both sides.
 
-    ``1/B^2 = (p - eps)/beta^2`` is linear in ``p``: a straight line fitted to ``1/B^2``
-    (weighted by ``B^2``, i.e. on relative residuals, so no single point dominates) gives
-    ``beta = 1/sqrt(slope)`` and ``eps = -intercept/slope``. Unlike a fit on the curve itself,
-    ``eps`` is not held below the smallest ``p``, so the fitted shift can come out larger than
-    the designed one as well as smaller. Returns ``(eps, beta)``; NaNs when the fitted line does
-    not rise (slope <= 0) or fewer than 2 points are usable.
+    ``1/B^2 = (p - eps)/beta^2`` is linear in ``p``: an ordinary least-squares line through
+    ``1/B^2`` against ``p`` gives ``beta = 1/sqrt(slope)`` and ``eps = -intercept/slope``.
+    Unlike a fit of the curve itself (whose ``eps`` must stay below the smallest ``p`` for every
+    point to lie on it), nothing bounds ``eps`` here, so the fitted shift can come out larger
+    than the designed one as well as smaller. (Weighting the line by relative residuals would
+    bring the bound back: the point at the smallest ``p`` then pins the line near zero there.)
+    Returns ``(eps, beta)``; NaNs when the line does not rise (slope <= 0) or fewer than 2
+    points are usable.
     """
     x, y = np.asarray(p, dtype=float), np.asarray(throughput, dtype=float)
     good = np.isfinite(x) & np.isfinite(y) & (y > 0)
     if good.sum() < 2:
         return math.nan, math.nan
     inv = 1.0 / y[good] ** 2
-    slope, intercept = np.polyfit(x[good], inv, 1, w=1.0 / inv)
+    slope, intercept = np.polyfit(x[good], inv, 1)
     if slope <= 0:
         return math.nan, math.nan
     return float(-intercept / slope), float(1.0 / math.sqrt(slope))
