@@ -1826,8 +1826,8 @@ def _r12_beat_down(table: pd.DataFrame) -> list[Check]:
         tcp = value(table, "TCP Kbps", config=config)
         checks.append(
             check(
-                f"{scheme} beats Reno down: Reno/{scheme} {tcp / binomial:.2f} < 0.8 "
-                f"(reversed: {scheme}/Reno {binomial / tcp:.2f} < 0.8, Reno beats {scheme})",
+                f"{scheme} beats Reno down: Reno/{scheme} throughput {tcp / binomial:.2f} "
+                f"(need < 0.8; reversed if {scheme}/Reno {binomial / tcp:.2f} < 0.8)",
                 binomial,
                 tcp,
                 test=lambda b, t: t / b < 0.8,
