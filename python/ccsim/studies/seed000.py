@@ -283,11 +283,18 @@ R1 = Study(
     slug="randomization-interval",
     title="Randomization interval sweep (Fig. 2-5)",
     source=f"{SOURCE}, Fig. 2-5",
-    setup="Dumbbell, RTT 100 ms, DropTail 25 packets; Randomized TCP with I = 0..1 (step 0.1; "
-    "I = 0 is Paced); 30 and 50 flows; variants: bottleneck 1/2/4 Mbps (Fig. 2/3), buffer "
-    "25..100 packets at 4 Mbps (Fig. 4), per-flow RTT 80 + i*40/N ms at 4 Mbps (Fig. 5).",
+    setup="Dumbbell, RTT 100 ms, access links 4 Mbps (section V); Randomized TCP with I = 0..1 "
+    "(step 0.1; I = 0 is Paced); 30 and 50 flows; variants: bottleneck 1/2/4 Mbps with a buffer "
+    "of 1/4 BDP, 6/13/25 packets (Fig. 2/3), buffer 25..100 packets at 4 Mbps (Fig. 4), "
+    "per-flow RTT 80 + i*40/N ms at 4 Mbps, 25 packets (Fig. 5).",
     assumptions=(
-        *COMMON,
+        *COMMON[:2],
+        (
+            "access links 4 Mbps whatever the bottleneck (section V: 'all other links of bandwidth "
+            "4 Mbps'; at a 4 Mbps bottleneck they run at its rate)"
+        ),
+        "buffers in packets as the paper counts them; 1/4 BDP rounded to the nearest packet",
+        *COMMON[3:],
         "run length 100 s (the paper gives none); bandwidths of Fig. 2/3: 1, 2 and 4 Mbps",
         (
             "I = 0 runs the randomized algorithm with interval 0 (Paced spacing with Randomized's "
@@ -558,20 +565,19 @@ def _r4_sweeps(s: Settings) -> list[dict[str, Any]]:
                 "rtt_choices": ["100ms"],
             }
         ]
+        scenario = _scenario(
+            "4Mbps",
+            [],
+            duration=s.pick(f"{seconds}s", "15s"),
+            delay="40ms",
+            generators=generators,
+            trace={"sample_interval": "100ms"},
+        )
+        # The paper's setting under any profile: no handshake, as ns-2's one-way agents (the
+        # ns2 profile's default; linux and rfc would otherwise add one RTT per transfer).
+        scenario["stack"] = {"handshake": False}
         sweeps.append(
-            _sweep(
-                f"size{packets}",
-                _scenario(
-                    "4Mbps",
-                    [],
-                    duration=s.pick(f"{seconds}s", "15s"),
-                    delay="40ms",
-                    generators=generators,
-                    trace={"sample_interval": "100ms"},
-                ),
-                s.seeds(2, 1),
-                compare=_THREE,
-            )
+            _sweep(f"size{packets}", scenario, s.seeds(2, 1), compare=_THREE)
         )
     return sweeps
 
@@ -687,8 +693,9 @@ R4 = Study(
             "(20 transfers per slot at a fair share, +30%)"
         ),
         (
-            "no handshake (the ns2 profile, as ns-2's one-way agents): a transfer's first "
-            "segment leaves at its start, and its latency runs from there to its last ACK"
+            "no handshake under every profile ([stack] handshake = false, as ns-2's one-way "
+            "agents): a transfer's first segment leaves at its start, and its latency runs from "
+            "there to its last ACK"
         ),
         (
             "transfers still running at the end are counted ('unfinished') and left out of "
