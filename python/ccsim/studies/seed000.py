@@ -202,10 +202,17 @@ def _r1_case(sweep: str, point: pd.Series) -> str:
 
 def _r1_analyse(c: Context) -> pd.DataFrame:
     records = []
+    seen: set[str] = set()
     for sweep in c.results:
         for point, _ in c.points(sweep):
             variant = _r1_case(sweep, point)
             n = int(point["count"]) if "count" in point else int(sweep.split("-")[1])
+            # The 4 Mbps point of the bandwidth sweep is the 25-packet point of the buffer sweep
+            # (the same configuration and seed): count it once.
+            key = f"{variant} N={n} {point['algorithm']} seed {point['seed']}"
+            if key in seen:
+                continue
+            seen.add(key)
             interval = float(str(point["algorithm"]).removeprefix("I=").split()[0])
             for metric, v in (
                 ("loss rate", point["loss_rate"]),
