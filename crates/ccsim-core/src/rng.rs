@@ -79,9 +79,12 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        let a: Vec<u64> = (0..4).map(|_| 0).scan(stream(7, Entity::Flow, 3, Purpose::Start), |s, _| Some(s.gen())).collect();
-        let b: Vec<u64> = (0..4).map(|_| 0).scan(stream(7, Entity::Flow, 3, Purpose::Start), |s, _| Some(s.gen())).collect();
-        let c: Vec<u64> = (0..4).map(|_| 0).scan(stream(7, Entity::Flow, 4, Purpose::Start), |s, _| Some(s.gen())).collect();
+        let a: Vec<u64> =
+            (0..4).map(|_| 0).scan(stream(7, Entity::Flow, 3, Purpose::Start), |s, _| Some(s.gen())).collect();
+        let b: Vec<u64> =
+            (0..4).map(|_| 0).scan(stream(7, Entity::Flow, 3, Purpose::Start), |s, _| Some(s.gen())).collect();
+        let c: Vec<u64> =
+            (0..4).map(|_| 0).scan(stream(7, Entity::Flow, 4, Purpose::Start), |s, _| Some(s.gen())).collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -64,16 +64,7 @@ pub enum QueueSpec {
     /// Tail drop. The limits count packets waiting, not the one being transmitted.
     Droptail { limit_pkts: Option<u64>, limit_bytes: Option<u64> },
     /// Random Early Detection (Floyd & Jacobson 1993, ns-2 variant). Thresholds in packets.
-    Red {
-        limit_pkts: u64,
-        min_th: f64,
-        max_th: f64,
-        max_p: f64,
-        w_q: f64,
-        gentle: bool,
-        wait: bool,
-        mean_pktsize: u32,
-    },
+    Red { limit_pkts: u64, min_th: f64, max_th: f64, max_p: f64, w_q: f64, gentle: bool, wait: bool, mean_pktsize: u32 },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -105,12 +96,7 @@ pub struct LinkParams {
 pub enum TopologySpec {
     /// Senders -> R1 -> R2 -> receivers. Each flow (or generator slot) gets its own access links,
     /// with delays chosen to give the flow its requested base RTT.
-    Dumbbell {
-        forward: LinkParams,
-        reverse: LinkParams,
-        access_rate_bps: u64,
-        access_queue: QueueSpec,
-    },
+    Dumbbell { forward: LinkParams, reverse: LinkParams, access_rate_bps: u64, access_queue: QueueSpec },
     /// Routers R0..R{n-1} in a chain; flows enter and leave at any router through their own hosts.
     ParkingLot {
         routers: u32,
@@ -389,7 +375,10 @@ impl QueueSpec {
                 check_float(&key("min_th"), *min_th, f64::MIN_POSITIVE, MAX_QUEUE_PKTS as f64)?;
                 check_float(&key("max_th"), *max_th, f64::MIN_POSITIVE, MAX_QUEUE_PKTS as f64)?;
                 if max_th <= min_th {
-                    return Err(format!("{}: {max_th} is not above min_th ({min_th}); expected max_th > min_th", key("max_th")));
+                    return Err(format!(
+                        "{}: {max_th} is not above min_th ({min_th}); expected max_th > min_th",
+                        key("max_th")
+                    ));
                 }
                 check_float(&key("max_p"), *max_p, f64::MIN_POSITIVE, 1.0)?;
                 check_float(&key("w_q"), *w_q, f64::MIN_POSITIVE, 1.0)?;
@@ -458,11 +447,19 @@ impl TopologySpec {
 impl FlowTemplate {
     fn validate(&self, what: &str) -> Result<(), String> {
         if self.mss_bytes == 0 || self.mss_bytes > MAX_MSS_BYTES {
-            return Err(out_of_range(&format!("{what}.mss_bytes"), self.mss_bytes, &format!("1..={MAX_MSS_BYTES} bytes")));
+            return Err(out_of_range(
+                &format!("{what}.mss_bytes"),
+                self.mss_bytes,
+                &format!("1..={MAX_MSS_BYTES} bytes"),
+            ));
         }
         if let Some(w) = self.max_window_pkts {
             if w == 0 || w > MAX_WINDOW_PKTS {
-                return Err(out_of_range(&format!("{what}.max_window_pkts"), w, &format!("1..={MAX_WINDOW_PKTS} packets")));
+                return Err(out_of_range(
+                    &format!("{what}.max_window_pkts"),
+                    w,
+                    &format!("1..={MAX_WINDOW_PKTS} packets"),
+                ));
             }
         }
         for (name, v) in &self.cc_params {
@@ -524,7 +521,9 @@ impl GeneratorSpec {
                     return Err(out_of_range(&key("size.bytes"), bytes, &format!("1..={MAX_SIZE_BYTES} bytes")));
                 }
             }
-            SizeDist::Exponential { mean_bytes } => check_float(&key("size.mean_bytes"), mean_bytes, 1.0, MAX_SIZE_BYTES as f64)?,
+            SizeDist::Exponential { mean_bytes } => {
+                check_float(&key("size.mean_bytes"), mean_bytes, 1.0, MAX_SIZE_BYTES as f64)?
+            }
             SizeDist::Pareto { mean_bytes, shape } => {
                 check_float(&key("size.mean_bytes"), mean_bytes, 1.0, MAX_SIZE_BYTES as f64)?;
                 if !(shape.is_finite() && shape > 1.0 && shape <= 1e6) {
@@ -568,7 +567,9 @@ mod tests {
         for kind in QueueSpec::KINDS {
             let json = match *kind {
                 "droptail" => r#"{"kind":"droptail","limit_pkts":5,"limit_bytes":null}"#.to_string(),
-                _ => format!(r#"{{"kind":"{kind}","limit_pkts":5,"min_th":1,"max_th":2,"max_p":0.1,"w_q":0.002,"gentle":true,"wait":true,"mean_pktsize":500}}"#),
+                _ => format!(
+                    r#"{{"kind":"{kind}","limit_pkts":5,"min_th":1,"max_th":2,"max_p":0.1,"w_q":0.002,"gentle":true,"wait":true,"mean_pktsize":500}}"#
+                ),
             };
             let q: QueueSpec = serde_json::from_str(&json).unwrap();
             assert_eq!(q.kind(), *kind);
@@ -584,7 +585,8 @@ mod tests {
         )
     }
 
-    const LINK: &str = r#"{"rate_bps":1000000,"delay_ns":5000000,"queue":{"kind":"droptail","limit_pkts":10,"limit_bytes":null}}"#;
+    const LINK: &str =
+        r#"{"rate_bps":1000000,"delay_ns":5000000,"queue":{"kind":"droptail","limit_pkts":10,"limit_bytes":null}}"#;
 
     #[test]
     fn rejects_what_cannot_run_naming_the_key() {

@@ -33,9 +33,9 @@ struct Simulation {
 
 impl Simulation {
     fn sim(&mut self) -> PyResult<&mut CoreSimulation> {
-        self.inner
-            .as_mut()
-            .ok_or_else(|| PyRuntimeError::new_err(format!("scenario {}: the simulation already finished or crashed", self.name)))
+        self.inner.as_mut().ok_or_else(|| {
+            PyRuntimeError::new_err(format!("scenario {}: the simulation already finished or crashed", self.name))
+        })
     }
 
     /// Run `f` on the simulation without the GIL, turning a panic into RuntimeError and
@@ -60,7 +60,11 @@ impl Simulation {
         match built {
             Ok(Ok(sim)) => Ok(Simulation { name: spec.name.clone(), inner: Some(sim) }),
             Ok(Err(msg)) => Err(PyValueError::new_err(msg)),
-            Err(p) => Err(PyRuntimeError::new_err(format!("scenario {}: engine crashed while building: {}", spec.name, panic_message(p)))),
+            Err(p) => Err(PyRuntimeError::new_err(format!(
+                "scenario {}: engine crashed while building: {}",
+                spec.name,
+                panic_message(p)
+            ))),
         }
     }
 
@@ -180,7 +184,8 @@ fn stack_profiles(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let json = py.import("json")?;
     let out = PyDict::new(py);
     for p in PROFILES {
-        let text = serde_json::to_string(&StackConfig::for_profile(p)).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let text =
+            serde_json::to_string(&StackConfig::for_profile(p)).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         out.set_item(profile_name(p), json.call_method1("loads", (text,))?)?;
     }
     Ok(out)

@@ -17,10 +17,10 @@
 //! * Timeouts: Linux's reduction (w (1 - b(w))) for ssthresh, then cwnd = 1; ns-2 and RFC 3649
 //!   halve, and ns-2 also halves on the first decrease of a connection (not modelled).
 
-use crate::math::{ln, powf};
 use super::common::{in_slow_start, may_grow, reduce_to, slow_start};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
+use crate::math::{ln, powf};
 
 pub const PARAMS: &[ParamInfo] = &[
     ParamInfo {

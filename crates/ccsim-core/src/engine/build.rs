@@ -46,7 +46,11 @@ impl Router {
                 .ok_or_else(|| format!("{what}: no route from \"{}\" to \"{}\"", name(from), name(to)))?;
             let delay: Dur = links.iter().map(|&l| fab.links[l as usize].delay).fold(0, Dur::saturating_add);
             if delay > MAX_TIME_NS {
-                return Err(format!("{what}: the path from \"{}\" to \"{}\" is {delay} ns long; expected at most {MAX_TIME_NS} ns", name(from), name(to)));
+                return Err(format!(
+                    "{what}: the path from \"{}\" to \"{}\" is {delay} ns long; expected at most {MAX_TIME_NS} ns",
+                    name(from),
+                    name(to)
+                ));
             }
             let r = (fab.add_route(&links), delay);
             self.cache.insert((from, to), r);
@@ -178,7 +182,14 @@ impl Simulation {
         Ok(sim)
     }
 
-    fn add_flow(&mut self, t: &FlowTemplate, place: Placement, start: Time, size: Option<u64>, origin: Option<(u32, u32)>) -> Result<u32, String> {
+    fn add_flow(
+        &mut self,
+        t: &FlowTemplate,
+        place: Placement,
+        start: Time,
+        size: Option<u64>,
+        origin: Option<(u32, u32)>,
+    ) -> Result<u32, String> {
         let id = self.flows.len() as u32;
         // Keyed by the flow id, generator transfers included: deterministic for a given scenario.
         let cc = (self.cc_factory)(t, stream(self.seed, Entity::Flow, id as u64, Purpose::Congestion))?;
@@ -200,7 +211,13 @@ impl Simulation {
             size_bytes: size,
             base_rtt: place.base_rtt,
             sender: Sender::new(setup, cc),
-            receiver: Receiver::new(id, place.ack_route, delayed_ack, self.stack.delayed_ack_timeout_ns, self.stack.sack),
+            receiver: Receiver::new(
+                id,
+                place.ack_route,
+                delayed_ack,
+                self.stack.delayed_ack_timeout_ns,
+                self.stack.sack,
+            ),
             started: false,
             origin,
             sampled_bytes: 0,
@@ -269,7 +286,11 @@ fn source_placement(seed: u64, g: u32, source: u32, gs: &GeneratorSpec) -> (Opti
 
 fn check_template(what: &str, t: &FlowTemplate) -> Result<(), String> {
     if t.mss_bytes == 0 || t.mss_bytes > crate::spec::MAX_MSS_BYTES {
-        return Err(format!("{what}.mss: {} is out of range; expected 1..={} bytes", t.mss_bytes, crate::spec::MAX_MSS_BYTES));
+        return Err(format!(
+            "{what}.mss: {} is out of range; expected 1..={} bytes",
+            t.mss_bytes,
+            crate::spec::MAX_MSS_BYTES
+        ));
     }
     if t.max_window_pkts == Some(0) {
         return Err(format!("{what}.max_window: expected at least 1 packet"));

@@ -24,7 +24,10 @@ pub enum Event {
     /// The packet at the head of a link's processing stage (router jitter) reaches its queue.
     LinkIngress(u32),
     FlowStart(u32),
-    Timer { flow: u32, kind: TimerKind },
+    Timer {
+        flow: u32,
+        kind: TimerKind,
+    },
     /// An open-loop generator's next arrival.
     GeneratorArrival(u32),
     /// Record the sampled series.

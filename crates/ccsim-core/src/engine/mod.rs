@@ -1,8 +1,8 @@
 //! The simulation: builds the network and flows from a resolved scenario and runs the event loop.
 
+mod build;
 pub mod event;
 pub mod fabric;
-mod build;
 mod report;
 
 use event::{Event, TimerKind};
@@ -83,7 +83,11 @@ impl Simulation {
             }
             budget -= 1;
             let (t, ev) = self.fab.events.pop().expect("peeked");
-            assert!(t >= self.now, "clock ran backwards: an event at {t} ns is due before the current time {} ns", self.now);
+            assert!(
+                t >= self.now,
+                "clock ran backwards: an event at {t} ns is due before the current time {} ns",
+                self.now
+            );
             self.now = t;
             self.events += 1;
             self.dispatch(t, ev);

@@ -90,7 +90,11 @@ impl Simulation {
             "goodput_bps",
             f64col(&|i| {
                 let span = secs(active_end(i) - fs[i].start);
-                if span > 0.0 { fs[i].sender.bytes_acked() as f64 * 8.0 / span } else { 0.0 }
+                if span > 0.0 {
+                    fs[i].sender.bytes_acked() as f64 * 8.0 / span
+                } else {
+                    0.0
+                }
             }),
         );
         t.push("packets_sent", u64col(&|i| fs[i].sender.stats.packets_sent));
@@ -103,15 +107,16 @@ impl Simulation {
         t.push("fast_retransmits", u64col(&|i| fs[i].sender.stats.fast_retransmits));
         t.push("window_cuts", u64col(&|i| fs[i].sender.stats.window_cuts));
         t.push("completed", Column::U8(fs.iter().map(|f| u8::from(f.sender.completed_at.is_some())).collect()));
-        t.push(
-            "completion_s",
-            f64col(&|i| fs[i].sender.completed_at.map_or(f64::NAN, |c| secs(c - fs[i].start))),
-        );
+        t.push("completion_s", f64col(&|i| fs[i].sender.completed_at.map_or(f64::NAN, |c| secs(c - fs[i].start))));
         t.push(
             "mean_rtt_s",
             f64col(&|i| {
                 let s = &fs[i].sender.stats;
-                if s.rtt_samples == 0 { f64::NAN } else { s.rtt_sum_ns as f64 / s.rtt_samples as f64 / 1e9 }
+                if s.rtt_samples == 0 {
+                    f64::NAN
+                } else {
+                    s.rtt_sum_ns as f64 / s.rtt_samples as f64 / 1e9
+                }
             }),
         );
         t.push("final_cwnd_pkts", f64col(&|i| fs[i].sender.w.cwnd));
@@ -130,20 +135,14 @@ impl Simulation {
         t.push("dst", Column::Str(ls.iter().map(|l| node(l.dst)).collect()));
         t.push("rate_bps", Column::U64(ls.iter().map(|l| l.rate_bps).collect()));
         t.push("delay_s", Column::F64(ls.iter().map(|l| secs(l.delay)).collect()));
-        t.push(
-            "utilization",
-            Column::F64(ls.iter().map(|l| l.clipped_totals(end).0 as f64 / 1e9 / dur).collect()),
-        );
+        t.push("utilization", Column::F64(ls.iter().map(|l| l.clipped_totals(end).0 as f64 / 1e9 / dur).collect()));
         t.push("arrivals", Column::U64(ls.iter().map(|l| l.counters.arrivals).collect()));
         t.push("packets", Column::U64(ls.iter().map(|l| l.counters.departures).collect()));
         t.push("drops", Column::U64(ls.iter().map(|l| l.counters.queue_drops + l.counters.loss_drops).collect()));
         t.push("queue_drops", Column::U64(ls.iter().map(|l| l.counters.queue_drops).collect()));
         t.push("loss_drops", Column::U64(ls.iter().map(|l| l.counters.loss_drops).collect()));
         t.push("in_link_end", Column::U64(ls.iter().map(|l| l.in_link().count() as u64).collect()));
-        t.push(
-            "mean_queue_pkts",
-            Column::F64(ls.iter().map(|l| l.clipped_totals(end).1 as f64 / 1e9 / dur).collect()),
-        );
+        t.push("mean_queue_pkts", Column::F64(ls.iter().map(|l| l.clipped_totals(end).1 as f64 / 1e9 / dur).collect()));
         t.push("max_queue_pkts", Column::U64(ls.iter().map(|l| l.counters.max_queue_pkts).collect()));
         t.push("monitored", Column::U8(ls.iter().map(|l| u8::from(l.monitor)).collect()));
         t

@@ -202,10 +202,7 @@ impl Link {
     pub fn clipped_totals(&self, end: Time) -> (u128, u128) {
         let busy_over = self.busy_until.saturating_sub(end) as u128;
         let wait_over: u128 = self.waiting.iter().map(|&(start, _)| start.saturating_sub(end) as u128).sum();
-        (
-            self.counters.busy_ns.saturating_sub(busy_over),
-            self.counters.wait_ns.saturating_sub(wait_over),
-        )
+        (self.counters.busy_ns.saturating_sub(busy_over), self.counters.wait_ns.saturating_sub(wait_over))
     }
 }
 
@@ -223,7 +220,17 @@ mod tests {
     }
 
     fn pkt(seq: u32) -> Packet {
-        Packet { ts: 0, ts_recv: 0, flow: 0, seq, size: 1000, route: 0, hop: 0, kind: PacketKind::Data, sack: SackBlocks::default() }
+        Packet {
+            ts: 0,
+            ts_recv: 0,
+            flow: 0,
+            seq,
+            size: 1000,
+            route: 0,
+            hop: 0,
+            kind: PacketKind::Data,
+            sack: SackBlocks::default(),
+        }
     }
 
     const MS: Time = 1_000_000;

@@ -8,8 +8,8 @@
 
 use super::link::{Link, LinkId, NodeId};
 use super::loss::LossModel;
-use super::qdisc::{DropTail, Qdisc, Red};
 use super::qdisc::red::RedParams;
+use super::qdisc::{DropTail, Qdisc, Red};
 use crate::rng::{stream, Entity, Purpose};
 use crate::spec::{LinkParams, LossSpec, QueueSpec, TopologySpec};
 use crate::units::Dur;
@@ -79,8 +79,12 @@ impl Network {
                 }
                 let any_monitored = links.iter().any(|l| l.monitor);
                 for (i, l) in links.iter().enumerate() {
-                    let src = net.node(&l.src).ok_or_else(|| format!("topology.links[{i}].src: unknown node \"{}\"", l.src))?;
-                    let dst = net.node(&l.dst).ok_or_else(|| format!("topology.links[{i}].dst: unknown node \"{}\"", l.dst))?;
+                    let src = net
+                        .node(&l.src)
+                        .ok_or_else(|| format!("topology.links[{i}].src: unknown node \"{}\"", l.src))?;
+                    let dst = net
+                        .node(&l.dst)
+                        .ok_or_else(|| format!("topology.links[{i}].dst: unknown node \"{}\"", l.dst))?;
                     net.add_link(src, dst, &l.params, l.monitor || !any_monitored)?;
                 }
             }
@@ -100,14 +104,18 @@ impl Network {
     fn add_link(&mut self, src: NodeId, dst: NodeId, p: &LinkParams, monitor: bool) -> Result<LinkId, String> {
         let id = self.links.len() as LinkId;
         if p.rate_bps == 0 {
-            return Err(format!("link {}->{}: rate must be positive", self.node_names[src as usize], self.node_names[dst as usize]));
+            return Err(format!(
+                "link {}->{}: rate must be positive",
+                self.node_names[src as usize], self.node_names[dst as usize]
+            ));
         }
         let qdisc = match &p.queue {
             QueueSpec::Droptail { limit_pkts, limit_bytes } => {
                 Qdisc::DropTail(DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes })
             }
             QueueSpec::Red { limit_pkts, min_th, max_th, max_p, w_q, gentle, wait, mean_pktsize } => {
-                if !(min_th < max_th) || !(*max_p > 0.0 && *max_p <= 1.0) || !(*w_q > 0.0 && *w_q <= 1.0) {
+                let valid = min_th < max_th && *max_p > 0.0 && *max_p <= 1.0 && *w_q > 0.0 && *w_q <= 1.0;
+                if !valid {
                     return Err("red: expected 0 < min_th < max_th, 0 < max_p <= 1, 0 < w_q <= 1".into());
                 }
                 let params = RedParams {
@@ -138,9 +146,18 @@ impl Network {
         Ok(id)
     }
 
-    fn add_access_pair(&mut self, host: String, router: NodeId, delay: Dur, rate: u64, queue: &QueueSpec, host_sends: bool) -> Result<NodeId, String> {
+    fn add_access_pair(
+        &mut self,
+        host: String,
+        router: NodeId,
+        delay: Dur,
+        rate: u64,
+        queue: &QueueSpec,
+        host_sends: bool,
+    ) -> Result<NodeId, String> {
         let h = self.add_node(host);
-        let p = LinkParams { rate_bps: rate, delay_ns: delay, queue: queue.clone(), loss: LossSpec::None, jitter_ns: 0 };
+        let p =
+            LinkParams { rate_bps: rate, delay_ns: delay, queue: queue.clone(), loss: LossSpec::None, jitter_ns: 0 };
         if host_sends {
             self.add_link(h, router, &p, false)?;
             self.add_link(router, h, &p, false)?;
@@ -156,7 +173,15 @@ impl Network {
     /// `tag` names the hosts; `src`/`dst` are node names (explicit) or router names (parking lot);
     /// `rtt` is the requested base RTT (dumbbell: required; parking lot: optional); with `clamp`
     /// an RTT below the path's own round-trip delay is raised to it instead of being an error.
-    pub fn attach(&mut self, what: &str, tag: &str, src: Option<&str>, dst: Option<&str>, rtt: Option<Dur>, clamp: bool) -> Result<Endpoints, String> {
+    pub fn attach(
+        &mut self,
+        what: &str,
+        tag: &str,
+        src: Option<&str>,
+        dst: Option<&str>,
+        rtt: Option<Dur>,
+        clamp: bool,
+    ) -> Result<Endpoints, String> {
         match &self.kind {
             Kind::Dumbbell { left, right, bottleneck_delay, access_rate, access_queue } => {
                 let (left, right, bd, rate, q) = (*left, *right, *bottleneck_delay, *access_rate, access_queue.clone());
@@ -168,17 +193,24 @@ impl Network {
                     rtt = rtt.max(2 * bd);
                 }
                 if rtt < 2 * bd {
-                    return Err(format!("{what}.rtt: {} ms is below twice the bottleneck delay ({} ms)", rtt as f64 / 1e6, 2.0 * bd as f64 / 1e6));
+                    return Err(format!(
+                        "{what}.rtt: {} ms is below twice the bottleneck delay ({} ms)",
+                        rtt as f64 / 1e6,
+                        2.0 * bd as f64 / 1e6
+                    ));
                 }
                 let access_total = rtt / 2 - bd;
                 let s = self.add_access_pair(format!("s{tag}"), left, access_total / 2, rate, &q, true)?;
-                let d = self.add_access_pair(format!("r{tag}"), right, access_total - access_total / 2, rate, &q, false)?;
+                let d =
+                    self.add_access_pair(format!("r{tag}"), right, access_total - access_total / 2, rate, &q, false)?;
                 Ok(Endpoints { src: s, dst: d })
             }
             Kind::ParkingLot { hop_delay, access_rate, access_delay, access_queue } => {
                 let (hd, rate, ad, q) = (*hop_delay, *access_rate, *access_delay, access_queue.clone());
                 let router = |net: &Network, key: &str, name: Option<&str>| -> Result<NodeId, String> {
-                    let name = name.ok_or_else(|| format!("{what}.{key}: required on a parking lot (a router name like \"R0\")"))?;
+                    let name = name.ok_or_else(|| {
+                        format!("{what}.{key}: required on a parking lot (a router name like \"R0\")")
+                    })?;
                     match net.node(name) {
                         Some(id) if name.starts_with('R') => Ok(id),
                         _ => Err(format!("{what}.{key}: unknown router \"{name}\"")),
@@ -193,7 +225,11 @@ impl Network {
                 let (d_src, d_dst) = match rtt {
                     None => (ad, ad),
                     Some(r) if r / 2 < path => {
-                        return Err(format!("{what}.rtt: {} ms is below the path's round-trip delay ({} ms)", r as f64 / 1e6, 2.0 * path as f64 / 1e6))
+                        return Err(format!(
+                            "{what}.rtt: {} ms is below the path's round-trip delay ({} ms)",
+                            r as f64 / 1e6,
+                            2.0 * path as f64 / 1e6
+                        ))
                     }
                     Some(r) => {
                         let access = r / 2 - path;
@@ -210,7 +246,9 @@ impl Network {
                     self.node(name).ok_or_else(|| format!("{what}.{key}: unknown node \"{name}\""))
                 };
                 if rtt.is_some() {
-                    return Err(format!("{what}.rtt: not settable on an explicit topology (the links' delays give it)"));
+                    return Err(format!(
+                        "{what}.rtt: not settable on an explicit topology (the links' delays give it)"
+                    ));
                 }
                 Ok(Endpoints { src: lookup("src", src)?, dst: lookup("dst", dst)? })
             }
@@ -290,7 +328,10 @@ mod tests {
         let err = net.attach("flows[1]", "1", Some("R1"), Some("R4"), Some(10 * MS), false).unwrap_err();
         assert!(err.contains("below the path's round-trip delay"), "{err}");
         assert!(net.attach("flows[2]", "2", Some("R2"), Some("R2"), None, false).unwrap_err().contains("same router"));
-        assert!(net.attach("flows[3]", "3", Some("R9"), Some("R2"), None, false).unwrap_err().contains("unknown router"));
+        assert!(net
+            .attach("flows[3]", "3", Some("R9"), Some("R2"), None, false)
+            .unwrap_err()
+            .contains("unknown router"));
         let too_few = TopologySpec::ParkingLot {
             routers: 1,
             forward: params(MS),

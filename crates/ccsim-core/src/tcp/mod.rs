@@ -2,10 +2,10 @@
 //! cumulative-ACK receiver. Sequence numbers count segments, as in ns-2's one-way agents.
 
 pub mod profile;
+pub mod ranges;
 pub mod receiver;
 pub mod rtt;
-pub mod sender;
-pub mod ranges;
 pub mod sack;
 pub mod send_log;
 pub mod send_overhead;
+pub mod sender;

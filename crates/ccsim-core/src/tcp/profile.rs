@@ -202,11 +202,27 @@ impl StackConfig {
             ($($f:ident),*) => { $( if let Some(v) = o.$f.clone() { c.$f = v; } )* };
         }
         apply!(
-            initial_window, per_ack_counting, ssthresh_basis, initial_ssthresh_is_window,
-            rto_formula, rtt_sampling, min_rto_ns, initial_rto_ns, max_rto_ns, max_backoff,
-            clock_granularity_ns, delayed_ack, delayed_ack_timeout_ns, cwnd_gating,
-            partial_window_deflation, restart_rto_every_partial_ack, dupack_threshold, sack,
-            default_max_window_pkts, handshake, send_overhead_ns
+            initial_window,
+            per_ack_counting,
+            ssthresh_basis,
+            initial_ssthresh_is_window,
+            rto_formula,
+            rtt_sampling,
+            min_rto_ns,
+            initial_rto_ns,
+            max_rto_ns,
+            max_backoff,
+            clock_granularity_ns,
+            delayed_ack,
+            delayed_ack_timeout_ns,
+            cwnd_gating,
+            partial_window_deflation,
+            restart_rto_every_partial_ack,
+            dupack_threshold,
+            sack,
+            default_max_window_pkts,
+            handshake,
+            send_overhead_ns
         );
         // A window the user wrote is used as written, even when it equals the profile's default.
         if o.initial_window.is_some() {

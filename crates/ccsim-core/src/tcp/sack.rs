@@ -183,7 +183,8 @@ mod tests {
         sb.on_retransmit(5, 10);
         // The retransmission of 2 arrives: ACK 5 (3, 4 were held); 5's retransmission is in flight.
         sb.on_ack(5, [(6, 10)].into_iter());
-        assert_eq!(sb.pipe(5, 10), 5 - 4 - 1 + 1);
+        // outstanding 5 - sacked 4 - lost 1 (5) + retransmitted 1 = 1.
+        assert_eq!(sb.pipe(5, 10), 1);
         assert_eq!(sb.next_lost(5), None);
     }
 

@@ -59,7 +59,17 @@ mod tests {
     use crate::rng::{stream, Entity, Purpose};
 
     fn pkt(seq: u32) -> Packet {
-        Packet { ts: 0, ts_recv: 0, flow: 0, seq, size: 1040, route: 0, hop: 0, kind: PacketKind::Data, sack: SackBlocks::default() }
+        Packet {
+            ts: 0,
+            ts_recv: 0,
+            flow: 0,
+            seq,
+            size: 1040,
+            route: 0,
+            hop: 0,
+            kind: PacketKind::Data,
+            sack: SackBlocks::default(),
+        }
     }
 
     #[test]

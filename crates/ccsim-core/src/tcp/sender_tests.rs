@@ -27,7 +27,8 @@ impl Bench {
         fab.flow_drops.push(FlowDrops::default());
         let mut stack = StackConfig::for_profile(profile);
         tweak(&mut stack);
-        let setup = SenderSetup { flow: 0, data_route: 0, mss: 1000, size_bytes: None, max_window: 1000.0, stack, seed: 1 };
+        let setup =
+            SenderSetup { flow: 0, data_route: 0, mss: 1000, size_bytes: None, max_window: 1000.0, stack, seed: 1 };
         let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
         let cc = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap();
         Bench { sender: Sender::new(setup, cc), fab, seen: 0 }
@@ -42,7 +43,17 @@ impl Bench {
     }
 
     fn ack(&mut self, seq: u32, now: Time) {
-        let pkt = Packet { ts: 0, ts_recv: 0, flow: 0, seq, size: 40, route: 0, hop: 0, kind: PacketKind::Ack, sack: SackBlocks::default() };
+        let pkt = Packet {
+            ts: 0,
+            ts_recv: 0,
+            flow: 0,
+            seq,
+            size: 40,
+            route: 0,
+            hop: 0,
+            kind: PacketKind::Ack,
+            sack: SackBlocks::default(),
+        };
         self.sender.on_ack(&pkt, now, &mut self.fab);
     }
 
@@ -68,7 +79,17 @@ fn with_a_handshake_data_waits_for_the_syn_ack() {
     let mut b = Bench::new("reno", Profile::Linux, |_| {});
     b.sender.start(0, &mut b.fab);
     assert_eq!(b.sent(), vec![(PacketKind::Syn, 0)]);
-    let syn_ack = Packet { ts: 0, ts_recv: 0, flow: 0, seq: 0, size: 40, route: 0, hop: 0, kind: PacketKind::SynAck, sack: SackBlocks::default() };
+    let syn_ack = Packet {
+        ts: 0,
+        ts_recv: 0,
+        flow: 0,
+        seq: 0,
+        size: 40,
+        route: 0,
+        hop: 0,
+        kind: PacketKind::SynAck,
+        sack: SackBlocks::default(),
+    };
     b.sender.on_ack(&syn_ack, 2 * MS, &mut b.fab);
     assert_eq!(b.sent(), Bench::data(0..10), "Linux's initial window of 10");
 }

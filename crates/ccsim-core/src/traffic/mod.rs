@@ -80,7 +80,9 @@ impl Generator {
     /// Open loop: time to the next arrival.
     pub fn next_gap(&mut self) -> Dur {
         match self.arrivals {
-            ArrivalSpec::OpenLoop { rate_per_s, .. } => crate::units::from_secs(exponential(&mut self.arrival_rng, 1.0 / rate_per_s)).max(1),
+            ArrivalSpec::OpenLoop { rate_per_s, .. } => {
+                crate::units::from_secs(exponential(&mut self.arrival_rng, 1.0 / rate_per_s)).max(1)
+            }
             ArrivalSpec::ClosedLoop { .. } => unreachable!("closed-loop generators have no arrival process"),
         }
     }
@@ -99,7 +101,9 @@ pub fn slot_choice(seed: u64, generator: u32, slot: u32, choices: usize, purpose
 pub fn draw_rtt(seed: u64, generator: u32, slot: u32, dist: &RttDist) -> Dur {
     let mut rng = stream(seed, Entity::Transfer, transfer_key(generator, slot, u64::MAX >> 16), Purpose::Rtt);
     match *dist {
-        RttDist::Uniform { min_ns, max_ns } => min_ns + (uniform(&mut rng) * max_ns.saturating_sub(min_ns) as f64) as u64,
+        RttDist::Uniform { min_ns, max_ns } => {
+            min_ns + (uniform(&mut rng) * max_ns.saturating_sub(min_ns) as f64) as u64
+        }
         RttDist::Exponential { mean_ns } => exponential(&mut rng, mean_ns as f64) as u64,
     }
 }

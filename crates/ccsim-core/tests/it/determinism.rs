@@ -26,17 +26,21 @@ fn workload(cc0: &str) -> serde_json::Value {
         set(&mut v, &format!("flows.{i}.start_jitter_ns"), json!(3 * S));
     }
     set(&mut v, "topology.forward.loss", json!({"kind": "bernoulli", "p": 0.002}));
-    set(&mut v, "generators", json!([{
-        "label": "web", "cc": "newreno", "mss_bytes": 1000, "start_ns": 0,
-        "arrivals": {"kind": "closed_loop", "slots": 5},
-        "size": {"kind": "pareto", "mean_bytes": 50000.0, "shape": 1.5},
-        "rtt_choices_ns": [40_000_000u64, 80_000_000u64]
-    }, {
-        "label": "poisson", "cc": "reno", "mss_bytes": 1000, "start_ns": 0,
-        "arrivals": {"kind": "open_loop", "rate_per_s": 5.0, "stop_ns": null},
-        "size": {"kind": "exponential", "mean_bytes": 20000.0},
-        "rtt_choices_ns": [60_000_000u64]
-    }]));
+    set(
+        &mut v,
+        "generators",
+        json!([{
+            "label": "web", "cc": "newreno", "mss_bytes": 1000, "start_ns": 0,
+            "arrivals": {"kind": "closed_loop", "slots": 5},
+            "size": {"kind": "pareto", "mean_bytes": 50000.0, "shape": 1.5},
+            "rtt_choices_ns": [40_000_000u64, 80_000_000u64]
+        }, {
+            "label": "poisson", "cc": "reno", "mss_bytes": 1000, "start_ns": 0,
+            "arrivals": {"kind": "open_loop", "rate_per_s": 5.0, "stop_ns": null},
+            "size": {"kind": "exponential", "mean_bytes": 20000.0},
+            "rtt_choices_ns": [60_000_000u64]
+        }]),
+    );
     set(&mut v, "trace", json!({"sample_interval_ns": 100 * MS, "drops": true}));
     v
 }
@@ -45,7 +49,13 @@ fn workload(cc0: &str) -> serde_json::Value {
 fn the_same_scenario_and_seed_give_identical_tables() {
     let a = run(&workload("reno"));
     let b = run(&workload("reno"));
-    for (ta, tb) in [(&a.flows, &b.flows), (&a.links, &b.links), (&a.series, &b.series), (&a.queues, &b.queues), (&a.drops, &b.drops)] {
+    for (ta, tb) in [
+        (&a.flows, &b.flows),
+        (&a.links, &b.links),
+        (&a.series, &b.series),
+        (&a.queues, &b.queues),
+        (&a.drops, &b.drops),
+    ] {
         assert_eq!(bytes(ta), bytes(tb));
     }
     assert_eq!(a.events, b.events);

@@ -171,7 +171,8 @@ fn two_losses_in_one_window_halve_once_at_recovery_exit_if_within_w() {
         d.retransmit(second);
         assert_eq!(d.w.cwnd, 40.0, "nothing changes inside recovery");
         d.exit(40);
-        let want = if expect_cut { Window { cwnd: 20.0, ssthresh: 20.0 } } else { Window { cwnd: 40.0, ssthresh: 1.0 } };
+        let want =
+            if expect_cut { Window { cwnd: 20.0, ssthresh: 20.0 } } else { Window { cwnd: 40.0, ssthresh: 1.0 } };
         assert_eq!(d.w, want, "second hole at segment {second}");
         assert_eq!(d.cc.losses, 2);
         assert_eq!(d.cc.cuts, expect_cut as u64);
@@ -484,4 +485,3 @@ fn response_laws(fd_ps: &[f64], cuts: f64) {
     assert!(fd_small >= 0.8, "Free-Drop slope at small p {fd_small}");
     assert!(fd_slope >= reno_slope + 0.25, "Free-Drop slope {fd_slope} vs NewReno {reno_slope}");
 }
-

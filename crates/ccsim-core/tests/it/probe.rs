@@ -4,7 +4,9 @@
 use std::sync::{Arc, Mutex};
 
 use ccsim_core::cc::reno::RenoWindow;
-use ccsim_core::cc::{AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, SentSample, Window};
+use ccsim_core::cc::{
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, SentSample, Window,
+};
 use ccsim_core::engine::CcFactory;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -38,7 +40,13 @@ impl CongestionControl for Probe {
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         let before = w.cwnd;
         self.window.on_congestion(ev, w);
-        self.log.lock().unwrap().push(Call::Congestion { now: ev.now, kind: ev.kind, cwnd: w.cwnd, ssthresh: w.ssthresh, before });
+        self.log.lock().unwrap().push(Call::Congestion {
+            now: ev.now,
+            kind: ev.kind,
+            cwnd: w.cwnd,
+            ssthresh: w.ssthresh,
+            before,
+        });
     }
     fn on_sent(&mut self, s: &SentSample) {
         self.last_sent = Some(s.now);

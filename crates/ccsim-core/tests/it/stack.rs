@@ -46,7 +46,7 @@ fn two_flows(overhead_ns: u64, jitter_ns: u64) -> serde_json::Value {
 /// packet accounted for, and runs stay deterministic.
 #[test]
 fn send_overhead_and_router_jitter_conserve_packets_and_are_deterministic() {
-    for (overhead, jitter) in [(0, 0), (1 * MS, 0), (0, 1 * MS), (2 * MS, 500_000)] {
+    for (overhead, jitter) in [(0, 0), (MS, 0), (0, MS), (2 * MS, 500_000)] {
         let a = run(&two_flows(overhead, jitter));
         let b = run(&two_flows(overhead, jitter));
         assert_eq!(a.flows.u64("packets_sent"), b.flows.u64("packets_sent"));
@@ -54,8 +54,8 @@ fn send_overhead_and_router_jitter_conserve_packets_and_are_deterministic() {
     }
     // The knobs change what happens (they are not ignored).
     let plain = run(&two_flows(0, 0));
-    let noisy = run(&two_flows(1 * MS, 0));
-    let jittered = run(&two_flows(0, 1 * MS));
+    let noisy = run(&two_flows(MS, 0));
+    let jittered = run(&two_flows(0, MS));
     assert_ne!(plain.flows.u64("packets_sent"), noisy.flows.u64("packets_sent"));
     assert_ne!(plain.flows.u64("packets_sent"), jittered.flows.u64("packets_sent"));
 }

@@ -17,7 +17,7 @@ fn cwnd_before(log: &[Call], t: u64) -> f64 {
             Call::Ack { now, cwnd, .. } if *now < t => Some(*cwnd),
             _ => None,
         })
-        .last()
+        .next_back()
         .unwrap_or(f64::NAN)
 }
 
@@ -73,7 +73,9 @@ fn timeouts_back_off(profile: &str, cap: u64) {
     let timeouts: Vec<(u64, f64, f64)> = log
         .iter()
         .filter_map(|c| match c {
-            Call::Congestion { now, kind: CongestionKind::Timeout, cwnd, ssthresh, .. } => Some((*now, *cwnd, *ssthresh)),
+            Call::Congestion { now, kind: CongestionKind::Timeout, cwnd, ssthresh, .. } => {
+                Some((*now, *cwnd, *ssthresh))
+            }
             _ => None,
         })
         .collect();
@@ -88,5 +90,5 @@ fn timeouts_back_off(profile: &str, cap: u64) {
     for g in gaps.windows(2) {
         assert_eq!(g[1], (2 * g[0]).min(cap), "{profile}: gaps {gaps:?}");
     }
-    assert!(gaps.iter().any(|&g| g == cap), "{profile}: backoff reaches its cap: {gaps:?}");
+    assert!(gaps.contains(&cap), "{profile}: backoff reaches its cap: {gaps:?}");
 }

@@ -16,11 +16,15 @@ fn generator_rows(r: &ccsim_core::RunResults, g: i64) -> Vec<usize> {
 #[test]
 fn closed_loop_keeps_exactly_its_slots_busy() {
     let mut v = dumbbell(10_000_000, 10, droptail(50), vec![], 30.0);
-    set(&mut v, "generators", json!([{
-        "label": "web", "cc": "reno", "mss_bytes": 1000, "start_ns": 0,
-        "arrivals": {"kind": "closed_loop", "slots": 7},
-        "size": {"kind": "fixed", "bytes": 60000}, "rtt_choices_ns": [100_000_000u64]
-    }]));
+    set(
+        &mut v,
+        "generators",
+        json!([{
+            "label": "web", "cc": "reno", "mss_bytes": 1000, "start_ns": 0,
+            "arrivals": {"kind": "closed_loop", "slots": 7},
+            "size": {"kind": "fixed", "bytes": 60000}, "rtt_choices_ns": [100_000_000u64]
+        }]),
+    );
     let r = run(&v);
     let rows = generator_rows(&r, 0);
     let (start, end) = (r.flows.f64("start_s"), r.flows.f64("end_s"));
@@ -43,14 +47,18 @@ fn open_loop_arrivals_sizes_and_source_rtts_follow_their_distributions() {
             "access_rate_bps": 10_000_000_000u64, "access_delay_ns": MS, "access_queue": droptail(100_000)},
         "flows": [],
     });
-    set(&mut v, "generators", json!([{
-        "label": "short", "cc": "newreno", "mss_bytes": 1000, "start_ns": 0,
-        "arrivals": {"kind": "open_loop", "rate_per_s": 20.0, "stop_ns": null},
-        "size": {"kind": "pareto", "mean_bytes": 100000.0, "shape": 1.5},
-        "rtt_dist": {"kind": "exponential", "mean_ns": 130 * MS},
-        "endpoints": [["R0", "R1"], ["R0", "R4"], ["R1", "R3"], ["R2", "R4"]],
-        "sources": 100
-    }]));
+    set(
+        &mut v,
+        "generators",
+        json!([{
+            "label": "short", "cc": "newreno", "mss_bytes": 1000, "start_ns": 0,
+            "arrivals": {"kind": "open_loop", "rate_per_s": 20.0, "stop_ns": null},
+            "size": {"kind": "pareto", "mean_bytes": 100000.0, "shape": 1.5},
+            "rtt_dist": {"kind": "exponential", "mean_ns": 130 * MS},
+            "endpoints": [["R0", "R1"], ["R0", "R4"], ["R1", "R3"], ["R2", "R4"]],
+            "sources": 100
+        }]),
+    );
     let r = run(&v);
     let rows = generator_rows(&r, 0);
     let n = rows.len() as f64;
