@@ -23,9 +23,7 @@ def _have(*names: str) -> bool:
 
 
 def needs(*names: str) -> pytest.MarkDecorator:
-    return pytest.mark.skipif(
-        not _have(*names), reason=f"engine lacks {', '.join(names)}"
-    )
+    return pytest.mark.skipif(not _have(*names), reason=f"engine lacks {', '.join(names)}")
 
 
 # ---- registry -----------------------------------------------------------------------------------
@@ -124,9 +122,7 @@ def test_missing_algorithms_are_dropped_not_run() -> None:
     pruned, missing = core._prune(sweep, {"reno", "newreno"})
     assert missing == ["paced", "randomized"]
     assert pruned is not None and pruned["compare"]["algorithms"] == ["newreno"]
-    assert (
-        sweep["compare"]["algorithms"][0] == "paced"
-    )  # the study's own dict is not changed
+    assert sweep["compare"]["algorithms"][0] == "paced"  # the study's own dict is not changed
     # Nothing left to compare: only the all-baseline reference runs.
     pruned, _ = core._prune(sweep, {"reno"})
     assert pruned is not None and pruned["compare"] == {
@@ -195,8 +191,7 @@ def test_r6_quick_phase_effects_and_their_removal(tmp_path: Path) -> None:
     assert report.verdict(0) == core.PARTLY
     assert [c.outcome for c in report.verdicts[0].checks] == [core.HELD, core.REVERSED]
     reno = {
-        r: core.value(table, "short share", rate=r, config="Reno/Reno")
-        for r in ("2Mbps", "3Mbps")
+        r: core.value(table, "short share", rate=r, config="Reno/Reno") for r in ("2Mbps", "3Mbps")
     }
     assert reno["2Mbps"] > 0.7  # the long flow loses, as published
     assert reno["3Mbps"] < 0.35  # the short flow loses: our direction, not the paper's
@@ -260,9 +255,7 @@ def test_r5_quick_paced_beaten_down_randomized_even(tmp_path: Path) -> None:
     report = studies.run("R5", quick=True, out=tmp_path / "R5", workers=1)
     _files_written(report)
     paced = core.value(report.table, "throughput ratio", config="Reno vs Paced")
-    randomized = core.value(
-        report.table, "throughput ratio", config="Reno vs Randomized"
-    )
+    randomized = core.value(report.table, "throughput ratio", config="Reno vs Randomized")
     assert paced < 0.75
     assert randomized > 0.8 and randomized > paced + 0.2
     assert report.verdict(0) == core.REPRODUCED
@@ -343,9 +336,7 @@ def test_cli_quick_study_under_linux_profile_is_cached(tmp_path: Path) -> None:
     assert {p: p.stat().st_mtime_ns for p in runs} == stamps
 
 
-def test_seed000_diagnostics_and_multiple_bottlenecks_are_extra_configurations() -> (
-    None
-):
+def test_seed000_diagnostics_and_multiple_bottlenecks_are_extra_configurations() -> None:
     """The alpha = 1 diagnostics (R1, R2, R5) are extra configurations that the verdicts ignore,
     and R13 runs the multiple-bottleneck version (Fig. 15-16) next to Fig. 13's."""
     from ccsim.studies import seed000

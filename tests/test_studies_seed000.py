@@ -129,9 +129,7 @@ def test_r4_quick_reno_fastest_and_unfinished_counted(
     unfinished = _wide(table, "unfinished", "packets")
     # 25 closed-loop slots: at most one transfer per slot is cut off by the end of the run.
     assert ((unfinished >= 1) & (unfinished <= 25)).all().all()
-    bound = _wide(
-        table, "mean latency s, unfinished at run end (lower bound)", "packets"
-    )
+    bound = _wide(table, "mean latency s, unfinished at run end (lower bound)", "packets")
     assert (bound.loc[200] > 0).all()
 
 

@@ -103,8 +103,17 @@ def test_shift_fit_recovers_eps_on_either_side_of_the_smallest_p() -> None:
     assert fitted > 1.5 * p.min()
     # A fitted shift above 2 eps fails the check (it could not before: eps < min(p) <= 2 eps).
     table = pd.DataFrame(
-        [{"config": "FD eps=0.0005", "p": math.nan, "metric": "fitted eps",
-          "ours": 1.2e-3, "sd": math.nan, "runs": 1, "published": 5e-4}]
+        [
+            {
+                "config": "FD eps=0.0005",
+                "p": math.nan,
+                "metric": "fitted eps",
+                "ours": 1.2e-3,
+                "sd": math.nan,
+                "runs": 1,
+                "published": 5e-4,
+            }
+        ]
     )
     assert seed001._f1_shift(table)[0].outcome == core.FAILED
     table.loc[0, "ours"] = -1e-4

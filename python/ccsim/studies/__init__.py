@@ -65,12 +65,8 @@ def run(
     setup, the table and the verdicts to.
     """
     if profile not in PROFILES:
-        raise ScenarioError(
-            f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}"
-        )
+        raise ScenarioError(f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}")
     if replicates is not None and replicates < 1:
         raise ScenarioError(f"replicates: {replicates} is not >= 1")
     settings = Settings(quick=quick, profile=profile, replicates=replicates)
-    return run_study(
-        get(name), settings, out, workers=workers, console=console, progress=progress
-    )
+    return run_study(get(name), settings, out, workers=workers, console=console, progress=progress)

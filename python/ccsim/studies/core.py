@@ -85,11 +85,7 @@ class Settings:
     def seeds(self, full: int, quick: int) -> list[int]:
         """Seeds ``first_seed``.. (n of them), n being ``replicates`` when given, else the study's
         full or quick count."""
-        n = (
-            self.replicates
-            if self.replicates is not None
-            else (quick if self.quick else full)
-        )
+        n = self.replicates if self.replicates is not None else (quick if self.quick else full)
         return list(range(self.first_seed, self.first_seed + max(1, n)))
 
     def pick(self, full: Any, quick: Any) -> Any:
@@ -227,9 +223,7 @@ class Context:
         path = self.results[sweep].store.run_dir(run_id) / f"{name}.parquet"
         return pd.read_parquet(path)
 
-    def points(
-        self, sweep: str
-    ) -> Iterator[tuple[pd.Series, Callable[[str], pd.DataFrame]]]:
+    def points(self, sweep: str) -> Iterator[tuple[pd.Series, Callable[[str], pd.DataFrame]]]:
         """Each finished point of a sweep, with a loader of its run's tables."""
         for _, point in self.runs(sweep).iterrows():
             run_id = point["run_id"]
@@ -261,9 +255,7 @@ def available_algorithms() -> set[str] | None:
     return None if registry is None else set(registry)
 
 
-def _prune(
-    sweep: dict[str, Any], have: set[str] | None
-) -> tuple[dict[str, Any] | None, list[str]]:
+def _prune(sweep: dict[str, Any], have: set[str] | None) -> tuple[dict[str, Any] | None, list[str]]:
     """Drop the compared algorithms the engine lacks; the whole sweep if its flows need one.
 
     A study is written against the paper's algorithms; until the engine has all of them the
@@ -286,9 +278,7 @@ def _prune(
         return None, [base_cc]
     entries = compare["algorithms"]
     kept = [a for a in entries if (a if isinstance(a, str) else a["cc"]) in have]
-    missing = sorted(
-        {a if isinstance(a, str) else a["cc"] for a in entries if a not in kept}
-    )
+    missing = sorted({a if isinstance(a, str) else a["cc"] for a in entries if a not in kept})
     # With every compared algorithm missing, the reference (all-baseline) runs still run.
     if not kept:
         compare["algorithms"], compare["mixtures"] = [baseline], ["all"]
@@ -347,9 +337,7 @@ def run_study(
     table = study.analyse(context)
     verdicts = [claim.judge(table) for claim in study.claims]
     files = _write(study, settings, table, verdicts, directory)
-    report = StudyReport(
-        study, settings, table, verdicts, directory, files, context.notes, runs
-    )
+    report = StudyReport(study, settings, table, verdicts, directory, files, context.notes, runs)
     if console is not None:
         _print_report(report, console)
     return report
@@ -472,18 +460,14 @@ def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
     metrics = list(dict.fromkeys(table["metric"])) or ["(no data)"]
     cols = min(len(metrics), 3)
     rows = math.ceil(len(metrics) / cols)
-    figure, axes = plt.subplots(
-        rows, cols, figsize=(5.2 * cols, 3.9 * rows), squeeze=False
-    )
+    figure, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.9 * rows), squeeze=False)
     mode = "quick" if settings.quick else "full"
     figure.suptitle(f"{study.id}: {spec.title} (ccsim, {settings.profile}, {mode})")
     keys = [c for c in table.columns if c not in VALUE_COLUMNS]
     for ax, metric in zip(axes.flat, metrics, strict=False):
         rows_m = table[table["metric"] == metric]
         if spec.x is not None:
-            groups = (
-                rows_m.groupby(spec.hue, sort=False) if spec.hue else [("", rows_m)]
-            )
+            groups = rows_m.groupby(spec.hue, sort=False) if spec.hue else [("", rows_m)]
             for name, group in groups:
                 group = group.sort_values(spec.x)
                 x = pd.to_numeric(group[spec.x], errors="coerce")
@@ -536,11 +520,7 @@ def _print_setup(study: Study, settings: Settings, console: Any) -> None:
 
     from ccsim.scenario import Stack
 
-    mode = (
-        "quick (shortened: fewer points, seeds, shorter runs)"
-        if settings.quick
-        else "full"
-    )
+    mode = "quick (shortened: fewer points, seeds, shorter runs)" if settings.quick else "full"
     console.print(f"[bold]{study.id} ({study.slug}): {escape(study.title)}[/bold]")
     console.print(f"source: {escape(study.source)}; mode: {mode}")
     console.print(f"setup: {escape(study.setup)}")
@@ -585,9 +565,7 @@ def _print_report(report: StudyReport, console: Any) -> None:
         NOT_RUN: "dim",
     }
     counts = {v: sum(r.verdict == v for r in report.verdicts) for v in VERDICTS}
-    console.print(
-        "verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-    )
+    console.print("verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
     for result in report.verdicts:
         colour = colours[result.verdict]
         console.print(

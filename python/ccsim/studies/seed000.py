@@ -23,7 +23,6 @@ Choices common to every study (printed with each):
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -94,9 +93,7 @@ def _scenario(
     return data
 
 
-def _sweep(
-    name: str, scenario: dict[str, Any], seeds: list[int], **parts: Any
-) -> dict[str, Any]:
+def _sweep(name: str, scenario: dict[str, Any], seeds: list[int], **parts: Any) -> dict[str, Any]:
     return {"name": name, "scenario": scenario, "seeds": seeds, **parts}
 
 
@@ -122,20 +119,19 @@ R1_ACCESS = "4Mbps"
 
 def _r1_sweeps(s: Settings) -> list[dict[str, Any]]:
     intervals = s.pick([round(0.1 * k, 1) for k in range(11)], [0.0, 0.5, 1.0])
-    algorithms = [
-        {"name": f"I={i}", "cc": "randomized", "params": {"interval": i}}
-        for i in intervals
+    algorithms: list[dict[str, Any]] = [
+        {"name": f"I={i}", "cc": "randomized", "params": {"interval": i}} for i in intervals
     ]
     compare = {"algorithms": algorithms, "baseline": RANDOMIZED, "reference": False}
     # Diagnostic, not the paper's algorithm: the bandwidth curves with alpha = 1 at every I (the
     # paper's increase scaling grows with I, from 1 at I = 0 to about 1.3-1.4 at I = 1).
     plain = [
         {
-            **a,
-            "name": f"{a['name']} a=1",
-            "params": {**a["params"], "scale_increase": False},
+            "name": f"I={i} a=1",
+            "cc": "randomized",
+            "params": {"interval": i, "scale_increase": False},
         }
-        for a in algorithms
+        for i in intervals
     ]
     seeds = s.seeds(3, 1)
     duration = s.pick("100s", "20s")
@@ -167,9 +163,7 @@ def _r1_sweeps(s: Settings) -> list[dict[str, Any]]:
             seeds,
             axes={
                 "flows.0.count": counts,
-                "topology.buffer": s.pick(
-                    ["25pkts", "50pkts", "75pkts", "100pkts"], ["25pkts"]
-                ),
+                "topology.buffer": s.pick(["25pkts", "50pkts", "75pkts", "100pkts"], ["25pkts"]),
             },
             compare=compare,
         )
@@ -385,17 +379,14 @@ def _bulk_records(
             ),
         }
         records += [
-            {"tcp": config, "N": count, "metric": m, "value": float(v)}
-            for m, v in values.items()
+            {"tcp": config, "N": count, "metric": m, "value": float(v)} for m, v in values.items()
         ]
     return records
 
 
 def _r2_analyse(c: Context) -> pd.DataFrame:
     diagnostic = {("randomized-a1", "all"): DIAGNOSTIC}
-    records = _bulk_records(c, "bulk") + _bulk_records(
-        c, "bulk-diagnostic", names=diagnostic
-    )
+    records = _bulk_records(c, "bulk") + _bulk_records(c, "bulk-diagnostic", names=diagnostic)
     table = summarise(records, ["tcp", "N"])
     return table[table["metric"] != "RTT-weighted Jain"].reset_index(drop=True)
 
@@ -406,9 +397,7 @@ def _by(table: pd.DataFrame, metric: str, tcp: str) -> pd.Series:
 
 
 def _r2_claims(table: pd.DataFrame) -> list[Check]:
-    reno, paced, rand = (
-        _by(table, "throughput Mb/s", t) for t in ("Reno", "Paced", "Randomized")
-    )
+    reno, paced, rand = (_by(table, "throughput Mb/s", t) for t in ("Reno", "Paced", "Randomized"))
     if reno.empty or paced.empty or rand.empty:
         return [Check("Reno, Paced and Randomized all run", None)]
     spread = (
@@ -501,9 +490,7 @@ def _r3_analyse(c: Context) -> pd.DataFrame:
 
 
 def _r3_fairness(table: pd.DataFrame) -> list[Check]:
-    fair = {
-        t: _by(table, "RTT-weighted Jain", t) for t in ("Reno", "Paced", "Randomized")
-    }
+    fair = {t: _by(table, "RTT-weighted Jain", t) for t in ("Reno", "Paced", "Randomized")}
     if any(v.empty for v in fair.values()):
         return [Check("Reno, Paced and Randomized all run", None)]
     frame = pd.DataFrame(fair)
@@ -547,9 +534,7 @@ R3 = Study(
             _r3_fairness,
         ),
     ),
-    figure=FigureSpec(
-        "bulk transfer, RTT 80-120 ms", x="N", hue="tcp", xlabel="flows N"
-    ),
+    figure=FigureSpec("bulk transfer, RTT 80-120 ms", x="N", hue="tcp", xlabel="flows N"),
     algorithms=("reno", "paced", "randomized"),
 )
 
@@ -583,9 +568,7 @@ def _r4_sweeps(s: Settings) -> list[dict[str, Any]]:
         # The paper's setting under any profile: no handshake, as ns-2's one-way agents (the
         # ns2 profile's default; linux and rfc would otherwise add one RTT per transfer).
         scenario["stack"] = {"handshake": False}
-        sweeps.append(
-            _sweep(f"size{packets}", scenario, s.seeds(2, 1), compare=_THREE)
-        )
+        sweeps.append(_sweep(f"size{packets}", scenario, s.seeds(2, 1), compare=_THREE))
     return sweeps
 
 
@@ -595,9 +578,7 @@ def _slot_correlation(series: pd.DataFrame, flows: pd.DataFrame) -> float:
     if series.empty:
         return math.nan
     by_slot = series.assign(flow=series["flow"].map(flows.set_index("flow")["src"]))
-    codes = {
-        name: i for i, name in enumerate(sorted(by_slot["flow"].dropna().unique()))
-    }
+    codes = {name: i for i, name in enumerate(sorted(by_slot["flow"].dropna().unique()))}
     by_slot = by_slot.assign(flow=by_slot["flow"].map(codes))
     pairs = metrics.cwnd_correlation_pairs(by_slot, warmup_s=5.0)
     return float(pairs["correlation"].mean())
@@ -648,8 +629,7 @@ def _r4_records(c: Context, with_sync: bool) -> list[dict[str, Any]]:
 
 def _r4_claims(table: pd.DataFrame) -> list[Check]:
     lat = {
-        t: _by_key(table, "mean latency s", t, "packets")
-        for t in ("Reno", "Paced", "Randomized")
+        t: _by_key(table, "mean latency s", t, "packets") for t in ("Reno", "Paced", "Randomized")
     }
     if any(v.empty for v in lat.values()):
         return [Check("Reno, Paced and Randomized all run", None)]
@@ -834,9 +814,7 @@ def _r5_analyse(c: Context) -> pd.DataFrame:
                 ("losses", f["drops"]),
                 ("timeouts", f["timeouts"]),
             ):
-                records.append(
-                    {"config": config, "tcp": tcp, "metric": metric, "value": float(v)}
-                )
+                records.append({"config": config, "tcp": tcp, "metric": metric, "value": float(v)})
         if config != "Reno vs Reno":
             x = flows[flows["cc"] != "reno"]["goodput_bps"].iloc[0]
             reno = flows[flows["cc"] == "reno"]["goodput_bps"].iloc[0]
@@ -1003,12 +981,8 @@ def _r6_phase(table: pd.DataFrame) -> list[Check]:
 def _r6_fix(table: pd.DataFrame) -> list[Check]:
     checks = []
     for rate in ("2Mbps", "3Mbps"):
-        reno = abs(
-            value(table, "short share", rate=rate, config="Reno/Reno") - FAIR_SHORT
-        )
-        rand = abs(
-            value(table, "short share", rate=rate, config="Reno/Random") - FAIR_SHORT
-        )
+        reno = abs(value(table, "short share", rate=rate, config="Reno/Reno") - FAIR_SHORT)
+        rand = abs(value(table, "short share", rate=rate, config="Reno/Random") - FAIR_SHORT)
         checks.append(
             check(
                 f"{rate}: randomizing the short flow brings its share within 0.1 of "
@@ -1207,13 +1181,10 @@ _R8_PUBLISHED_ROWS = {
     "Random long + Reno short": (50.04, 55.00, 94.50, 98.92),
 }
 _R8_PUBLISHED = {
-    (c, f"S{i + 1} Kbps"): v
-    for c, row in _R8_PUBLISHED_ROWS.items()
-    for i, v in enumerate(row)
+    (c, f"S{i + 1} Kbps"): v for c, row in _R8_PUBLISHED_ROWS.items() for i, v in enumerate(row)
 }
 _R8_PUBLISHED |= {
-    (c, "long/short"): (r[0] + r[1]) / (r[2] + r[3])
-    for c, r in _R8_PUBLISHED_ROWS.items()
+    (c, "long/short"): (r[0] + r[1]) / (r[2] + r[3]) for c, r in _R8_PUBLISHED_ROWS.items()
 }
 
 
@@ -1266,9 +1237,7 @@ def _r8_analyse(c: Context) -> pd.DataFrame:
             continue
         x = load("flows").set_index("label")["goodput_bps"]
         for label in ("S1", "S2", "S3", "S4"):
-            records.append(
-                {"config": config, "metric": f"{label} Kbps", "value": _kbps(x[label])}
-            )
+            records.append({"config": config, "metric": f"{label} Kbps", "value": _kbps(x[label])})
         records.append(
             {
                 "config": config,
@@ -1368,9 +1337,7 @@ def _r9_sweeps(s: Settings) -> list[dict[str, Any]]:
             _scenario("3Mbps", two, duration=duration, delay="40ms", trace=trace),
             seeds,
             axes={
-                "topology.bottleneck_rate": s.pick(
-                    ["3Mbps", "4Mbps", "5Mbps"], ["3Mbps", "5Mbps"]
-                )
+                "topology.bottleneck_rate": s.pick(["3Mbps", "4Mbps", "5Mbps"], ["3Mbps", "5Mbps"])
             },
             compare=_THREE,
         ),
@@ -1446,9 +1413,7 @@ def _r9_pairs_figure(c: Context, pairs: pd.DataFrame) -> None:
     store = next(r for r in c.results.values() if r is not None).store
     path = store.root.parent.parent / "R9-pairs.png"
     cases = list(dict.fromkeys(pairs["case"]))
-    figure, axes = plt.subplots(
-        len(cases), 1, figsize=(11, 3.6 * len(cases)), squeeze=False
-    )
+    figure, axes = plt.subplots(len(cases), 1, figsize=(11, 3.6 * len(cases)), squeeze=False)
     for ax, case in zip(axes[:, 0], cases, strict=True):
         rows = pairs[pairs["case"] == case]
         order = list(dict.fromkeys(rows["pair"]))
@@ -1515,9 +1480,7 @@ def _r9_tabulated(table: pd.DataFrame) -> pd.DataFrame:
     """Our per-pair values of the pairs Tables VI and VII give (case x pair rows, algorithm
     columns)."""
     rows = table[
-        table["metric"].str.startswith("(")
-        & table["published"].notna()
-        & (table["runs"] > 0)
+        table["metric"].str.startswith("(") & table["published"].notna() & (table["runs"] > 0)
     ]
     return rows.pivot_table(index=["case", "metric"], columns="tcp", values="ours")
 
@@ -1684,9 +1647,7 @@ def _r11_analyse(c: Context) -> pd.DataFrame:
             "flows": int(point["count"]),
             "tcp": config,
         }
-        records.append(
-            key | {"metric": "burst losses", "value": float(bursts["bursts"].sum())}
-        )
+        records.append(key | {"metric": "burst losses", "value": float(bursts["bursts"].sum())})
         records.append(key | {"metric": "drops", "value": float(point["drops"])})
         records.append(
             key
@@ -1703,9 +1664,7 @@ def _back_to_back(drops: pd.DataFrame) -> int:
     """Drops of a segment right after the flow's previous segment was dropped at the same
     queue (consecutive sequence numbers): the paper's "back-to-back losses", shown beside the
     episode-based count that studies.md asks for."""
-    data = drops[
-        (drops["is_ack"] == 0) & drops["kind"].isin(list(metrics.QUEUE_DROP_KINDS))
-    ]
+    data = drops[(drops["is_ack"] == 0) & drops["kind"].isin(list(metrics.QUEUE_DROP_KINDS))]
     data = data.sort_values(["link", "flow", "t_s"], kind="stable")
     previous = data.groupby(["link", "flow"])["seq"].shift()
     return int(((data["seq"].astype(float) - previous) == 1).sum())
@@ -1910,9 +1869,7 @@ R12 = Study(
 
 
 def _r13_sweeps(s: Settings) -> list[dict[str, Any]]:
-    ratios = s.pick(
-        [round(1.0 + 0.05 * k, 2) for k in range(25)], [1.0, 1.5, 1.9, 2.0, 2.2]
-    )
+    ratios = s.pick([round(1.0 + 0.05 * k, 2) for k in range(25)], [1.0, 1.5, 1.9, 2.0, 2.2])
     # RTT_i = 2 (d_i + 100 ms) (access delay d_i, gateway-sink 100 ms; acks return the same
     # way), so RTT1/RTT2 = r needs d1 = r (5 + 100) - 100 ms.
     delays = [f"{max(0.0, r * 105 - 100):.2f}ms" for r in ratios]
@@ -2046,15 +2003,9 @@ def _r13_analyse(c: Context) -> pd.DataFrame:
         since = end - 50.0  # the last 50 s, as the paper averages
         late = series[series["t_s"] >= since]
         rate = late.groupby("flow")["rate_bps"].mean()
-        bottleneck = int(
-            load("links").set_index(["src", "dst"]).loc[("gw", "sink"), "link"]
-        )
+        bottleneck = int(load("links").set_index(["src", "dst"]).loc[("gw", "sink"), "link"])
         lost = (
-            drops[
-                (drops["t_s"] >= since)
-                & (drops["link"] == bottleneck)
-                & (drops["is_ack"] == 0)
-            ]
+            drops[(drops["t_s"] >= since) & (drops["link"] == bottleneck) & (drops["is_ack"] == 0)]
             .groupby("flow")
             .size()
         )
@@ -2066,26 +2017,20 @@ def _r13_analyse(c: Context) -> pd.DataFrame:
                 "ratio": ratio,
                 "tcp": config,
                 "metric": "source 2 throughput share",
-                "value": float(rate.get(1, 0.0) / rate.sum())
-                if rate.sum()
-                else math.nan,
+                "value": float(rate.get(1, 0.0) / rate.sum()) if rate.sum() else math.nan,
             },
             {
                 "ratio": ratio,
                 "tcp": config,
                 "metric": "source 2 drop share",
-                "value": float(lost.get(1, 0) / total_drops)
-                if total_drops
-                else math.nan,
+                "value": float(lost.get(1, 0) / total_drops) if total_drops else math.nan,
             },
         ]
     records += _r13_multi_records(c, names)
     return summarise(records, ["ratio", "tcp"])
 
 
-def _r13_multi_records(
-    c: Context, names: Mapping[tuple[str, str], str]
-) -> list[dict[str, Any]]:
+def _r13_multi_records(c: Context, names: Mapping[tuple[str, str], str]) -> list[dict[str, Any]]:
     """Fig. 16's quantities: source 3's share of bottleneck 2's drops and throughput, and (to
     show where the losses are) bottleneck 1's share of all bottleneck drops."""
     records = []
@@ -2205,9 +2150,7 @@ R13 = Study(
             _r13_multi_claims,
         ),
     ),
-    figure=FigureSpec(
-        "source 2's shares vs RTT ratio", x="ratio", hue="tcp", xlabel="RTT1 / RTT2"
-    ),
+    figure=FigureSpec("source 2's shares vs RTT ratio", x="ratio", hue="tcp", xlabel="RTT1 / RTT2"),
     algorithms=("reno", "randomized"),
 )
 

@@ -146,9 +146,7 @@ def _f1_sweeps(s: Settings) -> list[dict[str, Any]]:
             w = max(1, round(fluid.shift_window(p, eps, RTT_S)))
             scenario = _lossy("freedrop", {"w": w}, duration)
             scenario["topology"]["loss"] = p
-            sweeps.append(
-                {"name": f"fd-eps{eps:g}-p{p:g}", "scenario": scenario, "seeds": seeds}
-            )
+            sweeps.append({"name": f"fd-eps{eps:g}-p{p:g}", "scenario": scenario, "seeds": seeds})
     return sweeps
 
 
@@ -305,9 +303,7 @@ def _f1_analyse(c: Context) -> pd.DataFrame:
             eps_tcp, beta_tcp = fit_shift(
                 tcp["p"].to_numpy(), tcp["goodput_bps"].to_numpy() / (MSS * 8)
             )
-            records.append(
-                {"config": TCP, "p": math.nan, "metric": "fitted eps", "value": eps_tcp}
-            )
+            records.append({"config": TCP, "p": math.nan, "metric": "fitted eps", "value": eps_tcp})
             records.append(
                 {
                     "config": TCP,
@@ -355,9 +351,7 @@ def _f1_loglog(c: Context, means: pd.DataFrame, plan: dict[str, Any]) -> None:
     fixed = [TCP, *(_w_name(w) for w in plan["w"])]
     for config in fixed:
         rows = means[means["config"] == config]
-        dots = left.loglog(
-            rows["p"], rows["goodput_bps"] / 1e6, "o", label=f"{config} (ccsim)"
-        )
+        dots = left.loglog(rows["p"], rows["goodput_bps"] / 1e6, "o", label=f"{config} (ccsim)")
         w = math.inf if config == TCP else int(config.removeprefix("FD w="))
         curve = [fluid.fd_packet_throughput(p, w, RTT_S) * to_mbps for p in grid]
         left.loglog(
@@ -535,14 +529,10 @@ def _f2_analyse(c: Context) -> pd.DataFrame:
                 continue
             ratio = cov / means[(TCP, p)]
             ratios.append(ratio)
-            records.append(
-                {"config": config, "p": p, "metric": "CoV ratio FD/TCP", "value": ratio}
-            )
+            records.append({"config": config, "p": p, "metric": "CoV ratio FD/TCP", "value": ratio})
         for config in {k[0] for k in means.index if k[0] != TCP}:
             sub = [
-                r
-                for r in records
-                if r["config"] == config and r["metric"] == "CoV ratio FD/TCP"
+                r for r in records if r["config"] == config and r["metric"] == "CoV ratio FD/TCP"
             ]
             if sub:
                 records.append(
@@ -612,9 +602,7 @@ F3_CASES = (
 F3_W = 100
 
 
-def _f3_scenario(
-    cc: str, params: dict[str, Any] | None, duration: str
-) -> dict[str, Any]:
+def _f3_scenario(cc: str, params: dict[str, Any] | None, duration: str) -> dict[str, Any]:
     flow: dict[str, Any] = {
         "cc": cc,
         "rtt": "50ms",
@@ -758,8 +746,7 @@ def _f4_analyse(c: Context) -> pd.DataFrame:
                     "model": "FD",
                     "x": x,
                     "metric": "MC / exact fluid law",
-                    "value": result.throughput
-                    / fluid.fd_packet_throughput(p, w, RTT_S),
+                    "value": result.throughput / fluid.fd_packet_throughput(p, w, RTT_S),
                 }
             )
             records.append(
@@ -785,9 +772,7 @@ def _f4_analyse(c: Context) -> pd.DataFrame:
         )
     # Log-log slopes of the MC throughput: in p at each w, in w at each p.
     for w in F4_W:
-        b = [
-            fluid.simulate_packet(p, w, RTT_S, n_paths=n_paths).throughput for p in F4_P
-        ]
+        b = [fluid.simulate_packet(p, w, RTT_S, n_paths=n_paths).throughput for p in F4_P]
         records.append(
             {
                 "model": "FD",
@@ -797,9 +782,7 @@ def _f4_analyse(c: Context) -> pd.DataFrame:
             }
         )
     for p in F4_P:
-        b = [
-            fluid.simulate_packet(p, w, RTT_S, n_paths=n_paths).throughput for w in F4_W
-        ]
+        b = [fluid.simulate_packet(p, w, RTT_S, n_paths=n_paths).throughput for w in F4_W]
         records.append(
             {
                 "model": "FD",
@@ -828,9 +811,7 @@ def _f4_tcp(table: pd.DataFrame) -> list[Check]:
     if rows.empty:
         return [Check("B RTT^2 lambda = 2", None)]
     return [
-        Check(
-            f"{r['x']}: {r['ours']:.3f} within 2% of 2", abs(r["ours"] / 2 - 1) <= 0.02
-        )
+        Check(f"{r['x']}: {r['ours']:.3f} within 2% of 2", abs(r["ours"] / 2 - 1) <= 0.02)
         for _, r in rows.iterrows()
     ]
 
@@ -945,8 +926,7 @@ STUDIES: tuple[Study, ...] = (
         claims=(
             Claim(
                 "Both TCP and Free-Drop are fair, with little to choose between them",
-                "in each of the four cases both Jain indices >= 0.9 and within 0.05 of each "
-                "other",
+                "in each of the four cases both Jain indices >= 0.9 and within 0.05 of each other",
                 _f3_fair,
             ),
         ),
