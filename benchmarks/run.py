@@ -68,15 +68,23 @@ def row(name: str, r: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("names", nargs="*", help="scenario names (default: all)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per scenario; the fastest is shown")
-    parser.add_argument("--no-memory-check", action="store_true", help="skip the double-duration run")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per scenario; the fastest is shown"
+    )
+    parser.add_argument(
+        "--no-memory-check", action="store_true", help="skip the double-duration run"
+    )
     args = parser.parse_args()
     chosen = [p for p in SCENARIOS if not args.names or p.stem in args.names]
     if not chosen:
         parser.error(f"no such scenario; choose from: {', '.join(p.stem for p in SCENARIOS)}")
-    print(f"{'scenario':<22} {'wall s':>8} {'sim s':>6} {'Mevent/s':>9} {'Mhop/s':>9} {'peak MB':>8} {'run MB':>8} {'goodput Mb/s':>10} {'drops':>8}")
+    print(
+        f"{'scenario':<22} {'wall s':>8} {'sim s':>6} {'Mevent/s':>9} {'Mhop/s':>9} {'peak MB':>8} {'run MB':>8} {'goodput Mb/s':>10} {'drops':>8}"
+    )
     for path in chosen:
         print(row(path.stem, best_of(path, args.repeat)), flush=True)
     first = SCENARIOS[0]

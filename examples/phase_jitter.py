@@ -121,8 +121,13 @@ def measure(point: Point) -> Outcome:
     stuck = bool((frozen & starved).any())
     queues = results.queues
     bottleneck = queues[(queues.link == 0) & (queues.t_s > point.warmup_s)]
-    return Outcome(point, rate.get(0, 0.0) / 1e6, rate.get(1, 0.0) / 1e6,
-                   float(bottleneck.queue_pkts.mean()), stuck)
+    return Outcome(
+        point,
+        rate.get(0, 0.0) / 1e6,
+        rate.get(1, 0.0) / 1e6,
+        float(bottleneck.queue_pkts.mean()),
+        stuck,
+    )
 
 
 def sync_bound(q_ms: float) -> float:
@@ -135,10 +140,21 @@ def run_all(points: Sequence[Point], workers: int | None = None) -> list[Outcome
         return list(pool.map(measure, points, chunksize=1))
 
 
-def grid(profiles: Sequence[str], jitters: Sequence[str], shifts: Sequence[int], seeds: Sequence[int],
-         duration_s: float, warmup_s: float) -> list[Point]:
-    return [Point(p, j, s, seed, duration_s, warmup_s)
-            for p in profiles for j in jitters for s in shifts for seed in seeds]
+def grid(
+    profiles: Sequence[str],
+    jitters: Sequence[str],
+    shifts: Sequence[int],
+    seeds: Sequence[int],
+    duration_s: float,
+    warmup_s: float,
+) -> list[Point]:
+    return [
+        Point(p, j, s, seed, duration_s, warmup_s)
+        for p in profiles
+        for j in jitters
+        for s in shifts
+        for seed in seeds
+    ]
 
 
 def geo_mean(values: Sequence[float]) -> float:
@@ -147,12 +163,22 @@ def geo_mean(values: Sequence[float]) -> float:
 
 
 def table(outcomes: Sequence[Outcome]) -> str:
-    lines = [f"{'profile':8} {'jitter':20} {'shift_us':>8}  ratio per seed (short/long; * = a flow stuck in one recovery)"]
-    keys = sorted({(o.point.profile, o.point.jitter, o.point.shift_us) for o in outcomes},
-                  key=lambda k: (PROFILES.index(k[0]) if k[0] in PROFILES else 9, list(JITTER).index(k[1]), k[2]))
+    lines = [
+        f"{'profile':8} {'jitter':20} {'shift_us':>8}  ratio per seed (short/long; * = a flow stuck in one recovery)"
+    ]
+    keys = sorted(
+        {(o.point.profile, o.point.jitter, o.point.shift_us) for o in outcomes},
+        key=lambda k: (
+            PROFILES.index(k[0]) if k[0] in PROFILES else 9,
+            list(JITTER).index(k[1]),
+            k[2],
+        ),
+    )
     for key in keys:
-        row = sorted((o for o in outcomes if (o.point.profile, o.point.jitter, o.point.shift_us) == key),
-                     key=lambda o: o.point.seed)
+        row = sorted(
+            (o for o in outcomes if (o.point.profile, o.point.jitter, o.point.shift_us) == key),
+            key=lambda o: o.point.seed,
+        )
         cells = " ".join(f"{o.ratio:8.2f}{'*' if o.stuck else ' '}" for o in row)
         lines.append(f"{key[0]:8} {key[1]:20} {key[2]:8}  {cells}")
     return "\n".join(lines)
@@ -160,7 +186,9 @@ def table(outcomes: Sequence[Outcome]) -> str:
 
 def summary(outcomes: Sequence[Outcome]) -> str:
     """Per profile and jitter setting: range and geometric mean of the ratio over non-stuck runs."""
-    lines = [f"{'profile':8} {'jitter':20} {'min':>6} {'max':>6} {'max/min':>7} {'geomean':>7} {'stuck':>5} {'mean q':>7}"]
+    lines = [
+        f"{'profile':8} {'jitter':20} {'min':>6} {'max':>6} {'max/min':>7} {'geomean':>7} {'stuck':>5} {'mean q':>7}"
+    ]
     for profile in PROFILES:
         for jitter in JITTER:
             sel = [o for o in outcomes if o.point.profile == profile and o.point.jitter == jitter]
@@ -169,8 +197,10 @@ def summary(outcomes: Sequence[Outcome]) -> str:
             ok = [o.ratio for o in sel if not o.stuck]
             q = sum(o.mean_queue_pkts for o in sel) / len(sel)
             lo, hi = (min(ok), max(ok)) if ok else (math.nan, math.nan)
-            lines.append(f"{profile:8} {jitter:20} {lo:6.2f} {hi:6.2f} {hi / lo:7.2f} {geo_mean(ok):7.2f} "
-                         f"{len(sel) - len(ok):5d} {q:7.0f}")
+            lines.append(
+                f"{profile:8} {jitter:20} {lo:6.2f} {hi:6.2f} {hi / lo:7.2f} {geo_mean(ok):7.2f} "
+                f"{len(sel) - len(ok):5d} {q:7.0f}"
+            )
     return "\n".join(lines)
 
 
@@ -181,37 +211,65 @@ def plot(outcomes: Sequence[Outcome], path: Path, buffer_pkts: int = 601) -> Non
     import matplotlib.pyplot as plt
 
     profiles = [p for p in PROFILES if any(o.point.profile == p for o in outcomes)]
-    fig, axes = plt.subplots(1, len(profiles), figsize=(5.2 * len(profiles), 4.2), sharey=True, squeeze=False)
-    colors = {"none": "tab:red", "send overhead 83us": "tab:blue", "router jitter 83us": "tab:green"}
+    fig, axes = plt.subplots(
+        1, len(profiles), figsize=(5.2 * len(profiles), 4.2), sharey=True, squeeze=False
+    )
+    colors = {
+        "none": "tab:red",
+        "send overhead 83us": "tab:blue",
+        "router jitter 83us": "tab:green",
+    }
     full_q_ms = buffer_pkts * PACKET_TIME_US / 1000
-    for ax, profile in zip(axes[0], profiles):
+    for ax, profile in zip(axes[0], profiles, strict=True):
         sel = [o for o in outcomes if o.point.profile == profile]
         mean_q_ms = sum(o.mean_queue_pkts for o in sel) / len(sel) * PACKET_TIME_US / 1000
-        ax.axhspan(sync_bound(full_q_ms), sync_bound(mean_q_ms), color="0.85", zorder=0,
-                   label=f"sync. loss (q = {full_q_ms:.0f} ms full .. {mean_q_ms:.0f} ms mean)")
-        ax.axhline((LONG_RTT_MS + mean_q_ms) / (SHORT_RTT_MS + mean_q_ms), color="0.5", ls=":",
-                   label="independent loss, RTT ratio (mean q)")
+        ax.axhspan(
+            sync_bound(full_q_ms),
+            sync_bound(mean_q_ms),
+            color="0.85",
+            zorder=0,
+            label=f"sync. loss (q = {full_q_ms:.0f} ms full .. {mean_q_ms:.0f} ms mean)",
+        )
+        ax.axhline(
+            (LONG_RTT_MS + mean_q_ms) / (SHORT_RTT_MS + mean_q_ms),
+            color="0.5",
+            ls=":",
+            label="independent loss, RTT ratio (mean q)",
+        )
         for jitter, color in colors.items():
             js = [o for o in sel if o.point.jitter == jitter]
             if not js:
                 continue
             shifts = sorted({o.point.shift_us for o in js})
             ok = [o for o in js if not o.stuck]
-            ax.scatter([o.point.shift_us for o in ok], [o.ratio for o in ok], color=color, s=14, alpha=0.6)
+            ax.scatter(
+                [o.point.shift_us for o in ok], [o.ratio for o in ok], color=color, s=14, alpha=0.6
+            )
             stuck = [o for o in js if o.stuck]
             if stuck:
-                ax.scatter([o.point.shift_us for o in stuck], [min(o.ratio, 900) for o in stuck],
-                           color=color, marker="x", s=24)
-            ax.plot(shifts, [geo_mean([o.ratio for o in ok if o.point.shift_us == s]) for s in shifts],
-                    color=color, label=jitter)
+                ax.scatter(
+                    [o.point.shift_us for o in stuck],
+                    [min(o.ratio, 900) for o in stuck],
+                    color=color,
+                    marker="x",
+                    s=24,
+                )
+            ax.plot(
+                shifts,
+                [geo_mean([o.ratio for o in ok if o.point.shift_us == s]) for s in shifts],
+                color=color,
+                label=jitter,
+            )
         ax.set_yscale("log")
         ax.set_title(f"profile {profile}, NewReno, 1 BDP DropTail")
         ax.set_xlabel(f"long flow's RTT shift, us (one packet = {PACKET_TIME_US} us)")
         ax.grid(alpha=0.3, which="both")
     axes[0][0].set_ylabel("throughput ratio short/long (steady state)")
     axes[0][-1].legend(fontsize=7, loc="upper right")
-    fig.suptitle("20 ms vs 80 ms RTT: lines = geometric mean over seeds, x = a flow stuck in one recovery",
-                 fontsize=9)
+    fig.suptitle(
+        "20 ms vs 80 ms RTT: lines = geometric mean over seeds, x = a flow stuck in one recovery",
+        fontsize=9,
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -231,8 +289,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print()
     print(summary(outcomes))
     q_full = 601 * PACKET_TIME_US / 1000
-    print(f"\nsynchronized-loss bound ((80+q)/(20+q))^2: q = 0: {sync_bound(0):.1f}, "
-          f"q = full buffer {q_full:.0f} ms: {sync_bound(q_full):.2f}")
+    print(
+        f"\nsynchronized-loss bound ((80+q)/(20+q))^2: q = 0: {sync_bound(0):.1f}, "
+        f"q = full buffer {q_full:.0f} ms: {sync_bound(q_full):.2f}"
+    )
     plot(outcomes, args.out)
     print(f"figure: {args.out}")
 

@@ -132,15 +132,38 @@ def test_version(tmp_path: Path) -> None:
         (["algorithms", "--help"], ["parameters"]),
         (
             ["sweep", "--help"],
-            ["SWEEP", "--out", "--workers", "--scheduler", "ADDRESS", "--dry-run", "--quiet",
-             "docs/experiments.md", "again"],
-        ),  # fmt: skip
+            [
+                "SWEEP",
+                "--out",
+                "--workers",
+                "--scheduler",
+                "ADDRESS",
+                "--dry-run",
+                "--quiet",
+                "docs/experiments.md",
+                "again",
+            ],
+        ),
         (["query", "--help"], ["DIR", "SQL", "--format", "csv", "json", "--max-rows", "runs"]),
         (
             ["plot", "--help"],
-            ["DIR", "--kind", "cwnd", "throughput", "queue", "flows", "cdf", "metric", "--out",
-             "--format", "svg", "--x", "--y", "--hue"],
-        ),  # fmt: skip
+            [
+                "DIR",
+                "--kind",
+                "cwnd",
+                "throughput",
+                "queue",
+                "flows",
+                "cdf",
+                "metric",
+                "--out",
+                "--format",
+                "svg",
+                "--x",
+                "--y",
+                "--hue",
+            ],
+        ),
     ],
 )
 def test_help(args: list[str], expected: list[str], tmp_path: Path) -> None:
@@ -392,7 +415,10 @@ def test_deeply_nested_values(tmp_path: Path) -> None:
     result = run_cli("validate", path, cwd=tmp_path)
     assert result.returncode == 2 and "nested more than" in result.stderr, result.stderr
     result = run_cli(
-        "validate", EXAMPLES / "dumbbell.toml", "--set", "x=" + "[" * 3000 + "]" * 3000,
+        "validate",
+        EXAMPLES / "dumbbell.toml",
+        "--set",
+        "x=" + "[" * 3000 + "]" * 3000,
         cwd=tmp_path,
     )
     assert result.returncode == 2 and "nested too deeply" in result.stderr, result.stderr
@@ -401,8 +427,19 @@ def test_deeply_nested_values(tmp_path: Path) -> None:
 @requires_engine
 def test_a_tiny_rto_with_drops_traced_still_ends(tmp_path: Path) -> None:
     result = run_cli(
-        "run", EXAMPLES / "dumbbell.toml", "--set", "duration=1s", "--set", "stack.min_rto=1us",
-        "--set", "stack.max_rto=1ms", "--set", "trace.drops=true", "-q", "--out", tmp_path / "o",
+        "run",
+        EXAMPLES / "dumbbell.toml",
+        "--set",
+        "duration=1s",
+        "--set",
+        "stack.min_rto=1us",
+        "--set",
+        "stack.max_rto=1ms",
+        "--set",
+        "trace.drops=true",
+        "-q",
+        "--out",
+        tmp_path / "o",
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr

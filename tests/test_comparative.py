@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import ccsim
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import requires_engine
-
-import ccsim
 from ccsim import compare, metrics
+from conftest import requires_engine
 
 pytestmark = requires_engine
 

@@ -231,7 +231,7 @@ def test_shift_window_produces_the_shift_under_eq4() -> None:
     p = np.geomspace(5.5e-4, 1e-2, 12)
     w = [fluid.shift_window(x, eps, RTT) for x in p]
     assert w[0] == pytest.approx((p[0] - eps) / p[0] ** 2)
-    b = np.array([fluid.fd_asymptotic_throughput(x, wx, RTT) for x, wx in zip(p, w)])
+    b = np.array([fluid.fd_asymptotic_throughput(x, wx, RTT) for x, wx in zip(p, w, strict=True)])
     assert b == pytest.approx(fluid.shifted_response(p, math.sqrt(2) / RTT, eps), rel=1e-12)
     fit = fluid.fit_shifted_response(p, b)
     assert fit.eps == pytest.approx(eps, rel=1e-6)
@@ -241,7 +241,7 @@ def test_exact_shift_window_produces_the_shift_in_the_fluid_model() -> None:
     eps = 5e-4
     p = np.geomspace(5.5e-4, 1e-2, 8)
     w = [fluid.shift_window_exact(x, eps, RTT) for x in p]
-    b = np.array([fluid.fd_packet_throughput(x, wx, RTT) for x, wx in zip(p, w)])
+    b = np.array([fluid.fd_packet_throughput(x, wx, RTT) for x, wx in zip(p, w, strict=True)])
     fit = fluid.fit_shifted_response(p, b)
     assert fit.eps == pytest.approx(eps, rel=1e-6)
     assert fit.beta == pytest.approx(math.sqrt(2) / RTT, rel=1e-6)

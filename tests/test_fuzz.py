@@ -8,16 +8,14 @@ import json
 import math
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import HAVE_ENGINE, SMALL_DUMBBELL, requires_engine
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from ccsim.cli import main
 from ccsim.errors import ScenarioError
 from ccsim.scenario import Scenario
+from conftest import HAVE_ENGINE, SMALL_DUMBBELL, requires_engine
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 # Each example must answer well within this (seconds): a hang shows up as a failure, not a
 # stuck suite.
@@ -104,7 +102,9 @@ LINES = SMALL_DUMBBELL.strip().splitlines()
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.integers(0, len(LINES) - 1), st.sampled_from(["drop", "dup", "value"]), values),
+        st.tuples(
+            st.integers(0, len(LINES) - 1), st.sampled_from(["drop", "dup", "value"]), values
+        ),
         min_size=1,
         max_size=4,
     )
@@ -131,7 +131,9 @@ def test_mangled_files_are_answered_cleanly(edits: list[tuple[int, str, str]]) -
     assert time.monotonic() - started < PER_EXAMPLE_S
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(changes=overrides)
 def test_the_cli_answers_with_status_0_or_2(
     changes: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -174,7 +176,7 @@ def test_the_cli_answers_with_status_0_or_2(
 def test_the_reported_inputs_are_refused(changes: dict[str, str]) -> None:
     with pytest.raises(ScenarioError) as caught:
         base().with_overrides(changes)
-    assert str(caught.value).split(":")[0] in {
-        key.replace(".0.", "[0].") for key in changes
-    }, caught.value
+    assert str(caught.value).split(":")[0] in {key.replace(".0.", "[0].") for key in changes}, (
+        caught.value
+    )
     assert not math.isnan(len(str(caught.value)))

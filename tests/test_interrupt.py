@@ -11,12 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-from conftest import PACKAGE_PARENT, requires_engine
-
 import ccsim
+import pytest
 from ccsim.results import Results
 from ccsim.store import Store
+from conftest import PACKAGE_PARENT, requires_engine
 
 pytestmark = [requires_engine, pytest.mark.skipif(os.name != "posix", reason="POSIX signals")]
 

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from ccsim import metrics
 
 # ---- fairness and spread ------------------------------------------------------------------------

@@ -37,7 +37,9 @@ def outcomes(pj):
 
 
 def _geo(pj, outcomes, jitter, shift):
-    return pj.geo_mean([o.ratio for o in outcomes if o.point.jitter == jitter and o.point.shift_us == shift])
+    return pj.geo_mean(
+        [o.ratio for o in outcomes if o.point.jitter == jitter and o.point.shift_us == shift]
+    )
 
 
 def test_without_jitter_the_phase_locks_out_the_long_flow(pj, outcomes):
@@ -49,5 +51,8 @@ def test_without_jitter_the_phase_locks_out_the_long_flow(pj, outcomes):
 
 
 def test_jitter_removes_the_dependence_on_the_shift(pj, outcomes):
-    at0, at40 = _geo(pj, outcomes, "router jitter 83us", 0), _geo(pj, outcomes, "router jitter 83us", 40)
+    at0, at40 = (
+        _geo(pj, outcomes, "router jitter 83us", 0),
+        _geo(pj, outcomes, "router jitter 83us", 40),
+    )
     assert abs(math.log(at0 / at40)) < math.log(1.7), (at0, at40)

@@ -6,16 +6,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
-import pytest
-from conftest import SMALL_DUMBBELL, UNCONNECTED_EXPLICIT, requires_engine
-
 import ccsim
 import ccsim.results
 import ccsim.runner
+import numpy as np
+import pandas as pd
+import pytest
 from ccsim.errors import ScenarioError
 from ccsim.results import Results, table_to_frame
+from conftest import SMALL_DUMBBELL, UNCONNECTED_EXPLICIT, requires_engine
 
 # The minimum columns of docs/design.md.
 FLOW_COLUMNS = {
@@ -57,14 +56,14 @@ def fake_output(series_rows: int = 0) -> dict[str, Any]:
                     "goodput_bps": ("f64", [1.5e6, float("nan")]),
                     "bytes_acked": ("u64", [2**40, 0]),
                 }
-            ),  # fmt: skip
+            ),
             "links": engine_table(
                 {
                     "link": ("u32", [0]),
                     "drops": ("i64", [-1]),
                     "monitored": ("u8", [1]),
                 }
-            ),  # fmt: skip
+            ),
             "series": engine_table({"t_s": ("f64", np.arange(series_rows) * 0.1)}),
             "queues": empty,
             "drops": empty,
@@ -298,7 +297,7 @@ class FakeEngine:
         self.options = options
         self.simulations: list[FakeSimulation] = []
 
-    def Simulation(self, spec_json: str) -> FakeSimulation:  # noqa: N802 - mirrors _core
+    def Simulation(self, spec_json: str) -> FakeSimulation:
         if self.options.get("reject"):
             raise ValueError(self.options["reject"])
         simulation = FakeSimulation(spec_json, self.options.get("fail_at"))
@@ -327,7 +326,7 @@ def test_engine_crash_names_the_scenario(
 ) -> None:
     monkeypatch.setattr(ccsim.runner, "engine", lambda: FakeEngine(fail_at=3))
     with pytest.raises(
-        ccsim.EngineError, match="^small: the engine failed while running: engine crashed"
+        ccsim.EngineError, match=r"^small: the engine failed while running: engine crashed"
     ):
         ccsim.run(scenario)
 

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, SMALL_DUMBBELL, requires_engine
-
 from ccsim.errors import ScenarioError
 from ccsim.scenario import Scenario
+from conftest import EXAMPLES, SMALL_DUMBBELL, requires_engine
 
 
 @pytest.fixture(autouse=True)
@@ -682,7 +681,7 @@ def test_scenario_error_is_a_value_error_with_a_path() -> None:
 
 
 def test_constructor_raises_scenario_errors_too() -> None:
-    with pytest.raises(ScenarioError, match="^topology.bottleneck_rate: "):
+    with pytest.raises(ScenarioError, match=r"^topology\.bottleneck_rate: "):
         Scenario(**_with(dumbbell(), "100Mbs", "topology", "bottleneck_rate"))
 
 
@@ -891,14 +890,23 @@ def test_the_rtt_floor_is_the_same_in_python_and_the_engine() -> None:
 @pytest.mark.parametrize(
     ("change", "key"),
     [
-        (lambda s: s["topology"]["forward"].update(loss={"kind": "bernoulli", "p": 2.0}), "topology.forward.loss.p"),
+        (
+            lambda s: s["topology"]["forward"].update(loss={"kind": "bernoulli", "p": 2.0}),
+            "topology.forward.loss.p",
+        ),
         (lambda s: s["stack"]["overrides"].update(initial_window=-1.0), "stack.initial_window"),
         (lambda s: s["stack"]["overrides"].update(dupack_threshold=0), "stack.dupack_threshold"),
         (lambda s: s["stack"]["overrides"].update(max_rto_ns=0), "stack.max_rto_ns"),
-        (lambda s: s["topology"]["forward"].update(delay_ns=2**63 - 1000), "topology.forward.delay_ns"),
+        (
+            lambda s: s["topology"]["forward"].update(delay_ns=2**63 - 1000),
+            "topology.forward.delay_ns",
+        ),
         (lambda s: s.update(duration_ns=2**64 - 1), "duration_ns"),
         (lambda s: s["flows"][0].update(start_ns=2**64 - 10), "flows[0].start_ns"),
-        (lambda s: s["topology"]["forward"]["queue"].update(limit_pkts=10**30 // 10**12), "topology.forward.queue.limit_pkts"),
+        (
+            lambda s: s["topology"]["forward"]["queue"].update(limit_pkts=10**30 // 10**12),
+            "topology.forward.queue.limit_pkts",
+        ),
     ],
 )
 def test_the_engine_rejects_what_it_cannot_run(change: Any, key: str) -> None:

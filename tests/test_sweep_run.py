@@ -7,13 +7,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+import ccsim
 import pandas as pd
 import pytest
-from conftest import UNCONNECTED_EXPLICIT, requires_engine, run_cli
-
-import ccsim
 from ccsim.errors import ScenarioError
 from ccsim.store import Store
+from conftest import UNCONNECTED_EXPLICIT, requires_engine, run_cli
 
 pytestmark = requires_engine
 

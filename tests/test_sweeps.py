@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, SMALL_DUMBBELL
-
 from ccsim.errors import ScenarioError
 from ccsim.sweeps import Sweep, expand_range, run_id
+from conftest import EXAMPLES, SMALL_DUMBBELL
 
 pytestmark = pytest.mark.usefixtures("fake_registry")
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from ccsim.errors import ScenarioError
 from ccsim.units import (
     MAX_BUFFER_PKTS,
@@ -28,6 +25,8 @@ from ccsim.units import (
     parse_time,
     parse_transfer_size,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 # ---- good values -------------------------------------------------------------------------------
 

@@ -30,18 +30,18 @@ if TYPE_CHECKING:
     from ccsim.sweeps import Sweep, sweep
 
 __all__ = [
-    "Scenario",
+    "EngineError",
     "Results",
-    "run",
-    "version",
-    "Sweep",
-    "sweep",
+    "Scenario",
+    "ScenarioError",
     "Store",
+    "Sweep",
+    "__version__",
     "metrics",
     "plots",
-    "ScenarioError",
-    "EngineError",
-    "__version__",
+    "run",
+    "sweep",
+    "version",
 ]
 
 # Importing pandas takes about a third of a second; the command line's error paths, `validate`

@@ -4,7 +4,9 @@ The module is private: ccsim.run() and ccsim.scenario use it; users should not n
 The dict shapes below are TypedDicts for the type checker only; at run time they are plain dicts.
 """
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, final
+
+__all__ = ["Simulation", "algorithms", "queue_kinds", "stack_profiles", "version"]
 
 class ParamInfo(TypedDict):
     name: str
@@ -55,10 +57,11 @@ def stack_profiles() -> dict[str, dict[str, Any]]:
 def queue_kinds() -> list[str]:
     """The queue disciplines the engine accepts (the ``kind`` of a queue)."""
 
+@final
 class Simulation:
     """One run of a resolved scenario (see ccsim.Scenario.resolve)."""
 
-    def __init__(self, spec_json: str) -> None:
+    def __new__(cls, spec_json: str) -> Simulation:
         """Build the network and traffic. Raises ValueError for a spec the engine rejects."""
 
     def advance(self, until_ns: int) -> bool:

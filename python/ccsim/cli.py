@@ -268,9 +268,7 @@ def study(
             show_default=False,
         ),
     ] = None,
-    list_all: Annotated[
-        bool, typer.Option("--list", help="List the studies and exit.")
-    ] = False,
+    list_all: Annotated[bool, typer.Option("--list", help="List the studies and exit.")] = False,
     quick: Annotated[
         bool,
         typer.Option(
@@ -288,7 +286,10 @@ def study(
     replicates: Annotated[
         int | None,
         typer.Option(
-            "--replicates", metavar="N", min=1, help="Seeds per point (default: the study's).",
+            "--replicates",
+            metavar="N",
+            min=1,
+            help="Seeds per point (default: the study's).",
             show_default=False,
         ),
     ] = None,
@@ -306,7 +307,10 @@ def study(
     workers: Annotated[
         int | None,
         typer.Option(
-            "--workers", "-j", metavar="N", min=1,
+            "--workers",
+            "-j",
+            metavar="N",
+            min=1,
             help="Local worker processes; default one per core; 1 runs in this process.",
             show_default=False,
         ),
@@ -333,8 +337,14 @@ def study(
         _fail("a study NAME or --list is needed (see ccsim study --help)", EXIT_BAD_INPUT)
     try:
         studies.run(
-            name, quick, profile=profile, replicates=replicates, out=out, workers=workers,
-            console=_console, progress=sys.stderr.isatty(),
+            name,
+            quick,
+            profile=profile,
+            replicates=replicates,
+            out=out,
+            workers=workers,
+            console=_console,
+            progress=sys.stderr.isatty(),
         )
     except KeyboardInterrupt:
         _fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)
@@ -659,10 +669,13 @@ def _fail(message: str, status: int) -> NoReturn:
 def _click_exceptions() -> ModuleType:
     """The exceptions of the click that typer runs on: recent typer vendors its own copy."""
     try:
-        from typer._click import exceptions
+        from typer._click import exceptions as vendored
+
+        return vendored
     except ImportError:
         from click import exceptions
-    return exceptions
+
+        return exceptions
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-__all__ = ["ScenarioError", "EngineError", "format_path", "show_value"]
+__all__ = ["EngineError", "ScenarioError", "format_path", "show_value"]
 
 PathItem = str | int
 

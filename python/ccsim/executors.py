@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 __all__ = [
-    "RunTask",
-    "RunOutcome",
-    "execute",
-    "Executor",
-    "SerialExecutor",
-    "LocalExecutor",
     "DaskExecutor",
-    "make_executor",
+    "Executor",
+    "LocalExecutor",
+    "RunOutcome",
+    "RunTask",
+    "SerialExecutor",
     "default_workers",
+    "execute",
+    "make_executor",
 ]
 
 
@@ -205,20 +205,22 @@ class DaskExecutor:
         if not tasks:
             return
         try:
-            from distributed import Client, as_completed as dask_completed
+            from distributed import Client
+            from distributed import as_completed as dask_completed
         except ImportError as error:
             raise ImportError(
                 "running on a Dask cluster needs the distributed package: "
                 "pip install 'dask[distributed]'"
             ) from error
         own_client = not isinstance(self.scheduler, Client)
-        client = Client(self.scheduler) if own_client else self.scheduler
+        # distributed's own functions carry no annotations.
+        client = Client(self.scheduler) if own_client else self.scheduler  # type: ignore[no-untyped-call]
         # One key per run: resubmitting a run still known to the cluster reuses its result.
         keys = [f"ccsim-run-{task.run_id}" for task in tasks]
         futures = client.map(execute, tasks, key=keys, pure=False)
         by_key = {future.key: task for future, task in zip(futures, tasks, strict=True)}
         try:
-            for future in dask_completed(futures):
+            for future in dask_completed(futures):  # type: ignore[no-untyped-call]
                 on_done(_dask_outcome(future, by_key[future.key]))
         except BaseException:
             client.cancel(futures)
@@ -230,7 +232,8 @@ class DaskExecutor:
 
 def _dask_outcome(future: Any, task: RunTask) -> RunOutcome:
     try:
-        return future.result()
+        outcome: RunOutcome = future.result()
+        return outcome
     except Exception as error:  # the task itself failed on the cluster (a lost worker...)
         return RunOutcome(
             task.run_id, False, error=f"{type(error).__name__}: {error}", kind=type(error).__name__

@@ -20,7 +20,7 @@ from ccsim.store import MANIFEST, Store
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["run_query", "make_plots", "directory_kind"]
+__all__ = ["directory_kind", "make_plots", "run_query"]
 
 
 def directory_kind(directory: str | os.PathLike[str]) -> str:

@@ -16,31 +16,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+
 import numpy as np
 import pandas as pd
 
 __all__ = [
-    "jain_index",
-    "rtt_weighted_jain_index",
-    "throughput_variance",
-    "cwnd_cov",
+    "bottleneck",
+    "burst_losses",
     "cwnd_correlation",
     "cwnd_correlation_pairs",
-    "loss_episodes",
-    "burst_losses",
-    "phase_shares",
-    "flow_keys",
-    "join_flows",
-    "relative_throughput",
-    "mean_relative_throughput",
-    "reno_friendliness",
-    "link_utilization",
-    "bottleneck",
+    "cwnd_cov",
     "ecdf",
-    "transfer_time_by_size",
+    "flow_keys",
+    "jain_index",
+    "join_flows",
+    "link_utilization",
+    "loss_episodes",
     "mathis_throughput",
-    "pftk_throughput",
+    "mean_relative_throughput",
     "pftk_approx_throughput",
+    "pftk_throughput",
+    "phase_shares",
+    "relative_throughput",
+    "reno_friendliness",
+    "rtt_weighted_jain_index",
+    "throughput_variance",
+    "transfer_time_by_size",
 ]
 
 # ---- fairness and spread ------------------------------------------------------------------------
@@ -465,7 +466,7 @@ def pftk_throughput(
 
 def _pftk_timeout_probability(q: float, w: float) -> float:
     """PFTK's Q(w): the probability that a loss indication is a timeout, for window ``w``."""
-    return min(1.0, (1 - q**3) * (1 + q**3 * (1 - q ** (w - 3))) / (1 - q**w))
+    return min(1.0, float((1 - q**3) * (1 + q**3 * (1 - q ** (w - 3))) / (1 - q**w)))
 
 
 def pftk_approx_throughput(

@@ -29,17 +29,17 @@ if TYPE_CHECKING:
     from ccsim.store import Store
 
 __all__ = [
-    "cwnd_figure",
-    "throughput_figure",
-    "queue_figure",
-    "flow_bars_figure",
+    "FORMATS",
+    "axis_label",
     "cdf_figure",
+    "cwnd_figure",
+    "flow_bars_figure",
     "metric_figure",
-    "save",
     "plot_run",
     "plot_sweep",
-    "axis_label",
-    "FORMATS",
+    "queue_figure",
+    "save",
+    "throughput_figure",
 ]
 
 FORMATS = ("png", "svg")
@@ -172,7 +172,7 @@ def flow_labels(flows: pd.DataFrame) -> dict[int, str] | None:
     """Each flow's label, for legends, when the labels tell flows apart (else None)."""
     if flows.empty or flows["label"].nunique() <= 1:
         return None
-    return dict(zip(flows["flow"].astype(int), flows["label"].astype(str)))
+    return dict(zip(flows["flow"].astype(int), flows["label"].astype(str), strict=True))
 
 
 @_styled
@@ -344,7 +344,7 @@ def save(figure: Figure, path: str | os.PathLike[str]) -> Path:
 def _style() -> Any:
     from matplotlib import rc_context
 
-    return rc_context(_STYLE)
+    return rc_context(_STYLE)  # type: ignore[arg-type]  # matplotlib types keys as literals
 
 
 def plot_run(

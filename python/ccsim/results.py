@@ -31,7 +31,7 @@ import pandas as pd
 from ccsim.errors import ScenarioError
 from ccsim.scenario import Scenario
 
-__all__ = ["Results", "TABLES", "table_to_frame", "check_destination"]
+__all__ = ["TABLES", "Results", "check_destination", "table_to_frame"]
 
 #: Every table a run produces, in the order they are written.
 TABLES = ("flows", "links", "series", "queues", "drops")

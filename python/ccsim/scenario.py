@@ -45,7 +45,6 @@ from pydantic import (
 from ccsim.errors import PathItem, ScenarioError, format_path, show_value
 from ccsim.units import (
     HEADER_BYTES,
-    MAX_TIME_NS,
     Buffer,
     format_rate,
     format_size,
@@ -58,20 +57,20 @@ from ccsim.units import (
 )
 
 __all__ = [
-    "Scenario",
-    "Stack",
+    "MAX_DEPTH",
+    "ClosedLoopGenerator",
     "Dumbbell",
-    "ParkingLot",
     "Explicit",
     "ExplicitLink",
-    "Red",
     "FlowGroup",
-    "ClosedLoopGenerator",
-    "OpenLoopGenerator",
-    "SizeDistribution",
-    "Trace",
     "Limits",
-    "MAX_DEPTH",
+    "OpenLoopGenerator",
+    "ParkingLot",
+    "Red",
+    "Scenario",
+    "SizeDistribution",
+    "Stack",
+    "Trace",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -90,6 +89,8 @@ TransferSize = Annotated[
 BufferSize = Annotated[
     Buffer, BeforeValidator(lambda v: parse_buffer(v)), PlainSerializer(lambda b: str(b))
 ]
+
+
 def _time_at_least(least_ns: int) -> Any:
     """A Time field's lower bound, checked after parsing, with the bound in the message."""
 
@@ -152,9 +153,13 @@ class Stack(_Table):
     """Scenario-wide overrides of the stack profile's knobs (``[stack]``); unset keys keep the
     profile's value. Times are unit strings here and ``*_ns`` integers in the engine."""
 
-    initial_window: Annotated[float, Field(strict=True, ge=1, le=2**32, allow_inf_nan=False)] | None = None
+    initial_window: (
+        Annotated[float, Field(strict=True, ge=1, le=2**32, allow_inf_nan=False)] | None
+    ) = None
     per_ack_counting: Flag | None = None
-    slow_start_cap: Annotated[float, Field(strict=True, ge=0, le=2**32, allow_inf_nan=False)] | None = None
+    slow_start_cap: (
+        Annotated[float, Field(strict=True, ge=0, le=2**32, allow_inf_nan=False)] | None
+    ) = None
     ssthresh_basis: Literal["window", "flight_size", "cwnd"] | None = None
     initial_ssthresh_is_window: Flag | None = None
     rto_formula: Literal["rfc6298", "linux"] | None = None
@@ -467,9 +472,7 @@ class _Generator(_Transfer):
     @model_validator(mode="after")
     def _one_rtt_source(self) -> _Generator:
         if self.rtt_choices and self.rtt_dist is not None:
-            raise ScenarioError(
-                "give either rtt_choices or rtt_dist, not both", ("rtt_dist",)
-            )
+            raise ScenarioError("give either rtt_choices or rtt_dist, not both", ("rtt_dist",))
         return self
 
     def _arrivals(self) -> dict[str, Any]:
@@ -626,7 +629,7 @@ class Dumbbell(_Table):
         _reject(gen.endpoints, "on a dumbbell; use rtt_choices", (*path, "endpoints"))
         if not gen.rtt_choices and gen.rtt_dist is None:
             raise ScenarioError(
-                'required on a dumbbell (or rtt_dist); expected a list of base RTTs like '
+                "required on a dumbbell (or rtt_dist); expected a list of base RTTs like "
                 '["40ms", "80ms"]',
                 (*path, "rtt_choices"),
             )
@@ -833,7 +836,8 @@ class Explicit(_Table):
     def check_generator(self, gen: _Generator, path: KeyPath) -> None:
         _reject(gen.rtt_choices, "on an explicit topology; use endpoints", (*path, "rtt_choices"))
         _reject(
-            gen.rtt_dist, "on an explicit topology; the links on the path set the RTT",
+            gen.rtt_dist,
+            "on an explicit topology; the links on the path set the RTT",
             (*path, "rtt_dist"),
         )
         _check_endpoints(gen, self.nodes, "node", "explicit topology", path)
@@ -874,7 +878,7 @@ def _algorithms() -> dict[str, dict[str, Any]] | None:
         from ccsim import _core
     except ImportError:
         return None
-    return {info["name"]: info for info in _core.algorithms()}
+    return {info["name"]: dict(info) for info in _core.algorithms()}
 
 
 def _check_algorithm(transfer: _Transfer, path: KeyPath) -> None:
@@ -1028,7 +1032,7 @@ class Scenario(_Table):
             raise _scenario_error(error) from None
 
     @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any) -> Scenario:  # type: ignore[override]
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Scenario:
         """Validate a dict shaped like the TOML file; errors raise :class:`ScenarioError`."""
         _check_depth(obj)
         try:
@@ -1039,7 +1043,7 @@ class Scenario(_Table):
     @model_validator(mode="wrap")
     @classmethod
     def _remember_source(cls, data: Any, handler: Any) -> Scenario:
-        scenario = handler(data)
+        scenario: Scenario = handler(data)
         if isinstance(data, Mapping):
             scenario._source = copy.deepcopy(dict(data))
         return scenario
@@ -1122,7 +1126,7 @@ class Scenario(_Table):
         for path, buffer, rate in self.topology.buffer_rates():
             if buffer.unit == "bdp" and rtt is None:
                 continue  # reported by _check_bdp_rtt
-            pkts, size = buffer.limits(rate, rtt, packet)  # type: ignore[arg-type]
+            pkts, size = buffer.limits(rate, rtt, packet)
             held = pkts if pkts is not None else -(-(size or 0) // packet)
             if held > limits.buffer_pkts:
                 raise ScenarioError(
@@ -1267,7 +1271,9 @@ class Scenario(_Table):
             if group.rtt is not None
         ]
         parts += [(Fraction(rtt), 1) for gen in self.generators for rtt in gen.rtt_choices]
-        parts += [(gen.rtt_dist.mean_ns(), 1) for gen in self.generators if gen.rtt_dist is not None]
+        parts += [
+            (gen.rtt_dist.mean_ns(), 1) for gen in self.generators if gen.rtt_dist is not None
+        ]
         weight = sum(w for _, w in parts)
         return sum((total for total, _ in parts), Fraction(0)) / weight if weight else None
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from ccsim.results import Results
 
-__all__ = ["Store", "MANIFEST", "CATALOG", "run_metrics"]
+__all__ = ["CATALOG", "MANIFEST", "Store", "run_metrics"]
 
 MANIFEST = "sweep.json"
 CATALOG = "catalog.duckdb"
@@ -225,7 +225,8 @@ class Store:
 
     def manifest(self) -> dict[str, Any]:
         """The manifest written by the sweep."""
-        return json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+        manifest: dict[str, Any] = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+        return manifest
 
     # ---- runs -----------------------------------------------------------------------------------
 
@@ -300,7 +301,8 @@ class Store:
         """The summary numbers of one finished run (its metrics.json)."""
         path = self.run_dir(run_id) / METRICS
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            metrics: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            return metrics
         except (OSError, ValueError):
             return {}
 

@@ -21,7 +21,7 @@ from ccsim.executors import RunOutcome, RunTask, make_executor
 from ccsim.store import Store
 from ccsim.sweeps import Point, Sweep, unique_runs
 
-__all__ = ["run_sweep", "SweepResult", "Failure", "summary_table", "failures_table"]
+__all__ = ["Failure", "SweepResult", "failures_table", "run_sweep", "summary_table"]
 
 #: While a sweep runs, the catalogue is rebuilt at most this often (seconds), so that queries
 #: see finished runs before the end.

@@ -35,14 +35,14 @@ if TYPE_CHECKING:
     from ccsim.sweep_run import SweepResult
 
 __all__ = [
-    "Sweep",
-    "Axis",
+    "RESERVED_COLUMNS",
     "Algorithm",
+    "Axis",
     "Mixture",
     "Point",
+    "Sweep",
     "run_id",
     "sweep",
-    "RESERVED_COLUMNS",
 ]
 
 #: Catalogue columns that sweep parameters may not be named after.

@@ -26,26 +26,26 @@ from typing import Literal
 from ccsim.errors import PathItem, ScenarioError, show_value
 
 __all__ = [
-    "RATE_UNITS",
-    "TIME_UNITS",
-    "SIZE_UNITS",
     "HEADER_BYTES",
-    "Buffer",
-    "parse_rate",
-    "parse_time",
-    "parse_size",
-    "parse_transfer_size",
-    "parse_buffer",
-    "format_rate",
-    "format_time",
-    "format_size",
-    "bdp_packets",
-    "MAX_TIME_NS",
+    "MAX_BDP_MULTIPLE",
+    "MAX_BUFFER_PKTS",
     "MAX_RATE_BPS",
     "MAX_SIZE_BYTES",
-    "MAX_BUFFER_PKTS",
-    "MAX_BDP_MULTIPLE",
+    "MAX_TIME_NS",
     "MIN_BDP_MULTIPLE",
+    "RATE_UNITS",
+    "SIZE_UNITS",
+    "TIME_UNITS",
+    "Buffer",
+    "bdp_packets",
+    "format_rate",
+    "format_size",
+    "format_time",
+    "parse_buffer",
+    "parse_rate",
+    "parse_size",
+    "parse_time",
+    "parse_transfer_size",
 ]
 
 RATE_UNITS: dict[str, int] = {"bps": 1, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9}
@@ -215,7 +215,7 @@ class Buffer:
         return f"{_plain(self.amount)}{self.unit}"
 
     def limits(
-        self, rate_bps: int, bdp_rtt_ns: int | None, packet_bytes: int
+        self, rate_bps: int, bdp_rtt_ns: int | Fraction | None, packet_bytes: int
     ) -> tuple[int | None, int | None]:
         """``(limit_pkts, limit_bytes)`` for the engine, on a link of ``rate_bps``.
 
@@ -258,7 +258,7 @@ def parse_buffer(value: object, path: Sequence[PathItem] = ()) -> Buffer:
 
 
 def bdp_packets(
-    rate_bps: int, rtt_ns: int, packet_bytes: int, multiple: Decimal = Decimal(1)
+    rate_bps: int, rtt_ns: int | Fraction, packet_bytes: int, multiple: Decimal = Decimal(1)
 ) -> int:
     """``multiple`` bandwidth-delay products in packets: ``rate * rtt / (8 * packet_bytes)``.
 
