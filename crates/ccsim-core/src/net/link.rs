@@ -209,7 +209,6 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{PacketKind, SackBlocks};
     use crate::net::qdisc::droptail::DropTail;
     use crate::rng::{stream, Entity, Purpose};
 
@@ -220,17 +219,7 @@ mod tests {
     }
 
     fn pkt(seq: u32) -> Packet {
-        Packet {
-            ts: 0,
-            ts_recv: 0,
-            flow: 0,
-            seq,
-            size: 1000,
-            route: 0,
-            hop: 0,
-            kind: PacketKind::Data,
-            sack: SackBlocks::default(),
-        }
+        Packet::test_data(seq, 1000)
     }
 
     const MS: Time = 1_000_000;

@@ -61,3 +61,21 @@ pub struct Packet {
     /// Ack: SACK blocks, when the flow uses SACK.
     pub sack: SackBlocks,
 }
+
+impl Packet {
+    /// A data segment of flow 0 on route 0, sent at time 0 (for unit tests).
+    #[cfg(test)]
+    pub fn test_data(seq: u32, size: u32) -> Packet {
+        Packet {
+            ts: 0,
+            ts_recv: 0,
+            flow: 0,
+            seq,
+            size,
+            route: 0,
+            hop: 0,
+            kind: PacketKind::Data,
+            sack: SackBlocks::default(),
+        }
+    }
+}

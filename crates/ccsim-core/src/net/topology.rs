@@ -271,19 +271,22 @@ mod tests {
         QueueSpec::Droptail { limit_pkts: Some(1000), limit_bytes: None }
     }
 
+    fn dumbbell(bottleneck_delay: Dur) -> TopologySpec {
+        TopologySpec::Dumbbell {
+            forward: params(bottleneck_delay),
+            reverse: params(bottleneck_delay),
+            access_rate_bps: 100_000_000,
+            access_queue: access_queue(),
+        }
+    }
+
     fn delay_between(net: &Network, a: NodeId, b: NodeId) -> Dur {
         net.links.iter().find(|l| l.src == a && l.dst == b).map(|l| l.delay).expect("link exists")
     }
 
     #[test]
     fn a_dumbbell_flow_gets_access_links_that_make_its_rtt() {
-        let spec = TopologySpec::Dumbbell {
-            forward: params(5 * MS),
-            reverse: params(5 * MS),
-            access_rate_bps: 100_000_000,
-            access_queue: access_queue(),
-        };
-        let mut net = Network::build(&spec, 1).unwrap();
+        let mut net = Network::build(&dumbbell(5 * MS), 1).unwrap();
         assert_eq!((net.node_names.len(), net.links.len()), (2, 2));
         let ends = net.attach("flows[0]", "0", None, None, Some(41 * MS), false).unwrap();
         // Four new links (a pair per host), and the one-way delays add up to half the RTT.
@@ -295,13 +298,7 @@ mod tests {
 
     #[test]
     fn a_dumbbell_rtt_below_twice_the_bottleneck_delay_is_an_error_unless_clamped() {
-        let spec = TopologySpec::Dumbbell {
-            forward: params(5 * MS),
-            reverse: params(5 * MS),
-            access_rate_bps: 100_000_000,
-            access_queue: access_queue(),
-        };
-        let mut net = Network::build(&spec, 1).unwrap();
+        let mut net = Network::build(&dumbbell(5 * MS), 1).unwrap();
         let err = net.attach("flows[0]", "0", None, None, Some(9 * MS), false).unwrap_err();
         assert!(err.contains("flows[0].rtt") && err.contains("below twice"), "{err}");
         assert!(net.attach("flows[0]", "0", None, None, Some(10 * MS), false).is_ok(), "exactly 2 x 5 ms is allowed");

@@ -156,17 +156,7 @@ mod tests {
     }
 
     fn data(seq: u32) -> Packet {
-        Packet {
-            ts: seq as u64,
-            ts_recv: 0,
-            flow: 0,
-            seq,
-            size: 1040,
-            route: 0,
-            hop: 0,
-            kind: PacketKind::Data,
-            sack: SackBlocks::default(),
-        }
+        Packet { ts: seq as u64, ..Packet::test_data(seq, 1040) }
     }
 
     fn acks(fab: &Fabric) -> Vec<(u32, Vec<(u32, u32)>)> {

@@ -55,21 +55,10 @@ impl SendOverhead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{PacketKind, SackBlocks};
     use crate::rng::{stream, Entity, Purpose};
 
     fn pkt(seq: u32) -> Packet {
-        Packet {
-            ts: 0,
-            ts_recv: 0,
-            flow: 0,
-            seq,
-            size: 1040,
-            route: 0,
-            hop: 0,
-            kind: PacketKind::Data,
-            sack: SackBlocks::default(),
-        }
+        Packet::test_data(seq, 1040)
     }
 
     #[test]
