@@ -51,6 +51,7 @@ def run(
     *,
     profile: str = "ns2",
     replicates: int | None = None,
+    first_seed: int = 1,
     out: str | Path | None = None,
     workers: int | None = None,
     console: Any = None,
@@ -60,13 +61,17 @@ def run(
 
     ``quick`` shortens it (fewer points and seeds, shorter runs) for CI and a first look;
     ``profile`` re-runs it under another TCP stack profile; ``replicates`` overrides the number
-    of seeds. Results go to ``out`` (default ``results/studies/<ID>``, with ``-<profile>`` and
-    ``-quick`` suffixes when not the full ns2 run). ``console``: a rich Console to print the
-    setup, the table and the verdicts to.
+    of seeds, and ``first_seed`` (default 1) is the first of them (seeds ``first_seed`` ..
+    ``first_seed + n - 1``; run one seed at a time to see how a result varies). Results go to
+    ``out`` (default ``results/studies/<ID>``, with ``-<profile>`` and ``-quick`` suffixes when
+    not the full ns2 run). ``console``: a rich Console to print the setup, the table and the
+    verdicts to.
     """
     if profile not in PROFILES:
         raise ScenarioError(f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}")
     if replicates is not None and replicates < 1:
         raise ScenarioError(f"replicates: {replicates} is not >= 1")
-    settings = Settings(quick=quick, profile=profile, replicates=replicates)
+    if first_seed < 1:
+        raise ScenarioError(f"first_seed: {first_seed} is not >= 1")
+    settings = Settings(quick=quick, profile=profile, replicates=replicates, first_seed=first_seed)
     return run_study(get(name), settings, out, workers=workers, console=console, progress=progress)
