@@ -9,8 +9,10 @@ A :class:`Study` is data plus three functions:
 * ``analyse(context)`` turns the finished runs into the comparison table: one row per quantity
   the paper reports, with our mean over seeds (``ours``), its spread (``sd``), the number of runs
   (``runs``) and the published value (``published``, NaN where the paper gives none).
-* each :class:`Claim` reads that table and returns :class:`Check` results; the verdict is
-  computed from the checks (:func:`grade`), never written by hand.
+* each :class:`Claim` reads that table and returns :class:`Check` results, each of which holds,
+  fails, or is reversed (the data goes clearly the other way); the verdict (reproduced, partly,
+  reversed, not reproduced, not run) is computed from the checks (:func:`grade`), never written
+  by hand.
 
 :func:`run_study` does the rest: prints the setup (assumptions and stack profile included),
 the table and the verdicts, and writes ``<ID>.csv``, ``<ID>.png`` and ``<ID>-verdicts.csv``.
@@ -38,6 +40,7 @@ __all__ = [
     "PARTLY",
     "REPRODUCED",
     "REVERSED",
+    "VERDICTS",
     "Check",
     "Claim",
     "ClaimResult",
