@@ -247,3 +247,60 @@ def test_r13_quick_no_spike_and_multiple_bottleneck_lockout(tmp_path: Path) -> N
     assert rand < reno - 0.3
     assert report.verdict(0) == core.NOT_REPRODUCED
     assert report.verdict(1) == core.REPRODUCED
+
+
+# ---- the direction of each criterion, on hand-made tables ---------------------------------------
+
+
+def _table(rows: list[dict[str, object]], keys: list[str]) -> pd.DataFrame:
+    return core.summarise(rows, keys)
+
+
+def test_r6_lockout_of_the_short_flow_is_reversed_not_reproduced() -> None:
+    rows = [
+        {"rate": rate, "config": "Reno/Reno", "metric": "short share", "value": share}
+        for rate, share in (("2Mbps", 0.85), ("3Mbps", 0.15))
+    ]
+    checks = seed000._r6_phase(_table(rows, ["rate", "config"]))
+    assert [c.outcome for c in checks] == [core.HELD, core.REVERSED]
+    assert core.grade(checks) == core.PARTLY
+    rows[0]["value"] = 0.2
+    assert core.grade(seed000._r6_phase(_table(rows, ["rate", "config"]))) == core.REVERSED
+
+
+def test_r9_negative_randomized_is_reversed_and_fig10_reads_pairs() -> None:
+    published = {
+        ("2 flows 3Mbps", tcp, "(0,1)"): v
+        for tcp, v in (("Reno", 0.43), ("Paced", -0.41), ("Randomized", 0.17))
+    }
+    rows = [
+        {"case": "2 flows 3Mbps", "tcp": tcp, "metric": m, "value": v}
+        for tcp, v in (("Reno", 0.9), ("Paced", -0.2), ("Randomized", -0.19))
+        for m in ("(0,1)", "mean pair")
+    ]
+    table = core.summarise(rows, ["case", "tcp"], published)
+    assert seed000._r9_randomized(table)[0].outcome == core.REVERSED
+    table.loc[(table["tcp"] == "Randomized") & (table["metric"] == "(0,1)"), "ours"] = 0.1
+    assert seed000._r9_randomized(table)[0].outcome == core.HELD
+    assert core.grade(seed000._r9_many(table)) == core.NOT_RUN  # no 10/25-flow rows
+
+
+def test_r12_reno_beating_iiad_is_reversed() -> None:
+    rows = [
+        {"config": f"{s} vs Reno", "metric": m, "value": v}
+        for s, b, t in (("IIAD", 300.0, 600.0), ("SQRT", 520.0, 400.0))
+        for m, v in (("binomial Kbps", b), ("TCP Kbps", t))
+    ]
+    checks = seed000._r12_beat_down(_table(rows, ["config"]))
+    assert [c.outcome for c in checks] == [core.REVERSED, core.HELD]
+
+
+def test_r11_more_bursts_with_randomized_is_reversed() -> None:
+    rows = [
+        {"rate": "1Mbps", "flows": n, "tcp": tcp, "metric": "burst losses", "value": v}
+        for n, reno, rand in ((20, 100.0, 140.0), (30, 160.0, 220.0))
+        for tcp, v in (("Reno", reno), ("Randomized", rand))
+    ]
+    checks = seed000._r11_claims(_table(rows, ["rate", "flows", "tcp"]))
+    assert [c.outcome for c in checks] == [core.FAILED, core.REVERSED]
+    assert core.grade(checks) == core.REVERSED
