@@ -146,6 +146,10 @@ def test_version(tmp_path: Path) -> None:
         ),
         (["query", "--help"], ["DIR", "SQL", "--format", "csv", "json", "--max-rows", "runs"]),
         (
+            ["study", "--help"],
+            ["--list", "--quick", "--profile", "--replicates", "--first-seed", "reversed"],
+        ),
+        (
             ["plot", "--help"],
             [
                 "DIR",

@@ -293,6 +293,16 @@ def study(
             show_default=False,
         ),
     ] = None,
+    first_seed: Annotated[
+        int,
+        typer.Option(
+            "--first-seed",
+            metavar="N",
+            min=1,
+            help="First seed of the replicates (seeds N, N+1, ...); with --replicates 1, run one "
+            "seed on its own to see how a result varies.",
+        ),
+    ] = 1,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -320,8 +330,9 @@ def study(
 
     Prints the setup (assumptions and stack profile included), runs it through the sweep
     machinery (parallel, resumable, cached in the study directory), and prints the comparison
-    table and one verdict per claim: reproduced, partly or not reproduced, computed from the
-    numbers against the criterion the study states. Writes ID.csv, ID.png and ID-verdicts.csv.
+    table and one verdict per claim, computed from the numbers against the criterion the study
+    states, which says who wins or which sign: reproduced, partly, reversed (the effect goes the
+    other way), not reproduced, or not run. Writes ID.csv, ID.png and ID-verdicts.csv.
     """
     from ccsim import studies
 
@@ -341,6 +352,7 @@ def study(
             quick,
             profile=profile,
             replicates=replicates,
+            first_seed=first_seed,
             out=out,
             workers=workers,
             console=_console,

@@ -48,6 +48,10 @@ COMMON = (
     "delayed ACKs off (the ns2 profile's default), Reno loss recovery, ACKs 40 B",
     "access links 4x the bottleneck rate; buffers in packets as the paper counts them",
     "flows start uniformly at random in the first second; replicates differ in the seed only",
+    (
+        "no send overhead and no router jitter (ns-2's default overhead_ = 0): the phase effects "
+        "they would break up are part of what the paper studies (docs/phase-effects.md)"
+    ),
 )
 RANDOMIZED = {"name": "randomized", "cc": "randomized", "params": {"interval": 1.0}}
 PACED = "paced"

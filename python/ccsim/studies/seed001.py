@@ -49,6 +49,10 @@ TCP = "TCP"
 COMMON = (
     "TCP = newreno (Free-Drop's own recovery), so the two differ only in the cut rule",
     "MSS 1000 B (ns-2 packetSize_ default); delayed ACKs off (ns2 profile); ACKs 40 B",
+    (
+        "no send overhead and no router jitter (ns-2's default overhead_ = 0); F3's flows share "
+        "one RTT and start at random times (docs/phase-effects.md: what the knobs change)"
+    ),
 )
 F12_ASSUME = (
     *COMMON,
