@@ -79,13 +79,20 @@ impl Fabric {
         let link = self.route_links[off as usize + pkt.hop as usize];
         let l = &mut self.links[link as usize];
         if l.has_jitter() {
-            if let Some(t) = l.hold(pkt, now) {
-                self.events.push(t, Event::LinkIngress(link));
-            }
-            return;
+            return self.hold_at_router(link, pkt, now);
         }
         let offer = l.offer(pkt, now);
         self.settle(link, &pkt, offer, now);
+    }
+
+    /// A link with router jitter: the packet waits in the processing stage first. Kept out of
+    /// line so that the common path stays small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn hold_at_router(&mut self, link: LinkId, pkt: Packet, now: Time) {
+        if let Some(t) = self.links[link as usize].hold(pkt, now) {
+            self.events.push(t, Event::LinkIngress(link));
+        }
     }
 
     /// The packet at the head of `link`'s processing stage reaches the queue.
@@ -99,7 +106,7 @@ impl Fabric {
         self.settle(link, &pkt, offer, now);
     }
 
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self, link: LinkId, pkt: &Packet, offer: Offer, now: Time) {
         match offer {
             Offer::Accepted { schedule_at: Some(t) } => self.events.push(t, Event::LinkArrival(link)),

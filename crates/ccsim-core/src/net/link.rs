@@ -60,8 +60,9 @@ pub struct Link {
     waiting_bytes: u64,
     /// Packets in transmission or propagation, with their arrival time at the far end.
     pipe: VecDeque<(Time, Packet)>,
-    /// Router processing jitter (None: packets reach the queue on arrival).
-    jitter: Option<Jitter>,
+    /// Router processing jitter (None: packets reach the queue on arrival). Boxed: most links
+    /// have none, and the hot fields stay together.
+    jitter: Option<Box<Jitter>>,
     pub counters: LinkCounters,
 }
 
@@ -95,7 +96,7 @@ impl Link {
 
     /// Give the router feeding this link a random processing delay, uniform in [0, max].
     pub fn set_jitter(&mut self, max: Dur, rng: Stream) {
-        self.jitter = (max > 0).then(|| Jitter { max, rng, stage: VecDeque::new(), last_release: 0 });
+        self.jitter = (max > 0).then(|| Box::new(Jitter { max, rng, stage: VecDeque::new(), last_release: 0 }));
     }
 
     pub fn has_jitter(&self) -> bool {

@@ -93,8 +93,9 @@ pub struct Sender {
     /// Send times of outstanding segments, for the congestion-control RTT sample (every-ACK
     /// sampling only).
     send_log: Option<SendLog>,
-    /// Segments held back by the stack's send overhead (None: they leave at once).
-    overhead: Option<SendOverhead>,
+    /// Segments held back by the stack's send overhead (None: they leave at once). Boxed: rarely
+    /// used, and large.
+    overhead: Option<Box<SendOverhead>>,
     pub release_timer: LazyTimer,
     /// The window before the current episode's congestion event, and whether it was cut then.
     episode_cut: (f64, bool),
@@ -123,7 +124,7 @@ impl Sender {
         let send_log = (stack.rtt_sampling == RttSampling::EveryAck).then(SendLog::default);
         let overhead = (stack.send_overhead_ns > 0).then(|| {
             let rng = stream(setup.seed, Entity::Flow, setup.flow as u64, Purpose::Jitter);
-            SendOverhead::new(stack.send_overhead_ns, rng)
+            Box::new(SendOverhead::new(stack.send_overhead_ns, rng))
         });
         Sender {
             flow: setup.flow,
