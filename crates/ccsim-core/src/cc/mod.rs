@@ -14,7 +14,9 @@
 pub mod bic;
 pub mod binomial;
 pub mod common;
+pub mod compound;
 pub mod cubic;
+pub mod fast;
 pub mod freedrop;
 pub mod highspeed;
 pub mod htcp;

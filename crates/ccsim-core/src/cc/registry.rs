@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use super::bic::{self, Bic};
 use super::binomial::{self, Binomial};
+use super::compound::{self, Compound};
 use super::cubic::{self, Cubic};
+use super::fast::{self, Fast};
 use super::freedrop::{self, FreeDrop};
 use super::highspeed::{self, HighSpeed};
 use super::htcp::{self, Htcp};
@@ -147,6 +149,15 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         build: |p, rng| Box::new(Binomial::from_params("binomial", None, p, rng)),
     },
     AlgorithmInfo {
+        name: "compound",
+        summary: "Compound TCP (Tan, Song, Zhang, Sridharan 2006; Linux tcp_compound.c): Reno window \
+                  plus a delay window growing alpha win^k per RTT while under gamma packets are queued",
+        recovery: "newreno",
+        params: compound::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(Compound::from_params(p)),
+    },
+    AlgorithmInfo {
         name: "cubic",
         summary: "CUBIC (RFC 9438; Linux tcp_cubic.c): window a cubic function of time since the \
                   last loss, with a Reno-friendly region",
@@ -154,6 +165,15 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         params: cubic::PARAMS,
         profile_defaults: cubic::PROFILE_DEFAULTS,
         build: |p, _| Box::new(Cubic::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "fast",
+        summary: "FAST TCP (Jin, Wei, Low 2004; ns-2 tcp-fast.cc): every other RTT moves the window \
+                  halfway to the one keeping alpha packets queued",
+        recovery: "newreno",
+        params: fast::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(Fast::from_params(p)),
     },
     AlgorithmInfo {
         name: "freedrop",

@@ -5,6 +5,7 @@ mod conservation;
 mod delay;
 mod determinism;
 mod fairness;
+mod fast_compound;
 mod freedrop;
 mod laws;
 mod linux_details;
