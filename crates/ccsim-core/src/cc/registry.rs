@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use super::areno::{self, AReno};
 use super::bic::{self, Bic};
 use super::binomial::{self, Binomial};
 use super::compound::{self, Compound};
@@ -15,6 +16,7 @@ use super::highspeed::{self, HighSpeed};
 use super::htcp::{self, Htcp};
 use super::hybla::{self, Hybla};
 use super::illinois::{self, Illinois};
+use super::libra::{self, Libra};
 use super::newreno::NewReno;
 use super::paced::{self, Paced};
 use super::randomized::{self, Randomized};
@@ -131,6 +133,15 @@ const AIMD_PARAMS: &[ParamInfo] = &[
 
 static ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo {
+        name: "areno",
+        summary: "TCP Adaptive Reno (Shimonishi, Murase, Sanadidi 2007, seed 004; 2006 form as a variant): \
+                  increase and loss cut set by a delay-based congestion level, Reno window as a floor",
+        recovery: "newreno",
+        params: areno::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(AReno::from_params(p)),
+    },
+    AlgorithmInfo {
         name: "bic",
         summary: "BIC-TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c): binary search toward the last \
                   loss window, then max probing",
@@ -228,6 +239,15 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         params: illinois::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Illinois::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "libra",
+        summary: "TCP Libra (Marfia et al. 2005; seed 002 eq. 6-7): AIMD with increase gamma T^2/(T + RTT0) \
+                  per RTT and RTT-scaled decrease, Reno at 40 ms",
+        recovery: "reno",
+        params: libra::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(Libra::from_params(p)),
     },
     AlgorithmInfo {
         name: "newreno",

@@ -8,6 +8,7 @@ mod fairness;
 mod fast_compound;
 mod freedrop;
 mod laws;
+mod libra_areno;
 mod linux_details;
 mod pacing;
 mod probe;
