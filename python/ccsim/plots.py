@@ -39,6 +39,7 @@ __all__ = [
     "plot_sweep",
     "queue_figure",
     "save",
+    "state_columns",
     "throughput_figure",
 ]
 
@@ -46,6 +47,10 @@ FORMATS = ("png", "svg")
 P = ParamSpec("P")
 #: More lines than this and the legend is left out (it would hide the plot).
 MAX_LEGEND = 12
+#: Prefix of the ``series`` columns that carry an algorithm's own state (its ``inspect`` hook).
+STATE_PREFIX = "cc_"
+#: The cwnd figure draws at most this many state panels under the window.
+MAX_STATE_PANELS = 6
 
 _STYLE: dict[str, Any] = {
     "font.size": 11,
@@ -150,22 +155,59 @@ def _per_flow_lines(
     flows: Sequence[int] | None,
     labels: Mapping[int, str] | None,
 ) -> Figure:
-    if series.empty:
-        raise ValueError("no sampled series: run the scenario with trace.sample_interval set")
+    chosen = _chosen_flows(series, flows)
     figure, axes = _figure(title)
-    x_scale, y_scale = _label(axes, "t_s", column)
-    chosen = series if flows is None else series[series["flow"].isin(list(flows))]
-    groups = list(chosen.groupby("flow"))
-    if len(groups) > 10:
-        # tab10 would repeat colours: two flows would look like one.
-        from matplotlib import colormaps
-
-        axes.set_prop_cycle(color=[colormaps["tab20"](i % 20) for i in range(len(groups))])
-    for flow, samples in groups:
-        name = f"{flow} {labels[flow]}" if labels and flow in labels else f"flow {flow}"
-        axes.plot(samples["t_s"] * x_scale, samples[column] * y_scale, label=name)
+    _draw_per_flow(axes, chosen, column, labels)
     _legend(axes)
     return figure
+
+
+def _chosen_flows(series: pd.DataFrame, flows: Sequence[int] | None) -> pd.DataFrame:
+    if series.empty:
+        raise ValueError("no sampled series: run the scenario with trace.sample_interval set")
+    return series if flows is None else series[series["flow"].isin(list(flows))]
+
+
+def _flow_colours(flows: Sequence[Any]) -> dict[Any, Any]:
+    """A colour per flow, the same in every panel; tab20 past ten flows, where tab10 would
+    repeat colours and two flows would look like one."""
+    from matplotlib import colormaps
+
+    palette = colormaps["tab10" if len(flows) <= 10 else "tab20"]
+    return {flow: palette(i % palette.N) for i, flow in enumerate(flows)}
+
+
+def _draw_per_flow(
+    axes: Axes,
+    chosen: pd.DataFrame,
+    column: str,
+    labels: Mapping[int, str] | None,
+    *,
+    x_label: bool = True,
+) -> None:
+    """One line of ``column`` per flow; flows with no value in it are left out."""
+    x_scale, y_scale = _label(axes, "t_s", column)
+    if not x_label:
+        axes.set_xlabel("")
+    groups = list(chosen.groupby("flow"))
+    colours = _flow_colours([flow for flow, _ in groups])
+    for flow, samples in groups:
+        if samples[column].isna().all():
+            continue
+        name = f"{flow} {labels[flow]}" if labels and flow in labels else f"flow {flow}"
+        axes.plot(
+            samples["t_s"] * x_scale, samples[column] * y_scale, color=colours[flow], label=name
+        )
+
+
+def state_columns(series: pd.DataFrame) -> list[str]:
+    """The ``cc_*`` columns of a series table that hold a value somewhere: what the flows'
+    algorithms reported of their own state (Vegas's ``cc_diff``, CUBIC's ``cc_w_max``...)."""
+    return [
+        str(c)
+        for c in series.columns
+        if str(c).startswith(STATE_PREFIX) and series[c].notna().any()
+    ]
 
 
 def flow_labels(flows: pd.DataFrame) -> dict[int, str] | None:
@@ -181,10 +223,66 @@ def cwnd_figure(
     flows: Sequence[int] | None = None,
     title: str = "Congestion window",
     labels: Mapping[int, str] | None = None,
+    state: bool | Sequence[str] = True,
 ) -> Figure:
     """cwnd (packets) over time, one line per flow (``flows``: which; default all; ``labels``:
-    legend names by flow id)."""
-    return _per_flow_lines(series, "cwnd_pkts", title, flows, labels)
+    legend names by flow id).
+
+    With ``state`` (the default), each ``cc_*`` column of the series that the chosen flows
+    reported (an algorithm's own state: Vegas's diff, CUBIC's W_max and K...) gets a panel under
+    the window, sharing its time axis, one line per reporting flow in the flow's colour; at most
+    :data:`MAX_STATE_PANELS` of them, in name order. ``state`` may instead list the columns to
+    draw; ``False`` draws the window alone.
+    """
+    chosen = _chosen_flows(series, flows)
+    left_out: list[str] = []
+    if state is True:
+        reported = state_columns(chosen)
+        columns, left_out = reported[:MAX_STATE_PANELS], reported[MAX_STATE_PANELS:]
+    elif state is False:
+        columns = []
+    else:
+        columns = list(state)
+        missing = [c for c in columns if c not in chosen.columns]
+        if missing:
+            present = ", ".join(state_columns(chosen)) or "none"
+            raise ValueError(f"no state column {missing[0]!r} in the series; present: {present}")
+    if not columns:
+        return _per_flow_lines(series, "cwnd_pkts", title, flows, labels)
+    figure = _window_and_state(chosen, columns, title, labels)
+    if left_out:
+        bottom = figure.axes[-1]
+        names = ", ".join(_state_label(c) for c in left_out)
+        bottom.set_xlabel(f"{bottom.get_xlabel()}; not drawn: {names}")
+    return figure
+
+
+def _window_and_state(
+    chosen: pd.DataFrame, columns: Sequence[str], title: str, labels: Mapping[int, str] | None
+) -> Figure:
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.4, 4.0 + 1.7 * len(columns)), layout="constrained")
+    panels = figure.subplots(
+        1 + len(columns),
+        1,
+        sharex=True,
+        squeeze=False,
+        gridspec_kw={"height_ratios": [2.2] + [1.0] * len(columns)},
+    )[:, 0]
+    window, *rest = panels
+    window.set_title(title)
+    _draw_per_flow(window, chosen, "cwnd_pkts", labels, x_label=False)
+    _legend(window)
+    for i, (axes, column) in enumerate(zip(rest, columns, strict=True)):
+        _draw_per_flow(axes, chosen, column, labels, x_label=i == len(columns) - 1)
+        axes.set_ylabel(_state_label(column))
+    return figure
+
+
+def _state_label(column: str) -> str:
+    """The axis label of a state column: its name without the prefix ("cc_w_max" -> "w_max")."""
+    return column.removeprefix(STATE_PREFIX)
 
 
 @_styled
@@ -355,8 +453,9 @@ def plot_run(
 ) -> list[Path]:
     """Figures of one results directory into ``out`` (default ``DIRECTORY/plots``).
 
-    Kinds: ``cwnd``, ``throughput``, ``queue`` (when the run was traced), ``flows`` (goodput per
-    flow) and ``cdf`` (of per-flow goodput). Returns the files written.
+    Kinds: ``cwnd`` (with a panel per ``cc_*`` state column the algorithms reported),
+    ``throughput``, ``queue`` (when the run was traced), ``flows`` (goodput per flow) and ``cdf``
+    (of per-flow goodput). Returns the files written.
     """
     from ccsim.results import Results
 

@@ -6,7 +6,8 @@ A results directory holds::
     summary.json      name, seed, profile and stack settings, durations, event counts, version
     flows.parquet     one row per flow
     links.parquet     one row per link direction
-    series.parquet    sampled cwnd/ssthresh/srtt/rate per flow   (only when sampled)
+    series.parquet    sampled cwnd/ssthresh/srtt/rate per flow   (only when sampled), and
+                      cc_* columns: what the algorithms report of their own state
     queues.parquet    sampled queue lengths per monitored link    (only when sampled)
     drops.parquet     every drop                                  (only when logged)
 
@@ -106,7 +107,12 @@ class Results:
 
     @property
     def series(self) -> pd.DataFrame:
-        """Sampled cwnd, ssthresh, srtt and rate per flow (empty unless ``trace.sample_interval``)."""
+        """Sampled cwnd, ssthresh, srtt and rate per flow (empty unless ``trace.sample_interval``).
+
+        Algorithms that report their own state add ``cc_<name>`` columns (Vegas ``cc_diff``, CUBIC
+        ``cc_w_max`` and ``cc_k``...), sorted by name, NaN in rows of flows that do not report
+        the name; a run whose algorithms report nothing has none.
+        """
         return self._tables["series"]
 
     @property

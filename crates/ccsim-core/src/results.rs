@@ -1,5 +1,7 @@
 //! Result tables as typed columns, handed to Python without per-row objects.
 
+use std::borrow::Cow;
+
 /// One column of a table.
 pub enum Column {
     F64(Vec<f64>),
@@ -57,14 +59,16 @@ impl Column {
     }
 }
 
-/// Named columns of equal length.
+/// Named columns of equal length. Names are fixed strings, except those made at run time (the
+/// `cc_<name>` state columns of `series`).
 #[derive(Default)]
 pub struct Table {
-    pub columns: Vec<(&'static str, Column)>,
+    pub columns: Vec<(Cow<'static, str>, Column)>,
 }
 
 impl Table {
-    pub fn push(&mut self, name: &'static str, col: Column) {
+    pub fn push(&mut self, name: impl Into<Cow<'static, str>>, col: Column) {
+        let name = name.into();
         debug_assert!(self.columns.first().is_none_or(|(_, c)| c.len() == col.len()), "column {name} length");
         self.columns.push((name, col));
     }

@@ -37,6 +37,40 @@ pub struct FlowSeries {
     pub ssthresh_pkts: Vec<f64>,
     pub srtt_s: Vec<f64>,
     pub rate_bps: Vec<f64>,
+    /// What the flows' algorithms report of their own state
+    /// ([`CongestionControl::inspect`](crate::cc::CongestionControl::inspect)), one column per
+    /// name in the order first reported, NaN where a row's flow did not report the name. Every
+    /// column is as long as `t_s` once [`Self::close_row`] has run.
+    pub cc: Vec<(&'static str, Vec<f64>)>,
+}
+
+impl FlowSeries {
+    /// Record the value an algorithm reported for the row just pushed (the last of `t_s`).
+    pub fn record_cc(&mut self, name: &'static str, value: f64) {
+        let rows = self.t_s.len();
+        let column = match self.cc.iter().position(|(n, _)| *n == name) {
+            Some(i) => &mut self.cc[i].1,
+            None => {
+                // Rows before the first report of this name did not have it.
+                self.cc.push((name, vec![f64::NAN; rows - 1]));
+                &mut self.cc.last_mut().expect("just pushed").1
+            }
+        };
+        if column.len() == rows {
+            // Reported twice in one call: the last value stands.
+            column[rows - 1] = value;
+        } else {
+            column.push(value);
+        }
+    }
+
+    /// Fill with NaN the state columns the last row's flow did not report.
+    pub fn close_row(&mut self) {
+        let rows = self.t_s.len();
+        for (_, column) in &mut self.cc {
+            column.resize(rows, f64::NAN);
+        }
+    }
 }
 
 /// Per-link queue samples for monitored links.

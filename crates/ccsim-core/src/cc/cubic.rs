@@ -313,6 +313,14 @@ impl CongestionControl for Cubic {
             }
         }
     }
+
+    /// `w_max`: the plateau W_max, segments (NaN before the first loss and after a timeout);
+    /// `k`: seconds from the start of the current avoidance stage to the plateau (NaN outside
+    /// one).
+    fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("w_max", if self.w_max > 0.0 { self.w_max } else { f64::NAN });
+        out("k", self.epoch.as_ref().map_or(f64::NAN, |e| e.k));
+    }
 }
 
 #[cfg(test)]

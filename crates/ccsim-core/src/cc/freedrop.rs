@@ -265,6 +265,13 @@ impl CongestionControl for FreeDrop {
         self.episode = Episode::Idle;
     }
 
+    /// `losses`: losses counted so far (timeouts included); `cuts`: how many of them halved the
+    /// window (the rest were free). Both cumulative, so their gap is the free losses.
+    fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("losses", self.losses as f64);
+        out("cuts", self.cuts as f64);
+    }
+
     fn on_sent(&mut self, sent: &SentSample) {
         if sent.retransmission {
             if let Episode::Recovering { lost, repaired, free } = self.episode {

@@ -335,6 +335,14 @@ impl CongestionControl for Htcp {
         self.last_cong = Some(now);
         self.delivery.restart(now);
     }
+
+    /// `alpha`: the increase in segments per RTT that avoidance applies at `now` (with
+    /// `fixed_point`, the value Linux holds until its next whole-segment increase); `beta`: the
+    /// fraction of the window kept at the next congestion event.
+    fn inspect(&self, now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("alpha", if self.fixed_point { self.held_alpha } else { self.alpha(now) });
+        out("beta", self.beta);
+    }
 }
 
 #[cfg(test)]

@@ -227,6 +227,13 @@ impl CongestionControl for Illinois {
             self.rtt.start_round();
         }
     }
+
+    /// `alpha`: the increase, segments per RTT; `beta`: the fraction of the window a loss takes
+    /// off (cwnd becomes (1 - beta) cwnd).
+    fn inspect(&self, _now: crate::units::Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("alpha", self.alpha);
+        out("beta", self.beta);
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,6 @@
 //! several algorithms need (per-round RTT statistics, a delivery-rate estimate, HyStart, the
 //! window arithmetic of Linux `tcp_cong.c`) lives once in [`common`].
 
-pub mod areno;
 pub mod bic;
 pub mod binomial;
 pub mod common;
@@ -23,7 +22,6 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod illinois;
-pub mod libra;
 pub mod newreno;
 pub mod paced;
 pub mod randomized;
@@ -180,4 +178,18 @@ pub trait CongestionControl: Send + Sync {
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
     }
+
+    /// Report the algorithm's own state at `now`, one `(name, value)` pair per quantity, by
+    /// calling `out` (e.g. Vegas's queue estimate as `("diff", 3.0)`); `now` is for state that
+    /// moves with time between events (H-TCP's alpha). Called only when the scenario samples
+    /// (`[trace] sample_interval`), once per flow per sampling instant, so an algorithm that does
+    /// not override it costs nothing, and one that does costs nothing unless the run samples.
+    ///
+    /// Each name becomes a `cc_<name>` column of the `series` table (NaN in rows of flows that do
+    /// not report it); columns are sorted by name, and a run where no flow reports anything has
+    /// none. Names are short snake_case words, stable across samples, each reported at most once
+    /// per call; report a quantity even while it is undefined (as NaN) if it has a value at other
+    /// times, so the column keeps its meaning. Units go in the algorithm's documentation:
+    /// segments for windows, seconds for times.
+    fn inspect(&self, _now: Time, _out: &mut dyn FnMut(&'static str, f64)) {}
 }

@@ -95,11 +95,21 @@ pub struct Vegas {
     paper_diff: bool,
     rtt: RttStats,
     mode: Mode,
+    /// diff at the last round end that computed one (for [`CongestionControl::inspect`]).
+    last_diff: f64,
 }
 
 impl Default for Vegas {
     fn default() -> Self {
-        Vegas { alpha: 2.0, beta: 4.0, gamma: 1.0, paper_diff: false, rtt: RttStats::default(), mode: Mode::On }
+        Vegas {
+            alpha: 2.0,
+            beta: 4.0,
+            gamma: 1.0,
+            paper_diff: false,
+            rtt: RttStats::default(),
+            mode: Mode::On,
+            last_diff: f64::NAN,
+        }
     }
 }
 
@@ -135,6 +145,7 @@ impl Vegas {
             reno(ack, w);
             return;
         };
+        self.last_diff = diff;
         if in_slow_start(w) {
             if diff > self.gamma {
                 // Too fast: match the rate the path delivers, and stop slow start.
@@ -210,6 +221,13 @@ impl CongestionControl for Vegas {
 
     fn on_recovery_exit(&mut self, _now: Time, _w: &mut Window) {
         self.resume();
+    }
+
+    /// `diff`: the packets this flow keeps queued (expected minus actual rate, times the base
+    /// RTT, or the RTT with `paper_diff`), as computed at the last round end that had enough
+    /// samples; NaN before the first.
+    fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("diff", self.last_diff);
     }
 }
 

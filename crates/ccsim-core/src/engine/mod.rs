@@ -147,6 +147,9 @@ impl Simulation {
             self.series.srtt_s.push(f.sender.srtt().map_or(f64::NAN, secs));
             self.series.rate_bps.push((bytes - f.sampled_bytes) as f64 * 8.0 / secs(interval));
             f.sampled_bytes = bytes;
+            let series = &mut self.series;
+            f.sender.inspect_cc(now, &mut |name, value| series.record_cc(name, value));
+            series.close_row();
         }
         for (i, l) in self.fab.links.iter_mut().enumerate() {
             if l.monitor {

@@ -159,6 +159,11 @@ impl Simulation {
         series.push("ssthresh_pkts", Column::F64(s.ssthresh_pkts));
         series.push("srtt_s", Column::F64(s.srtt_s));
         series.push("rate_bps", Column::F64(s.rate_bps));
+        let mut state = s.cc;
+        state.sort_by_key(|(name, _)| *name);
+        for (name, values) in state {
+            series.push(format!("cc_{name}"), Column::F64(values));
+        }
         let q = std::mem::take(&mut self.queues);
         let mut queues = Table::default();
         queues.push("t_s", Column::F64(q.t_s));

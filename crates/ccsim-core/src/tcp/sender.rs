@@ -170,6 +170,11 @@ impl Sender {
         self.cc.name()
     }
 
+    /// The algorithm's own state at `now`, as [`CongestionControl::inspect`] reports it.
+    pub fn inspect_cc(&self, now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        self.cc.inspect(now, out);
+    }
+
     pub fn srtt(&self) -> Option<Dur> {
         self.rtt.srtt()
     }

@@ -49,6 +49,19 @@ impl DeliveryInterval {
 /// of one RTT would hold too few ACKs to give a useful sample.
 pub const WESTWOOD_MIN_INTERVAL: Dur = 50 * NS_PER_MS;
 
+/// How long a [`WestwoodBwe`] sampling interval lasts: it closes on the first ACK after more
+/// than this has elapsed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BweSpan {
+    /// Westwood+ (Linux): max(latest RTT, [`WESTWOOD_MIN_INTERVAL`]).
+    #[default]
+    Westwood,
+    /// The latest RTT sample, without the 50 ms floor.
+    Rtt,
+    /// A fixed duration, nanoseconds.
+    Fixed(Dur),
+}
+
 /// Westwood+'s bandwidth estimate: one sample per interval of at least an RTT (and at least
 /// [`WESTWOOD_MIN_INTERVAL`]), smoothed by two cascaded EWMAs of gain 1/8 (Linux
 /// `westwood_filter`). Duplicate ACKs are credited as one delivered segment each and subtracted
@@ -56,6 +69,7 @@ pub const WESTWOOD_MIN_INTERVAL: Dur = 50 * NS_PER_MS;
 /// not collapse during recovery and spike after it.
 #[derive(Clone, Debug, Default)]
 pub struct WestwoodBwe {
+    span: BweSpan,
     interval: DeliveryInterval,
     /// First filter stage (`bw_ns_est`) and the estimate (`bw_est`), segments/s.
     first_stage: f64,
@@ -72,7 +86,12 @@ pub struct WestwoodBwe {
 
 impl WestwoodBwe {
     pub fn new(now: Time) -> Self {
-        let mut w = WestwoodBwe { reset_rtt_min: true, ..Default::default() };
+        Self::with_span(now, BweSpan::default())
+    }
+
+    /// An estimate whose sampling intervals last `span` (TCPW-RE's rate estimate).
+    pub fn with_span(now: Time, span: BweSpan) -> Self {
+        let mut w = WestwoodBwe { span, reset_rtt_min: true, ..Default::default() };
         w.interval.restart(now);
         w
     }
@@ -116,10 +135,16 @@ impl WestwoodBwe {
         self.interval.add(1.0);
     }
 
-    /// Close the sampling interval once it spans more than max(RTT, 50 ms).
+    /// Close the sampling interval once it spans more than its span (Westwood+: max(RTT, 50 ms)).
+    /// No sample is taken before the first RTT sample, whatever the span.
     fn maybe_sample(&mut self, now: Time) {
         let Some(rtt) = self.rtt else { return };
-        if self.interval.elapsed(now) <= rtt.max(WESTWOOD_MIN_INTERVAL) {
+        let span = match self.span {
+            BweSpan::Westwood => rtt.max(WESTWOOD_MIN_INTERVAL),
+            BweSpan::Rtt => rtt,
+            BweSpan::Fixed(t) => t,
+        };
+        if self.interval.elapsed(now) <= span {
             return;
         }
         let sample = self.interval.close(now);
