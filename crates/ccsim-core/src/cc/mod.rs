@@ -11,6 +11,7 @@
 //! several algorithms need (per-round RTT statistics, a delivery-rate estimate, HyStart, the
 //! window arithmetic of Linux `tcp_cong.c`) lives once in [`common`].
 
+pub mod areno;
 pub mod bic;
 pub mod binomial;
 pub mod common;
@@ -22,6 +23,7 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod illinois;
+pub mod libra;
 pub mod newreno;
 pub mod paced;
 pub mod randomized;

@@ -9,6 +9,7 @@ mod fast_compound;
 mod freedrop;
 mod inspect;
 mod laws;
+mod libra_areno;
 mod linux_details;
 mod pacing;
 mod probe;
