@@ -12,6 +12,8 @@ use super::compound::{self, Compound};
 use super::cubic::{self, Cubic};
 use super::fast::{self, Fast};
 use super::freedrop::{self, FreeDrop};
+use super::fusion::{self, Fusion};
+use super::fusion_rf;
 use super::highspeed::{self, HighSpeed};
 use super::htcp::{self, Htcp};
 use super::hybla::{self, Hybla};
@@ -194,6 +196,24 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         params: freedrop::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(FreeDrop::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "fusion",
+        summary: "TCP-Fusion (Kaneko, Fujikawa, Su, Katto 2007; seed 002): three-phase delay rule on \
+                  the queue estimate above a Reno window floor, decrease max(RTTmin/RTT, 1/2)",
+        recovery: "newreno",
+        params: fusion::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(Fusion::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "fusion-rf",
+        summary: "TCP-Fusion with RTT fairness (Ogura, Fujikawa, Zhou, Katto; seed 002): Fusion whose \
+                  loss mode grows k RTT^2 segments per RTT, k = 1/0.04^2",
+        recovery: "newreno",
+        params: fusion_rf::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(fusion_rf::from_params(p)),
     },
     AlgorithmInfo {
         name: "highspeed",
