@@ -19,6 +19,8 @@ pub mod compound;
 pub mod cubic;
 pub mod fast;
 pub mod freedrop;
+pub mod fusion;
+pub mod fusion_rf;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;

@@ -7,6 +7,7 @@ mod determinism;
 mod fairness;
 mod fast_compound;
 mod freedrop;
+mod fusion;
 mod inspect;
 mod laws;
 mod libra_areno;
