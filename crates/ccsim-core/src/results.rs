@@ -94,6 +94,13 @@ impl Table {
             _ => panic!("no u64 column {name}"),
         }
     }
+
+    pub fn u32(&self, name: &str) -> &[u32] {
+        match self.column(name) {
+            Some(Column::U32(v)) => v,
+            _ => panic!("no u32 column {name}"),
+        }
+    }
 }
 
 /// Everything a run produces.

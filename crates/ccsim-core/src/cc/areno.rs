@@ -271,6 +271,10 @@ impl AReno {
 }
 
 impl CongestionControl for AReno {
+    fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("c", self.c());
+        out("rtt_cong", self.rtt_cong().unwrap_or(f64::NAN));
+    }
     fn name(&self) -> &'static str {
         "areno"
     }

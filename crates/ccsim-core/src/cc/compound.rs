@@ -243,6 +243,11 @@ impl Compound {
 }
 
 impl CongestionControl for Compound {
+    fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("dwnd", self.dwnd());
+        out("reno", self.reno_window());
+        out("gamma", self.gamma());
+    }
     fn name(&self) -> &'static str {
         "compound"
     }

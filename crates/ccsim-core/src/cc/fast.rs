@@ -180,6 +180,10 @@ impl Fast {
 }
 
 impl CongestionControl for Fast {
+    fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("avg_rtt", self.avg_rtt().map_or(f64::NAN, |r| r / 1e9));
+        out("base_rtt", self.rtt.base().map_or(f64::NAN, |b| b as f64 / 1e9));
+    }
     fn name(&self) -> &'static str {
         "fast"
     }

@@ -281,6 +281,17 @@ impl Fusion {
 }
 
 impl CongestionControl for Fusion {
+    /// `phase`: 0 idle, 1 increase, 2 steady, 3 decrease; `floor`: the emulated Reno window.
+    fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        let phase = match self.phase {
+            Phase::Idle => 0.0,
+            Phase::Increase => 1.0,
+            Phase::Steady => 2.0,
+            Phase::Decrease => 3.0,
+        };
+        out("phase", phase);
+        out("floor", self.floor.unwrap_or(f64::NAN));
+    }
     fn name(&self) -> &'static str {
         self.name
     }

@@ -157,6 +157,9 @@ impl Libra {
 }
 
 impl CongestionControl for Libra {
+    fn inspect(&self, _now: crate::units::Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("t", self.t().unwrap_or(f64::NAN));
+    }
     fn name(&self) -> &'static str {
         "libra"
     }

@@ -85,3 +85,53 @@ fn algorithms_that_report_nothing_add_no_columns() {
     assert!(r.series.rows() > 0);
     assert_eq!(series_names(&r), FIXED);
 }
+
+/// The seed-002 algorithms report their own state: Compound's delay window sums with its Reno
+/// part to the window; Fusion's phase is one of its four codes and its floor never exceeds the
+/// window; FAST's smoothed RTT is at least its base RTT; AReno's congestion level is in [0, 1].
+#[test]
+fn the_hybrid_algorithms_report_their_state() {
+    let flows = vec![flow("compound", 40), flow("fusion", 40), flow("fast", 40), flow("areno", 40), flow("libra", 80)];
+    let mut v = dumbbell(10_000_000, 10, droptail(100), flows, 20.0);
+    set(&mut v, "stack.profile", json!("linux"));
+    set(&mut v, "trace", json!({"sample_interval_ns": 10 * MS, "drops": false}));
+    let r = run(&v);
+    assert_eq!(
+        series_names(&r)[6..],
+        [
+            "cc_avg_rtt",
+            "cc_base_rtt",
+            "cc_c",
+            "cc_dwnd",
+            "cc_floor",
+            "cc_gamma",
+            "cc_phase",
+            "cc_reno",
+            "cc_rtt_cong",
+            "cc_t"
+        ]
+    );
+    let s = &r.series;
+    let (flow, cwnd) = (s.u32("flow"), s.f64("cwnd_pkts"));
+    for i in 0..flow.len() {
+        match flow[i] {
+            // Before the first ACK the stack alone sets the window (the Reno part is still 0).
+            0 if s.f64("cc_reno")[i] > 0.0 => {
+                let (dwnd, reno) = (s.f64("cc_dwnd")[i], s.f64("cc_reno")[i]);
+                assert!((dwnd + reno - cwnd[i]).abs() < 1e-6 * cwnd[i], "dwnd {dwnd} reno {reno} cwnd {}", cwnd[i]);
+            }
+            0 => {}
+            1 => {
+                assert!([0.0, 1.0, 2.0, 3.0].contains(&s.f64("cc_phase")[i]));
+                let floor = s.f64("cc_floor")[i];
+                assert!(floor.is_nan() || floor <= cwnd[i] + 1e-9, "floor {floor} cwnd {}", cwnd[i]);
+            }
+            2 => {
+                let (avg, base) = (s.f64("cc_avg_rtt")[i], s.f64("cc_base_rtt")[i]);
+                assert!(avg.is_nan() || avg >= base - 1e-12, "avg {avg} base {base}");
+            }
+            3 => assert!((0.0..=1.0).contains(&s.f64("cc_c")[i])),
+            _ => assert!(s.f64("cc_t")[i].is_nan() || s.f64("cc_t")[i] >= 0.08),
+        }
+    }
+}
