@@ -459,7 +459,9 @@ mod tests {
             .map(|k| {
                 let mut a = ack(3.0);
                 a.now = from + k as Time * MS;
-                a.echoed_ts = a.now - 100 * MS;
+                // The first ACKs come at 1 ms, before any echo of a 100 ms RTT could: the sample
+                // is given directly.
+                a.ca_rtt = Some(100 * MS);
                 cc.on_ack(&a, w);
                 w.cwnd
             })
