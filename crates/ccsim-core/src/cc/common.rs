@@ -10,6 +10,7 @@
 //! Rounds ("once per RTT") come from the sender: [`AckSample::round_start`].
 
 pub mod bandwidth;
+pub mod delay;
 pub mod hystart;
 pub mod rtt_stats;
 pub mod spacing;
@@ -134,6 +135,7 @@ pub(crate) mod testing {
             srtt: 100_000_000,
             min_rtt: 100_000_000,
             one_way_delay: None,
+            delay: common::delay::DelaySample::default(),
             echoed_ts: 0,
             prior_in_flight: 10.0,
             in_flight: 10.0,
@@ -153,6 +155,25 @@ pub(crate) mod testing {
         a.echoed_ts = a.now - rtt_ms * crate::units::NS_PER_MS;
         a.round_start = round_start;
         a
+    }
+
+    /// A sender's delay meter for hand-built ACKs: stamps each with the measurements
+    /// ([`AckSample::delay`]) the sender would give it, from its RTT sample ([`ca_rtt`]) and
+    /// round flag, so algorithms that read the shared base RTT see the history of the ACKs fed.
+    #[derive(Default)]
+    pub struct Feed(crate::tcp::delay_meter::DelayMeter);
+
+    impl Feed {
+        pub fn stamp(&mut self, mut a: AckSample) -> AckSample {
+            let rtt = common::ca_rtt(&a);
+            a.delay = self.0.on_ack(a.now, rtt, a.round_start, a.one_way_delay, 0, Default::default(), 0);
+            a
+        }
+
+        /// [`ack_rtt`], stamped.
+        pub fn ack_rtt(&mut self, rtt_ms: u64, round_start: bool) -> AckSample {
+            self.stamp(ack_rtt(rtt_ms, round_start))
+        }
     }
 
     pub fn congestion(kind: CongestionKind, basis: f64, first_timeout: bool) -> CongestionEvent {

@@ -24,8 +24,8 @@
 //! * Linux works in fixed point (alpha in 1/128, beta in 1/64, microseconds) and clamps samples
 //!   at 3.3 s against overflow; ccsim uses real numbers.
 
-use super::common::rtt_stats::RttStats;
-use super::common::{ca_rtt, grow, reduce_to};
+use super::common::delay::{DelaySample, RoundRtt};
+use super::common::{grow, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 
@@ -96,7 +96,11 @@ pub struct Illinois {
     beta_max: f64,
     win_thresh: f64,
     theta: u32,
-    rtt: RttStats,
+    /// This round's samples. Illinois's own round, not the sender's summary: a round that ends
+    /// in recovery keeps its samples until the first ACK after recovery evaluates it, and a
+    /// timeout clears it (Linux `end_seq`, `tcp_illinois_state`). The extremes dm is computed
+    /// from are the sender's shared base and maximum RTT ([`AckSample::delay`]).
+    round: RoundRtt,
     alpha: f64,
     beta: f64,
     /// Delay went above d1 since alpha was last at its maximum.
@@ -116,7 +120,7 @@ impl Default for Illinois {
             beta_max: 0.5,
             win_thresh: 15.0,
             theta: 5,
-            rtt: RttStats::default(),
+            round: RoundRtt::default(),
             alpha: 10.0,
             beta: RENO_BETA,
             rtt_above: false,
@@ -150,18 +154,18 @@ impl Illinois {
     }
 
     /// Once per round: new alpha and beta from the round's delays (Linux `update_params`).
-    fn end_of_round(&mut self, cwnd: f64) {
+    fn end_of_round(&mut self, delay: &DelaySample, cwnd: f64) {
         if cwnd < self.win_thresh {
             self.alpha = RENO_ALPHA;
             self.beta = RENO_BETA;
-        } else if let (Some(mean), Some(base)) = (self.rtt.round_mean(), self.rtt.base()) {
-            let base = base as f64;
-            let dm = self.rtt.max() as f64 - base;
+        } else if let Some(mean) = self.round.mean() {
+            let base = delay.base as f64;
+            let dm = delay.max as f64 - base;
             let da = mean - base;
             self.alpha = self.alpha_for(da, dm);
             self.beta = self.beta_for(da, dm);
         }
-        self.rtt.start_round();
+        self.round = RoundRtt::default();
     }
 
     fn alpha_for(&mut self, da: f64, dm: f64) -> f64 {
@@ -202,17 +206,17 @@ impl CongestionControl for Illinois {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
-        self.rtt.sample(ca_rtt(ack));
+        self.round.sample(ack.delay.latest);
         if ack.round_start || self.round_due {
             self.round_due = false;
-            self.end_of_round(w.cwnd);
+            self.end_of_round(&ack.delay, w.cwnd);
         }
         let alpha = self.alpha;
         grow(ack, w, |w, units| w.cwnd += alpha * units / w.cwnd);
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
-        self.rtt.sample(ca_rtt(ack));
+        self.round.sample(ack.delay.latest);
         self.round_due |= ack.round_start;
     }
 
@@ -224,7 +228,7 @@ impl CongestionControl for Illinois {
             self.rtt_low = 0;
             self.rtt_above = false;
             self.round_due = false;
-            self.rtt.start_round();
+            self.round = RoundRtt::default();
         }
     }
 
@@ -238,19 +242,15 @@ impl CongestionControl for Illinois {
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack_rtt, congestion};
+    use super::super::common::testing::{congestion, Feed};
     use super::*;
-    use crate::units::NS_PER_MS;
-
-    const MS: u64 = NS_PER_MS;
 
     /// Base 100 ms, maximum 200 ms (dm = 100 ms: d1 = 1, d2 = 10, d3 = 80 ms).
-    fn seen_100_to_200() -> Illinois {
-        let mut cc = Illinois::default();
-        cc.rtt.sample(100 * MS);
-        cc.rtt.sample(200 * MS);
-        cc.rtt.start_round();
-        cc
+    fn seen_100_to_200() -> (Illinois, Feed) {
+        let mut f = Feed::default();
+        f.ack_rtt(100, false);
+        f.ack_rtt(200, true);
+        (Illinois::default(), f)
     }
 
     /// Round mean 130 ms: da = 30 ms. alpha = 10 * 99 / (99 + 29 * 9.7 / 0.3) = 990 / 1036.667
@@ -258,14 +258,14 @@ mod tests {
     /// Avoidance at cwnd 100: +0.954984/100 per ACK; a loss keeps 1 - 0.232143 of the window.
     #[test]
     fn alpha_and_beta_follow_the_average_queueing_delay() {
-        let mut cc = seen_100_to_200();
+        let (mut cc, mut f) = seen_100_to_200();
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
-        cc.on_ack(&ack_rtt(120, false), &mut w);
-        cc.on_ack(&ack_rtt(140, false), &mut w);
+        cc.on_ack(&f.ack_rtt(120, false), &mut w);
+        cc.on_ack(&f.ack_rtt(140, false), &mut w);
         // Before the round ends alpha is still the initial alpha_max: 100 + 0.1 + 10/100.1.
         assert!((w.cwnd - (100.1 + 10.0 / 100.1)).abs() < 1e-9);
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
-        cc.on_ack(&ack_rtt(130, true), &mut w);
+        cc.on_ack(&f.ack_rtt(130, true), &mut w);
         assert!((cc.alpha() - 990.0 / (99.0 + 29.0 * 9.7 / 0.3)).abs() < 1e-9, "{}", cc.alpha());
         assert!((cc.alpha() - 0.954984).abs() < 1e-6);
         assert!((cc.beta() - 16.25 / 70.0).abs() < 1e-12);
@@ -280,16 +280,16 @@ mod tests {
     /// * 9.7 / 0.3) = 0.3324. Back at low delay, alpha stays until the 5th low round.
     #[test]
     fn low_delay_means_fast_growth_and_small_cuts_after_theta_rounds() {
-        let mut cc = seen_100_to_200();
+        let (mut cc, mut f) = seen_100_to_200();
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
-        cc.on_ack(&ack_rtt(100, true), &mut w);
+        cc.on_ack(&f.ack_rtt(100, true), &mut w);
         assert_eq!((cc.alpha(), cc.beta()), (10.0, 0.125));
-        cc.on_ack(&ack_rtt(190, true), &mut w);
+        cc.on_ack(&f.ack_rtt(190, true), &mut w);
         assert_eq!(cc.beta(), 0.5);
         assert!((cc.alpha() - 990.0 / (99.0 + 89.0 * 9.7 / 0.3)).abs() < 1e-9);
         let slow = cc.alpha();
         for round in 1..=5 {
-            cc.on_ack(&ack_rtt(100, true), &mut w);
+            cc.on_ack(&f.ack_rtt(100, true), &mut w);
             let expect = if round < 5 { slow } else { 10.0 };
             assert_eq!(cc.alpha(), expect, "low round {round}");
         }
@@ -298,13 +298,13 @@ mod tests {
     /// Below win_thresh it is Reno; a timeout cuts with the current beta, then resets to Reno's.
     #[test]
     fn small_windows_are_reno_and_timeouts_reset() {
-        let mut cc = seen_100_to_200();
+        let (mut cc, mut f) = seen_100_to_200();
         let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
-        cc.on_ack(&ack_rtt(100, true), &mut w);
+        cc.on_ack(&f.ack_rtt(100, true), &mut w);
         assert_eq!((cc.alpha(), cc.beta()), (1.0, 0.5));
         assert!((w.cwnd - 10.1).abs() < 1e-12);
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
-        cc.on_ack(&ack_rtt(100, true), &mut w);
+        cc.on_ack(&f.ack_rtt(100, true), &mut w);
         assert_eq!(cc.beta(), 0.125);
         cc.on_congestion(&congestion(CongestionKind::Timeout, 100.0, true), &mut w);
         assert_eq!(w, Window { cwnd: 1.0, ssthresh: 87.5 });
@@ -320,20 +320,20 @@ mod tests {
     /// beta = (0.125 * 80 - 0.5 * 10 + 0.375 * 42.5) / 70 = 20.9375 / 70 = 0.299107.
     #[test]
     fn a_round_keeps_its_rtt_samples_through_recovery() {
-        let mut cc = seen_100_to_200();
+        let (mut cc, mut f) = seen_100_to_200();
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
-        cc.on_ack(&ack_rtt(120, false), &mut w);
+        cc.on_ack(&f.ack_rtt(120, false), &mut w);
         let basis = w.cwnd;
         cc.on_congestion(&congestion(CongestionKind::Loss, basis, false), &mut w);
-        cc.on_ack_in_recovery(&ack_rtt(160, false));
-        cc.on_ack_in_recovery(&ack_rtt(160, true));
+        cc.on_ack_in_recovery(&f.ack_rtt(160, false));
+        cc.on_ack_in_recovery(&f.ack_rtt(160, true));
         cc.on_recovery_exit(0, &mut w);
-        cc.on_ack(&ack_rtt(130, false), &mut w);
+        cc.on_ack(&f.ack_rtt(130, false), &mut w);
         assert!((cc.alpha() - 990.0 / (99.0 + 41.5 * 9.7 / 0.3)).abs() < 1e-9, "{}", cc.alpha());
         assert!((cc.alpha() - 0.687102).abs() < 1e-6);
         assert!((cc.beta() - 20.9375 / 70.0).abs() < 1e-12, "{}", cc.beta());
         // The next round starts empty: its first ACK (110 ms) alone does not end it.
-        cc.on_ack(&ack_rtt(110, false), &mut w);
+        cc.on_ack(&f.ack_rtt(110, false), &mut w);
         assert!((cc.beta() - 20.9375 / 70.0).abs() < 1e-12);
     }
 }

@@ -75,6 +75,11 @@ pub struct AckSample {
     pub min_rtt: Dur,
     /// One-way delay of the acknowledged segment (receiver's arrival time minus its send time).
     pub one_way_delay: Option<Dur>,
+    /// The sender's delay and delivery measurements, taken once for every algorithm: this ACK's
+    /// [`common::ca_rtt`], the base (smallest ever) and largest RTT, the current round's
+    /// min/mean/max/count, the one-way delay and a delivery-rate sample. See
+    /// [`common::delay::DelaySample`] for what a round's summary covers.
+    pub delay: common::delay::DelaySample,
     /// Send timestamp of the segment this ACK echoes.
     pub echoed_ts: Time,
     /// Segments in flight before and after this ACK.

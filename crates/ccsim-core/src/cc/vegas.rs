@@ -19,13 +19,17 @@
 //!   timeout it resumes at the next round start, about when Linux leaves its Loss state.
 //! * With fewer than 3 RTT samples in a round (one ACK per round: delayed ACKs on a tiny window)
 //!   that round grows as Reno.
-//! * RTT samples come from the timestamp echo on every ACK, plus 1 us as in Linux (no zero RTT).
+//! * RTT samples are the sender's per-ACK sample (`ca_rtt`, or the timestamp echo under ns2's
+//!   timing), plus 1 us as in Linux (no zero RTT). The base RTT is the sender's shared one
+//!   ([`AckSample::delay`]); the round minimum is Vegas's own, because Linux Vegas also restarts
+//!   its round when it returns to the Open state (recovery ends, or the first round after a
+//!   timeout), which the sender's rounds do not.
 //! * ssthresh is kept at 2 segments or more, like every ccsim algorithm (Linux's can reach 1 when
 //!   Vegas shrinks a 2-segment window).
 
-use super::common::rtt_stats::RttStats;
+use super::common::delay::RoundRtt;
 use super::common::{
-    additive_increase, ca_rtt, grow, in_slow_start, may_grow, multiplicative_decrease, slow_start, MIN_SSTHRESH,
+    additive_increase, grow, in_slow_start, may_grow, multiplicative_decrease, slow_start, MIN_SSTHRESH,
 };
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
@@ -93,7 +97,9 @@ pub struct Vegas {
     beta: f64,
     gamma: f64,
     paper_diff: bool,
-    rtt: RttStats,
+    /// This round's samples (+1 us each). Not the sender's round summary: Vegas also restarts
+    /// its round on leaving recovery and on resuming after a timeout (Linux `tcp_vegas_state`).
+    round: RoundRtt,
     mode: Mode,
     /// diff at the last round end that computed one (for [`CongestionControl::inspect`]).
     last_diff: f64,
@@ -106,7 +112,7 @@ impl Default for Vegas {
             beta: 4.0,
             gamma: 1.0,
             paper_diff: false,
-            rtt: RttStats::default(),
+            round: RoundRtt::default(),
             mode: Mode::On,
             last_diff: f64::NAN,
         }
@@ -124,14 +130,14 @@ impl Vegas {
         }
     }
 
-    /// Packets this flow keeps queued, estimated from the round's minimum RTT; `None` when the
-    /// round has too few samples.
-    fn queued(&self, cwnd: f64) -> Option<(f64, f64)> {
-        if self.rtt.round_count() < MIN_SAMPLES {
+    /// Packets this flow keeps queued, estimated from the round's minimum RTT against the base
+    /// RTT of `ack`; `None` when the round has too few samples.
+    fn queued(&self, ack: &AckSample, cwnd: f64) -> Option<(f64, f64)> {
+        if self.round.count < MIN_SAMPLES {
             return None;
         }
-        let rtt = self.rtt.round_min()? as f64;
-        let base = self.rtt.base()? as f64;
+        let rtt = self.round.min as f64;
+        let base = (ack.delay.base + RTT_OFFSET) as f64;
         let denominator = if self.paper_diff { rtt } else { base };
         let diff = (cwnd * (rtt - base) / denominator).floor();
         // The window the path would carry at the base RTT (Linux `target_cwnd`).
@@ -141,7 +147,7 @@ impl Vegas {
 
     /// The once-per-round decision, on the ACK that starts a new round.
     fn end_of_round(&mut self, ack: &AckSample, w: &mut Window) {
-        let Some((diff, target)) = self.queued(w.cwnd) else {
+        let Some((diff, target)) = self.queued(ack, w.cwnd) else {
             reno(ack, w);
             return;
         };
@@ -165,12 +171,12 @@ impl Vegas {
     }
 
     fn sample(&mut self, ack: &AckSample) {
-        self.rtt.sample(ca_rtt(ack) + RTT_OFFSET);
+        self.round.sample(ack.delay.latest + RTT_OFFSET);
     }
 
     fn resume(&mut self) {
         self.mode = Mode::On;
-        self.rtt.start_round();
+        self.round = RoundRtt::default();
     }
 }
 
@@ -189,7 +195,7 @@ impl CongestionControl for Vegas {
         match self.mode {
             Mode::On if ack.round_start => {
                 self.end_of_round(ack, w);
-                self.rtt.start_round();
+                self.round = RoundRtt::default();
             }
             Mode::On => {
                 // Between round ends only slow start moves the window.
@@ -207,7 +213,8 @@ impl CongestionControl for Vegas {
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
-        // Samples in recovery can still lower the base RTT (Linux takes them in every state).
+        // Recovery samples stay in the round (Vegas restarts it only when recovery ends); they
+        // lower the base RTT too, which the sender's meter takes in every state, as Linux does.
         self.sample(ack);
     }
 
@@ -233,27 +240,26 @@ impl CongestionControl for Vegas {
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack_rtt, congestion};
+    use super::super::common::testing::{congestion, Feed};
     use super::super::CongestionKind;
     use super::*;
     use crate::units::NS_PER_MS;
 
     const MS: u64 = NS_PER_MS;
 
-    /// A Vegas that has seen a 100 ms base RTT and starts a fresh round.
-    fn with_base_100ms() -> Vegas {
-        let mut v = Vegas::default();
-        v.rtt.sample(100 * MS + RTT_OFFSET);
-        v.rtt.start_round();
-        v
+    /// A Vegas whose sender has seen a 100 ms base RTT, starting a fresh round.
+    fn with_base_100ms() -> (Vegas, Feed) {
+        let mut f = Feed::default();
+        f.ack_rtt(100, true);
+        (Vegas::default(), f)
     }
 
     /// Feed a round: `rtts` (ms) on ordinary ACKs, then the ACK that ends the round.
-    fn round(v: &mut Vegas, w: &mut Window, rtts: &[u64], closing_rtt: u64) {
+    fn round(v: &mut Vegas, f: &mut Feed, w: &mut Window, rtts: &[u64], closing_rtt: u64) {
         for &r in rtts {
-            v.on_ack(&ack_rtt(r, false), w);
+            v.on_ack(&f.ack_rtt(r, false), w);
         }
-        v.on_ack(&ack_rtt(closing_rtt, true), w);
+        v.on_ack(&f.ack_rtt(closing_rtt, true), w);
     }
 
     /// Base RTT 100.001 ms (samples carry +1 us). In avoidance at cwnd 50, ssthresh 40:
@@ -265,13 +271,13 @@ mod tests {
     /// Between round ends nothing moves in avoidance.
     #[test]
     fn once_per_round_the_window_moves_one_segment_toward_the_queue_band() {
-        let mut v = with_base_100ms();
+        let (mut v, mut f) = with_base_100ms();
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
-        round(&mut v, &mut w, &[115, 112, 113], 114);
+        round(&mut v, &mut f, &mut w, &[115, 112, 113], 114);
         assert_eq!(w, Window { cwnd: 49.0, ssthresh: 40.0 });
-        round(&mut v, &mut w, &[103, 104], 105);
+        round(&mut v, &mut f, &mut w, &[103, 104], 105);
         assert_eq!(w.cwnd, 50.0);
-        round(&mut v, &mut w, &[106, 107], 108);
+        round(&mut v, &mut f, &mut w, &[106, 107], 108);
         assert_eq!(w.cwnd, 50.0);
     }
 
@@ -281,9 +287,10 @@ mod tests {
     #[test]
     fn the_paper_diff_reads_smaller_than_linuxs() {
         for (paper_diff, expect) in [(false, 49.0), (true, 50.0)] {
-            let mut v = Vegas { paper_diff, ..with_base_100ms() };
+            let (v, mut f) = with_base_100ms();
+            let mut v = Vegas { paper_diff, ..v };
             let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
-            round(&mut v, &mut w, &[111, 112], 113);
+            round(&mut v, &mut f, &mut w, &[111, 112], 113);
             assert_eq!(w.cwnd, expect, "paper_diff = {paper_diff}");
         }
     }
@@ -293,40 +300,41 @@ mod tests {
     /// floor(42 * 100.001 / 110.001) + 1) = min(42, 38 + 1) = 39 and ssthresh = 39.
     #[test]
     fn slow_start_ends_at_the_rate_the_path_delivers() {
-        let mut v = with_base_100ms();
+        let (mut v, mut f) = with_base_100ms();
         let mut w = Window { cwnd: 40.0, ssthresh: f64::INFINITY };
-        round(&mut v, &mut w, &[110, 111], 112);
+        round(&mut v, &mut f, &mut w, &[110, 111], 112);
         assert_eq!(w, Window { cwnd: 39.0, ssthresh: 39.0 });
     }
 
     /// A round with only 2 samples grows as Reno on its closing ACK (cwnd 50: +1/50).
     #[test]
     fn too_few_samples_fall_back_to_reno() {
-        let mut v = with_base_100ms();
+        let (mut v, mut f) = with_base_100ms();
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
-        round(&mut v, &mut w, &[150], 150);
+        round(&mut v, &mut f, &mut w, &[150], 150);
         assert!((w.cwnd - 50.02).abs() < 1e-12);
     }
 
     /// A loss halves as Reno and suspends Vegas: ACKs grow as Reno until recovery ends.
     #[test]
     fn losses_are_reno_and_suspend_vegas_until_recovery_ends() {
-        let mut v = with_base_100ms();
+        let (mut v, mut f) = with_base_100ms();
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
         v.on_congestion(&congestion(CongestionKind::Loss, 50.0, false), &mut w);
         assert_eq!(w, Window { cwnd: 25.0, ssthresh: 25.0 });
-        v.on_ack_in_recovery(&ack_rtt(90, false));
-        assert_eq!(v.rtt.base(), Some(90 * MS + RTT_OFFSET), "recovery samples lower the base");
+        let a = f.ack_rtt(90, false);
+        v.on_ack_in_recovery(&a);
+        assert_eq!(a.delay.base + RTT_OFFSET, 90 * MS + RTT_OFFSET, "recovery samples lower the base");
         v.on_recovery_exit(0, &mut w);
-        round(&mut v, &mut w, &[92, 93], 93);
+        round(&mut v, &mut f, &mut w, &[92, 93], 93);
         // diff = floor(25 * 2 / 90.001) = 0 < 2: +1.
         assert_eq!(w.cwnd, 26.0);
         // Timeout: Reno until the next round starts, then Vegas again.
         v.on_congestion(&congestion(CongestionKind::Timeout, 26.0, true), &mut w);
         assert_eq!(w, Window { cwnd: 1.0, ssthresh: 13.0 });
-        v.on_ack(&ack_rtt(200, false), &mut w);
+        v.on_ack(&f.ack_rtt(200, false), &mut w);
         assert_eq!(w.cwnd, 2.0);
-        v.on_ack(&ack_rtt(200, true), &mut w);
+        v.on_ack(&f.ack_rtt(200, true), &mut w);
         assert_eq!((w.cwnd, v.mode), (3.0, Mode::On));
     }
 }

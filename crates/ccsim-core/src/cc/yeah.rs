@@ -13,13 +13,15 @@
 //! removes only its queue Q, between 1/8 and 1/2 of the window; otherwise it halves as Reno.
 //!
 //! Linux's constants are the defaults (ns-3 has the same). Linux integer arithmetic is mirrored
-//! where it decides a branch: Q and the window halvings are truncated. RTT samples: timestamp
-//! echo on every ACK, plus 1 us (YeAH uses Vegas's sample hook). The round state restarts when
-//! recovery ends and after a timeout (Linux re-enables Vegas on entering Open). A loss episode
+//! where it decides a branch: Q and the window halvings are truncated. RTT samples: the sender's
+//! per-ACK sample ([`AckSample::delay`]), plus 1 us (YeAH uses Vegas's sample hook); the base RTT
+//! is the sender's shared one. The round minimum is YeAH's own, because its round also restarts
+//! when recovery ends and at a timeout (Linux re-enables Vegas on entering Open and on `TCP_CA_Loss`),
+//! which the sender's rounds do not. A loss episode
 //! halves reno_count once; a timeout only on its first expiry, where Linux computes ssthresh.
 
-use super::common::rtt_stats::RttStats;
-use super::common::{ca_rtt, grow, increase_per, reduce_to};
+use super::common::delay::RoundRtt;
+use super::common::{grow, increase_per, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::vegas::RTT_OFFSET;
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
@@ -101,7 +103,9 @@ pub struct Yeah {
     epsilon: i32,
     rho: u32,
     zeta: u32,
-    rtt: RttStats,
+    /// This round\'s samples (+1 us each); restarted at round starts outside recovery, at recovery
+    /// exit and at timeouts (so not the sender\'s round summary).
+    round: RoundRtt,
     /// Consecutive slow-mode rounds; 0 in fast mode.
     slow_rounds: u32,
     fast_rounds: u32,
@@ -121,7 +125,7 @@ impl Default for Yeah {
             epsilon: 1,
             rho: 16,
             zeta: 50,
-            rtt: RttStats::default(),
+            round: RoundRtt::default(),
             slow_rounds: 0,
             fast_rounds: 0,
             reno_count: MIN_WINDOW,
@@ -153,11 +157,11 @@ impl Yeah {
     }
 
     /// The once-per-round mode decision (and decongestion), on the ACK that starts a new round.
-    fn end_of_round(&mut self, w: &mut Window) {
-        if self.rtt.round_count() < MIN_SAMPLES {
+    fn end_of_round(&mut self, ack: &AckSample, w: &mut Window) {
+        if self.round.count < MIN_SAMPLES {
             return;
         }
-        let (Some(rtt), Some(base)) = (self.rtt.round_min(), self.rtt.base()) else { return };
+        let (rtt, base) = (self.round.min, ack.delay.base + RTT_OFFSET);
         let queueing = (rtt - base) as f64;
         let q = (w.cwnd * queueing / rtt as f64).floor();
         if q > self.q_max || queueing > base as f64 / self.phy {
@@ -203,20 +207,20 @@ impl CongestionControl for Yeah {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
-        self.rtt.sample(ca_rtt(ack) + RTT_OFFSET);
+        self.round.sample(ack.delay.latest + RTT_OFFSET);
         let fast = self.in_fast_mode();
         grow(ack, w, |w, units| {
             let per = if fast { w.cwnd.min(SCALABLE_AI_CNT) } else { w.cwnd };
             increase_per(w, per, units);
         });
         if ack.round_start {
-            self.end_of_round(w);
-            self.rtt.start_round();
+            self.end_of_round(ack, w);
+            self.round = RoundRtt::default();
         }
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
-        self.rtt.sample(ca_rtt(ack) + RTT_OFFSET);
+        self.round.sample(ack.delay.latest + RTT_OFFSET);
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
@@ -229,28 +233,25 @@ impl CongestionControl for Yeah {
         }
         reduce_to(ev, w, ev.basis - reduction);
         if ev.kind == CongestionKind::Timeout {
-            self.rtt.start_round();
+            self.round = RoundRtt::default();
         }
     }
 
     fn on_recovery_exit(&mut self, _now: Time, _w: &mut Window) {
-        self.rtt.start_round();
+        self.round = RoundRtt::default();
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack_rtt, congestion};
+    use super::super::common::testing::{congestion, Feed};
     use super::*;
-    use crate::units::NS_PER_MS;
 
-    const MS: u64 = NS_PER_MS;
-
-    fn with_base_100ms() -> Yeah {
-        let mut y = Yeah::default();
-        y.rtt.sample(100 * MS + RTT_OFFSET);
-        y.rtt.start_round();
-        y
+    /// A YeAH whose sender has seen a 100 ms base RTT, starting a fresh round.
+    fn with_base_100ms() -> (Yeah, Feed) {
+        let mut f = Feed::default();
+        f.ack_rtt(100, true);
+        (Yeah::default(), f)
     }
 
     /// Fast mode is Scalable: at cwnd 400, +1/100 per segment; below 100, Reno's 1/cwnd.
@@ -259,12 +260,12 @@ mod tests {
     /// queueing <= 100.001/8 = 12.5 ms: fast mode stays.
     #[test]
     fn fast_mode_grows_as_scalable() {
-        let mut y = with_base_100ms();
+        let (mut y, mut f) = with_base_100ms();
         let mut w = Window { cwnd: 400.0, ssthresh: 100.0 };
-        y.on_ack(&ack_rtt(105, false), &mut w);
+        y.on_ack(&f.ack_rtt(105, false), &mut w);
         assert!((w.cwnd - 400.01).abs() < 1e-9);
-        y.on_ack(&ack_rtt(106, false), &mut w);
-        y.on_ack(&ack_rtt(107, true), &mut w);
+        y.on_ack(&f.ack_rtt(106, false), &mut w);
+        y.on_ack(&f.ack_rtt(107, true), &mut w);
         assert!((w.cwnd - 400.03).abs() < 1e-9);
         assert!(y.in_fast_mode());
         assert_eq!(y.last_q, 19.0);
@@ -276,17 +277,17 @@ mod tests {
     /// max(floor(500.03 / 2), 2) = 250. Slow mode then grows as Reno: +1/cwnd.
     #[test]
     fn a_queue_above_q_max_is_removed_at_once() {
-        let mut y = with_base_100ms();
+        let (mut y, mut f) = with_base_100ms();
         let mut w = Window { cwnd: 600.0, ssthresh: 100.0 };
-        y.on_ack(&ack_rtt(121, false), &mut w);
-        y.on_ack(&ack_rtt(120, false), &mut w);
-        y.on_ack(&ack_rtt(125, true), &mut w);
+        y.on_ack(&f.ack_rtt(121, false), &mut w);
+        y.on_ack(&f.ack_rtt(120, false), &mut w);
+        y.on_ack(&f.ack_rtt(125, true), &mut w);
         assert!((w.cwnd - 500.03).abs() < 1e-9, "{w:?}");
         assert_eq!(w.ssthresh, w.cwnd);
         assert!(!y.in_fast_mode());
         assert_eq!((y.reno_count(), y.last_q), (250.0, 100.0));
         let before = w.cwnd;
-        y.on_ack(&ack_rtt(120, false), &mut w);
+        y.on_ack(&f.ack_rtt(120, false), &mut w);
         assert!((w.cwnd - (before + 1.0 / before)).abs() < 1e-12);
     }
 

@@ -7,10 +7,11 @@
 //! The congestion-control algorithm owns the window arithmetic; the sender owns everything about
 //! which segment goes when, and calls the algorithm exactly once per loss episode.
 
+use super::delay_meter::DelayMeter;
 use super::profile::{RttSampling, SsthreshBasis, StackConfig};
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
-use super::send_log::SendLog;
+use super::send_log::{Newest, SendLog};
 use super::send_overhead::SendOverhead;
 use crate::cc::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, Recovery, SentSample, Window,
@@ -90,9 +91,11 @@ pub struct Sender {
     recovery: Recovery,
     /// The SACK scoreboard, when the stack uses SACK (then `recovery` is not used).
     scoreboard: Option<Scoreboard>,
-    /// Send times of outstanding segments, for the congestion-control RTT sample (every-ACK
-    /// sampling only).
-    send_log: Option<SendLog>,
+    /// Send records of outstanding segments: the congestion-control RTT sample (every-ACK
+    /// sampling only) and the delivery-rate sample.
+    send_log: SendLog,
+    /// The delay and delivery measurements every algorithm gets in [`AckSample::delay`].
+    meter: DelayMeter,
     /// Segments held back by the stack's send overhead (None: they leave at once). Boxed: rarely
     /// used, and large.
     overhead: Option<Box<SendOverhead>>,
@@ -121,7 +124,6 @@ impl Sender {
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let recovery = cc.recovery();
         let scoreboard = stack.sack.then(|| Scoreboard::new(stack.dupack_threshold));
-        let send_log = (stack.rtt_sampling == RttSampling::EveryAck).then(SendLog::default);
         let overhead = (stack.send_overhead_ns > 0).then(|| {
             let rng = stream(setup.seed, Entity::Flow, setup.flow as u64, Purpose::Jitter);
             Box::new(SendOverhead::new(stack.send_overhead_ns, rng))
@@ -154,7 +156,8 @@ impl Sender {
             cc,
             recovery,
             scoreboard,
-            send_log,
+            send_log: SendLog::default(),
+            meter: DelayMeter::default(),
             overhead,
             release_timer: LazyTimer::default(),
             episode_cut: (0.0, false),
@@ -267,9 +270,8 @@ impl Sender {
                 if pkt.seq > self.snd_una {
                     self.on_new_ack(pkt, now, fab)
                 } else {
-                    if let Some(log) = &mut self.send_log {
-                        log.on_sack(pkt.sack.iter());
-                    }
+                    let sacked = self.send_log.on_sack(pkt.sack.iter());
+                    self.meter.on_delivered(now, sacked.delivered, sacked.newest);
                     if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
                         self.on_dupack(now, fab);
                     } else if newly_sacked > 0 {
@@ -311,16 +313,22 @@ impl Sender {
         sample
     }
 
-    /// The RTT sample for congestion control under every-ACK sampling, Linux's `ca_rtt`: the RTT
-    /// of the most recently sent segment this ACK newly acknowledges (by SACK, else cumulatively),
-    /// falling back to the timestamp echo when a retransmission was acknowledged or nothing sent
-    /// once was. None under one-per-RTT timing (the algorithms then use the echo).
-    fn ca_rtt_sample(&mut self, pkt: &Packet, now: Time) -> Option<Dur> {
-        let log = self.send_log.as_mut()?;
-        let sacked = log.on_sack(pkt.sack.iter());
-        let covered = log.on_cumulative_ack(pkt.seq);
-        let cumulative = covered.latest_sent.filter(|_| !covered.retransmission_acked);
-        Some(sacked.or(cumulative).map_or(now - pkt.ts, |sent| now - sent))
+    /// What the send log says about the segments this ACK newly acknowledges: the RTT sample
+    /// for congestion control under every-ACK sampling, Linux's `ca_rtt` (the RTT of the most
+    /// recently sent segment this ACK newly acknowledges, by SACK, else cumulatively, falling back
+    /// to the timestamp echo when a retransmission was acknowledged or nothing sent once was;
+    /// None under one-per-RTT timing, where the algorithms use the echo), then the segments newly
+    /// delivered and the most recently sent of them.
+    fn newly_acked(&mut self, pkt: &Packet, now: Time) -> (Option<Dur>, u32, Newest) {
+        let sacked = self.send_log.on_sack(pkt.sack.iter());
+        let covered = self.send_log.on_cumulative_ack(pkt.seq);
+        let mut newest = covered.newest;
+        newest.merge(sacked.newest);
+        let ca_rtt = (self.stack.rtt_sampling == RttSampling::EveryAck).then(|| {
+            let cumulative = covered.latest_sent.filter(|_| !covered.retransmission_acked);
+            sacked.latest_sent.or(cumulative).map_or(now - pkt.ts, |sent| now - sent)
+        });
+        (ca_rtt, sacked.delivered + covered.delivered, newest)
     }
 
     fn on_new_ack(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
@@ -331,12 +339,17 @@ impl Sender {
         self.una_timeouts = 0;
         self.dupacks = 0;
         let rtt = self.rtt_sample(pkt, now);
-        let ca_rtt = self.ca_rtt_sample(pkt, now);
+        let (ca_rtt, delivered, newest) = self.newly_acked(pkt, now);
         let round_start = pkt.seq >= self.round_end;
         if round_start {
             self.round += 1;
             self.round_end = self.snd_max.max(pkt.seq + 1);
         }
+        let one_way_delay = pkt.ts_recv.checked_sub(pkt.ts);
+        let min_rtt = self.rtt.min_rtt().unwrap_or(0);
+        // Congestion control's RTT sample: `ca_rtt`, else the timestamp echo (`cc::common::ca_rtt`).
+        let cc_rtt = ca_rtt.unwrap_or_else(|| now.saturating_sub(pkt.ts));
+        let delay = self.meter.on_ack(now, cc_rtt, round_start, one_way_delay, delivered, newest, min_rtt);
 
         let sample = AckSample {
             now,
@@ -345,8 +358,9 @@ impl Sender {
             rtt,
             ca_rtt,
             srtt: self.rtt.srtt().unwrap_or(0),
-            min_rtt: self.rtt.min_rtt().unwrap_or(0),
-            one_way_delay: pkt.ts_recv.checked_sub(pkt.ts),
+            min_rtt,
+            one_way_delay,
+            delay,
             echoed_ts: pkt.ts,
             prior_in_flight: prior_flight as f64,
             in_flight: self.flight() as f64,
@@ -654,6 +668,9 @@ impl Sender {
         }
         let more_data = self.snd_nxt < self.total_segs;
         self.cwnd_limited = more_data && self.w.cwnd + self.inflation <= self.rwnd;
+        if !more_data {
+            self.meter.on_out_of_data(self.flight() as u64);
+        }
     }
 
     fn transmit(&mut self, seq: u32, retransmission: bool, now: Time, fab: &mut Fabric) {
@@ -666,9 +683,8 @@ impl Sender {
                 self.release_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Release));
             }
         }
-        if let Some(log) = &mut self.send_log {
-            log.on_send(seq, now);
-        }
+        let stamp = self.meter.on_send(now, self.snd_max <= self.snd_una);
+        self.send_log.on_send(seq, stamp);
         self.stats.packets_sent += 1;
         if retransmission {
             self.stats.retransmits += 1;

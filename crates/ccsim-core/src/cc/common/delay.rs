@@ -1,0 +1,109 @@
+//! The delay and delivery measurements the sender takes once per ACK and hands to every
+//! algorithm in [`AckSample::delay`](crate::cc::AckSample::delay), in every state (open and
+//! recovery alike). The sender's `tcp::delay_meter` computes them; the types live here so that
+//! algorithms (and their tests) can read and build them.
+
+use crate::units::{Dur, Time, NS_PER_S};
+
+/// Minimum, maximum, sum and count of the RTT samples of one round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RoundRtt {
+    /// Smallest sample; 0 while `count` is 0.
+    pub min: Dur,
+    /// Largest sample; 0 while `count` is 0.
+    pub max: Dur,
+    /// Sum of the samples, nanoseconds.
+    pub sum: u64,
+    pub count: u32,
+}
+
+impl RoundRtt {
+    #[inline]
+    pub fn sample(&mut self, rtt: Dur) {
+        if self.count == 0 {
+            self.min = rtt;
+            self.max = rtt;
+        } else {
+            self.min = self.min.min(rtt);
+            self.max = self.max.max(rtt);
+        }
+        self.sum += rtt;
+        self.count += 1;
+    }
+
+    /// Mean of the samples, nanoseconds; `None` without samples.
+    #[inline]
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum as f64 / self.count as f64)
+    }
+}
+
+/// A delivery-rate sample in the manner of Linux's `rate_sample` (`net/ipv4/tcp_rate.c`): the
+/// segments delivered between the send of the most recently sent segment this ACK newly
+/// delivered and now, over the longer of that segment's send interval and its ACK interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateSample {
+    /// Segments delivered (cumulatively or by SACK) since that segment left.
+    pub delivered: u64,
+    /// max(send interval, ACK interval); at least the sender's minimum RTT (else no sample).
+    pub interval: Dur,
+    /// The segment left while the sender had no data to send (Linux `is_app_limited`): the
+    /// rate says less than the path's capacity.
+    pub app_limited: bool,
+    /// The segment was a retransmission.
+    pub retransmission: bool,
+}
+
+impl RateSample {
+    /// Delivery rate, segments per second.
+    #[inline]
+    pub fn rate(&self) -> f64 {
+        self.delivered as f64 * NS_PER_S as f64 / self.interval as f64
+    }
+}
+
+/// What the sender measured on one ACK that advanced the cumulative ACK.
+///
+/// RTTs are congestion control's sample ([`super::ca_rtt`]): under every-ACK sampling Linux's
+/// `ca_rtt` (the RTT of the most recently sent segment the ACK newly covers), else the timestamp
+/// echo. Every ACK gives one sample, in every state.
+///
+/// **Rounds** are the sender's ([`AckSample::round_start`](crate::cc::AckSample::round_start)).
+/// `round` summarises the samples of the current round up to and including this ACK's. On the
+/// ACK that starts a new round it describes the round that just *ended*, this ACK's sample
+/// included, as Linux Vegas evaluates its round (`tcp_vegas_cong_avoid` sees the current ACK's
+/// sample, then resets); the next ACK's summary holds only its own sample. So an algorithm that
+/// decides once per round reads `round` on the round-start ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DelaySample {
+    /// This ACK's RTT sample.
+    pub latest: Dur,
+    /// Smallest sample since the connection opened (the base RTT); never aged or reset.
+    pub base: Dur,
+    /// Largest sample since the connection opened; never aged or reset.
+    pub max: Dur,
+    /// The current round's samples, this one included (see above).
+    pub round: RoundRtt,
+    /// One-way delay of the segment whose timestamp this ACK echoes (receiver's arrival time
+    /// minus its send time).
+    pub one_way_delay: Option<Dur>,
+    /// Delivery rate; `None` when no segment newly delivered by this ACK carries a send record
+    /// (the sender had none yet) or the interval is shorter than the minimum RTT (Linux discards
+    /// those as too short to trust).
+    pub rate: Option<RateSample>,
+}
+
+/// The per-segment state the rate sample needs, recorded when the segment leaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateStamp {
+    /// The segment's (latest) send time.
+    pub sent_at: Time,
+    /// Segments delivered when it left.
+    pub delivered: u64,
+    /// When that count last moved (or the send that opened the flight).
+    pub delivered_at: Time,
+    /// Start of the send interval it belongs to.
+    pub first_sent: Time,
+    pub app_limited: bool,
+    pub retransmission: bool,
+}
