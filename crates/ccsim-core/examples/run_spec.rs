@@ -41,7 +41,9 @@ impl Fnv {
 
 fn digest(r: &RunResults) -> u64 {
     let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    for (name, t) in [("flows", &r.flows), ("links", &r.links), ("series", &r.series), ("queues", &r.queues), ("drops", &r.drops)] {
+    for (name, t) in
+        [("flows", &r.flows), ("links", &r.links), ("series", &r.series), ("queues", &r.queues), ("drops", &r.drops)]
+    {
         h.table(name, t);
     }
     h.eat(&r.events.to_le_bytes());
