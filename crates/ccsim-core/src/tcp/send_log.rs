@@ -97,6 +97,7 @@ impl SendLog {
     /// Mark newly SACKed segments; returns the latest send time among those sent once. Each block
     /// is scanned down from its top until a segment already marked, so the cost is the number of
     /// newly SACKed segments (blocks grow at the top as new data arrives out of order).
+    #[inline]
     pub fn on_sack(&mut self, blocks: impl Iterator<Item = (u32, u32)>) -> Sacked {
         let mut out = Sacked::default();
         for (start, end) in blocks {
@@ -119,18 +120,19 @@ impl SendLog {
     }
 
     /// The cumulative ACK reached `ack`: forget the segments below it and say what they were.
+    #[inline]
     pub fn on_cumulative_ack(&mut self, ack: u32) -> Covered {
         let mut covered = Covered::default();
-        while self.base < ack {
-            let Some(r) = self.records.pop_front() else {
-                self.base = ack;
-                break;
-            };
-            let seq = self.base;
-            self.base += 1;
+        let n = (ack.saturating_sub(self.base) as usize).min(self.records.len());
+        // Scan by reference (records are larger than what is read of them), then drop them.
+        let mut newest: Option<(usize, Time)> = None;
+        for (i, r) in self.records.range(..n).enumerate() {
             if !r.sacked {
                 covered.delivered += 1;
-                covered.newest.offer(seq, &r.stamp);
+                // In sequence order, so a tie in send time goes to the higher sequence number.
+                if newest.is_none_or(|(_, t)| r.stamp.sent_at >= t) {
+                    newest = Some((i, r.stamp.sent_at));
+                }
             }
             if r.stamp.retransmission {
                 covered.retransmission_acked = true;
@@ -138,6 +140,11 @@ impl SendLog {
                 covered.latest_sent = Some(r.stamp.sent_at);
             }
         }
+        if let Some((i, t)) = newest {
+            covered.newest = Newest(Some((t, self.base + i as u32, self.records[i].stamp)));
+        }
+        self.records.drain(..n);
+        self.base = self.base.max(ack);
         covered
     }
 }

@@ -26,6 +26,7 @@ fn ack(delivered: u64) -> AckSample {
         srtt: 100 * MS,
         min_rtt: 100 * MS,
         one_way_delay: None,
+        delay: Default::default(),
         echoed_ts: 0,
         prior_in_flight: 10.0,
         in_flight: 10.0,
