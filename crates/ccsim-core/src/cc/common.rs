@@ -1,7 +1,12 @@
 //! Window arithmetic shared by the algorithms (the `tcp_cong.c` of ccsim), and the estimators
 //! several of them need, each written once:
 //!
-//! * [`rtt_stats`]: per-round RTT minimum/mean and the all-time extremes (Vegas, YeAH, Illinois);
+//! * [`delay`]: the measurements the sender takes once per ACK for every algorithm
+//!   ([`AckSample::delay`]: base and largest RTT, the round's summary, one-way delay, delivery
+//!   rate), and [`delay::RoundRtt`], the round accumulator Vegas, YeAH and Illinois keep for
+//!   their own (Linux-defined) rounds;
+//! * [`rtt_stats`]: per-round RTT minimum/mean and the all-time extremes, for the algorithms that
+//!   still keep their own (Fusion, Libra, AReno, FAST, Compound);
 //! * [`bandwidth`]: delivery counted over intervals, and Westwood+'s filtered estimate (Westwood,
 //!   H-TCP's throughput tracking);
 //! * [`hystart`]: Linux's HyStart slow-start exit (CUBIC);

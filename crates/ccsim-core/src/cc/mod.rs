@@ -2,14 +2,19 @@
 //!
 //! The TCP sender owns loss detection, recovery and the retransmission timer; a congestion-control
 //! algorithm only decides the window (and, optionally, when each segment may leave). It is fed one
-//! [`AckSample`] per ACK outside recovery, one [`CongestionEvent`] per loss episode, and is asked
+//! [`AckSample`] per ACK outside recovery (and, to observe, per ACK in recovery), one [`CongestionEvent`] per loss episode, and is asked
 //! for transmission times when it paces. The window itself lives in a [`Window`] the sender owns
 //! and lends to every hook, so the stack's own rules (cwnd = 1 after a timeout, recovery inflation)
 //! and the algorithm's never fight over who holds the number.
 //!
 //! One file per algorithm; [`registry`] maps names to constructors and parameter schemas. What
 //! several algorithms need (per-round RTT statistics, a delivery-rate estimate, HyStart, the
-//! window arithmetic of Linux `tcp_cong.c`) lives once in [`common`].
+//! window arithmetic of Linux `tcp_cong.c`) lives once in [`common`]. Delay measurements are
+//! taken once, by the sender, for every algorithm: each [`AckSample`] carries
+//! [`AckSample::delay`] (base and largest RTT, the round's min/mean/max/count, the latest
+//! `ca_rtt`, the one-way delay, a delivery-rate sample), fed by every ACK in every state. Vegas and
+//! YeAH read their base RTT from it, Illinois its base and maximum; algorithms whose rounds or
+//! minima follow Linux-specific resets keep those parts themselves (see each module).
 
 pub mod areno;
 pub mod bic;

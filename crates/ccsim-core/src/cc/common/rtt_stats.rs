@@ -1,8 +1,7 @@
-//! RTT statistics per round and over the connection, for the algorithms that compare the delay
-//! they see with its minimum once per RTT: Vegas and YeAH (round minimum against the base RTT),
-//! Illinois (round mean against the all-time minimum and maximum). Linux keeps the same numbers in
-//! `tcp_vegas.c` (`baseRTT`, `minRTT`, `cntRTT`) and `tcp_illinois.c` (`base_rtt`, `max_rtt`,
-//! `sum_rtt`, `cnt_rtt`).
+//! RTT statistics per round and over the connection, kept privately by the algorithms that have
+//! not moved onto the sender's shared measurements ([`super::delay`]): Fusion, Libra, AReno, FAST
+//! and Compound. Linux keeps the same numbers in `tcp_vegas.c` (`baseRTT`, `minRTT`, `cntRTT`)
+//! and `tcp_illinois.c` (`base_rtt`, `max_rtt`, `sum_rtt`, `cnt_rtt`).
 
 use crate::units::Dur;
 
