@@ -139,3 +139,136 @@ def test_h1_quick_goodput_falls_with_loss(quick: core.StudyReport) -> None:
     # No point below 1e-5 in this run: the near-link-rate claim is not run, not passed.
     assert quick.verdict(0) == core.NOT_RUN
     assert (quick.directory / "H1-loglog.png").exists()
+
+
+# ---- H2 and H3 -----------------------------------------------------------------------------------
+#
+# Quick runs of seeds 1-4, one seed at a time (`ccsim study H2 --quick --replicates 1
+# --first-seed k`), gave (seed 1 / 2 / 3 / 4):
+#
+#   H2, RED, Jain's index: proposal 0.994/0.995/0.961/0.994, fusion 0.737/0.889/0.756/0.787,
+#       reno 0.767/0.841/0.834/0.818
+#   H2, RED, throughput variance (Mb/s)^2: proposal 3.3/2.9/23.5/3.3, fusion 207/72/186/148,
+#       reno 143/80/90/88
+#   H2, DropTail losses after warm-up: proposal 435/413/361/336, fusion 9/205/4/5, reno 5/0/3/3
+#   H2, 40/50 ms vs 80/100 ms goodput (Mb/s): DropTail reno 31.4 vs 16.6 .. 41.0 vs 7.1, fusion
+#       26.0 vs 22.1 .. 40.4 vs 7.7; RED reno 28.3 vs 11.4 .. 32.5 vs 10.8, fusion 27.6 vs 20.4 ..
+#       36.1 vs 12.1
+#   H3: proposal max/min over RTT 1.26 (seeds 1-2 mean) and 1.16-1.43 single seeds, Reno's
+#       4.2-7.1; the Reno flow's share against the proposal >= 31 % at every RTT
+#
+# The DropTail dominance claim, RED's Fusion-vs-Reno loss order and H3's Fusion claim vary from
+# seed to seed at this scale (each went the other way in one of the four seeds) and are not
+# asserted here.
+
+H2 = studies.get("H2")
+H3 = studies.get("H3")
+
+
+def test_h2_h3_are_registered_with_the_papers_setup() -> None:
+    assert studies.get("fusion-rtt-fairness") is H2
+    assert studies.get("fusion-reno-friendliness") is H3
+    sweeps = seed002._h2_sweeps(Settings())
+    assert {s["name"] for s in sweeps} == {
+        f"{cc}-{q}" for cc in ("reno", "fusion", "fusion-rf") for q in ("droptail", "red")
+    }
+    scenario = next(s for s in sweeps if s["name"] == "fusion-rf-red")["scenario"]
+    assert scenario["topology"]["bdp_rtt"] == "100ms"
+    assert [f["rtt"] for f in scenario["flows"]] == ["40ms", "50ms", "80ms", "100ms"]
+    red = scenario["topology"]["red"]
+    # ns-2's automatic RED for 100 Mb/s with mean_pktsize_ 500: C = 25000 packets/s.
+    assert red["min_th"] == pytest.approx(0.005 * 25000 / 2)
+    assert red["max_th"] == pytest.approx(3 * red["min_th"])
+    assert red["w_q"] == pytest.approx(4.0e-5, rel=1e-3)
+    h3 = seed002._h3_sweeps(Settings())
+    assert [s["name"] for s in h3] == ["reno", "fusion", "fusion-rf"]
+    assert h3[0]["axes"]["flows.1.rtt"][0] == "20ms"
+    assert [f["start_jitter"] for f in h3[0]["scenario"]["flows"]] == ["5s", "5s"]
+    assert h3[0]["scenario"]["topology"]["bdp_rtt"] == "40ms"
+
+
+def _h2_table(jain: dict[str, float]) -> pd.DataFrame:
+    records = [
+        {"queue": "red", "algorithm": cc, "flow": seed002.ALL, "metric": seed002.JAIN, "value": v}
+        for cc, v in jain.items()
+    ]
+    return core.summarise(records, ["queue", "algorithm", "flow"])
+
+
+def test_h2_fairness_claim_can_fail_and_reverse() -> None:
+    claim = H2.claims[4]
+    assert claim.judge(_h2_table({"fusion-rf": 0.99, "fusion": 0.8, "reno": 0.8})).verdict == (
+        REPRODUCED
+    )
+    reversed_ = claim.judge(_h2_table({"fusion-rf": 0.6, "fusion": 0.8, "reno": 0.85}))
+    assert reversed_.verdict == REVERSED
+    assert [c.outcome for c in reversed_.checks] == [core.REVERSED, core.REVERSED, core.FAILED]
+
+
+def test_h3_constant_claim_reverses_when_the_proposal_varies_more_than_reno() -> None:
+    records = [
+        {"competitor": cc, "rtt_ms": rtt, "metric": seed002.OTHER_GOODPUT, "value": v}
+        for cc, values in {"fusion-rf": [60.0, 30.0, 10.0], "reno": [50.0, 45.0, 40.0]}.items()
+        for rtt, v in zip([20.0, 40.0, 200.0], values, strict=True)
+    ]
+    table = core.summarise(records, ["competitor", "rtt_ms"])
+    result = H3.claims[2].judge(table)
+    assert [c.outcome for c in result.checks] == [core.FAILED, core.REVERSED]
+
+
+@pytest.fixture(scope="module")
+def h2_quick(tmp_path_factory: pytest.TempPathFactory) -> core.StudyReport:
+    if not _have("reno", "fusion", "fusion-rf"):
+        pytest.skip("engine lacks a seed-002 algorithm")
+    return run_study(H2, Settings(quick=True), tmp_path_factory.mktemp("h2"), workers=2)
+
+
+def _h2(report: core.StudyReport, metric: str, queue: str, cc: str, flow: str = "all") -> float:
+    return core.value(report.table, metric, queue=queue, algorithm=cc, flow=flow)
+
+
+@requires_engine
+def test_h2_quick_proposal_is_fairest_under_red(h2_quick: core.StudyReport) -> None:
+    jain = {cc: _h2(h2_quick, seed002.JAIN, "red", cc) for cc in ("fusion-rf", "fusion", "reno")}
+    variance = {cc: _h2(h2_quick, seed002.VARIANCE, "red", cc) for cc in jain}
+    assert jain["fusion-rf"] >= 0.95  # single seeds: 0.961 .. 0.995
+    assert jain["fusion-rf"] > max(jain["fusion"], jain["reno"]) + 0.05  # smallest gap 0.127
+    assert variance["fusion-rf"] < 0.5 * min(variance["fusion"], variance["reno"])  # worst 0.26
+    assert (h2_quick.verdict(4), h2_quick.verdict(5)) == (REPRODUCED, REPRODUCED)
+    assert (h2_quick.directory / "H2-throughput.png").exists()
+
+
+@requires_engine
+def test_h2_quick_short_flows_win_and_the_proposal_loses_most(
+    h2_quick: core.StudyReport,
+) -> None:
+    for queue in ("droptail", "red"):
+        for cc in ("reno", "fusion"):
+            short = _h2(h2_quick, seed002.FLOW_GOODPUT, queue, cc, "40 ms")
+            long_ = _h2(h2_quick, seed002.FLOW_GOODPUT, queue, cc, "100 ms")
+            assert short > long_, (queue, cc)
+    proposal = _h2(h2_quick, seed002.LOST, "droptail", "fusion-rf")
+    for other in ("fusion", "reno"):
+        # smallest single-seed ratio 2.0 (seed 2: 413 against Fusion's 205)
+        assert proposal > 1.5 * _h2(h2_quick, seed002.LOST, "droptail", other)
+    assert [h2_quick.verdict(i) for i in (0, 2, 3)] == [REPRODUCED] * 3
+
+
+@pytest.fixture(scope="module")
+def h3_quick(tmp_path_factory: pytest.TempPathFactory) -> core.StudyReport:
+    if not _have("reno", "fusion", "fusion-rf"):
+        pytest.skip("engine lacks a seed-002 algorithm")
+    return run_study(H3, Settings(quick=True), tmp_path_factory.mktemp("h3"), workers=2)
+
+
+@requires_engine
+def test_h3_quick_proposal_is_flat_over_rtt_and_reno_is_not(h3_quick: core.StudyReport) -> None:
+    proposal, reno = (
+        seed002._spread(h3_quick.table, "fusion-rf"),
+        seed002._spread(h3_quick.table, "reno"),
+    )
+    assert proposal <= 1.5  # single seeds 1.16 .. 1.43
+    assert proposal < 0.5 * reno  # Reno's 4.2 .. 7.1
+    shares = seed002._curve(h3_quick.table, seed002.RENO_SHARE, "fusion-rf")["ours"]
+    assert len(shares) == len(seed002.H3_QUICK_RTTS_MS) and shares.min() >= 0.3
+    assert [h3_quick.verdict(i) for i in (0, 2, 3)] == [REPRODUCED] * 3
