@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from ccsim.errors import ScenarioError
 from ccsim.scenario import Scenario
@@ -128,11 +129,11 @@ def test_red_defaults() -> None:
 
 FLOW_KEYS = {
     "label", "cc", "cc_params", "mss_bytes", "max_window_pkts", "delayed_ack",
-    "src", "dst", "rtt_ns", "start_ns", "start_jitter_ns", "size_bytes",
+    "reverse", "clock_offset_ns", "clock_drift_ppm", "src", "dst", "rtt_ns", "start_ns", "start_jitter_ns", "size_bytes",
 }  # fmt: skip
 GENERATOR_KEYS = {
     "label", "cc", "cc_params", "mss_bytes", "max_window_pkts", "delayed_ack",
-    "arrivals", "size", "start_ns", "rtt_choices_ns", "rtt_dist", "endpoints", "sources",
+    "reverse", "clock_offset_ns", "clock_drift_ppm", "arrivals", "size", "start_ns", "rtt_choices_ns", "rtt_dist", "endpoints", "sources",
 }  # fmt: skip
 LINK_KEYS = {"rate_bps", "delay_ns", "queue", "loss", "jitter_ns"}
 
@@ -208,6 +209,9 @@ def test_flow_details_resolve() -> None:
         "max_window": 500,
         "delayed_ack": True,
         "params": {"beta": 0.8, "fast_convergence": False, "hystart_low_window": 8},
+        "reverse": True,
+        "clock_offset": "-2.5ms",
+        "clock_drift_ppm": 40,
     }
     (resolved,) = Scenario.model_validate(dumbbell(flows=[flow])).resolve()["flows"]
     assert resolved == {
@@ -217,6 +221,9 @@ def test_flow_details_resolve() -> None:
         "mss_bytes": 1460,
         "max_window_pkts": 500,
         "delayed_ack": True,
+        "reverse": True,
+        "clock_offset_ns": -2_500_000,
+        "clock_drift_ppm": 40.0,
         "src": None,
         "dst": None,
         "rtt_ns": 50_000_000,
@@ -437,7 +444,7 @@ def test_bdp_access_buffer_uses_the_access_rate() -> None:
 # ---- TOML in and out -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("example", ["dumbbell", "parking_lot", "explicit"])
+@pytest.mark.parametrize("example", ["dumbbell", "parking_lot", "explicit", "two_way"])
 def test_examples_load_and_round_trip(example: str) -> None:
     scenario = Scenario.load(EXAMPLES / f"{example}.toml")
     assert scenario.name == example
@@ -662,6 +669,9 @@ BAD_INPUTS = [
      "topology.links[0].reverse_loss: ", "duplex = false"),
     (explicit(topology=explicit()["topology"] | {"links": [*explicit()["topology"]["links"], {"src": "b", "dst": "a", "rate": "1Mbps", "delay": "1ms"}]}),
      "topology.links[2]: ", 'a link from "b" to "a" is already given'),
+    (_with(dumbbell(), 200_000, "flows", 0, "clock_drift_ppm"), "flows[0].clock_drift_ppm: ", "less than or equal to 100000"),
+    (_with(dumbbell(), "-x", "flows", 0, "clock_offset"), "flows[0].clock_offset: ", "is not a time"),
+    (_with(dumbbell(), "yes", "flows", 0, "reverse"), "flows[0].reverse: ", "boolean"),
 ]  # fmt: skip
 
 
@@ -732,10 +742,11 @@ def _kitchen_sink() -> list[dict[str, Any]]:
         flows=[{
             "cc": "newreno", "count": 2, "rtt": "30ms", "start": "10ms", "start_jitter": "5ms",
             "size": "1MB", "mss": 1460, "label": "x", "max_window": 100, "delayed_ack": False,
-            "params": {"beta": 0.7},
+            "params": {"beta": 0.7}, "reverse": True, "clock_offset": "-1ms", "clock_drift_ppm": -20.5,
         }],
         generators=[
-            {"kind": "closed_loop", "cc": "reno", "slots": 2, "size": "20KB", "rtt_choices": ["40ms"]},
+            {"kind": "closed_loop", "cc": "reno", "slots": 2, "size": "20KB", "rtt_choices": ["40ms"],
+             "reverse": True},
             {"kind": "open_loop", "cc": "reno", "rate": 5.0, "stop": "1s",
              "size": {"dist": "pareto", "mean": "20KB", "shape": 1.5}, "rtt_choices": ["40ms", "60ms"]},
         ],
@@ -756,7 +767,7 @@ def _kitchen_sink() -> list[dict[str, Any]]:
 
 
 @requires_engine
-@pytest.mark.parametrize("example", ["dumbbell", "parking_lot", "explicit"])
+@pytest.mark.parametrize("example", ["dumbbell", "parking_lot", "explicit", "two_way"])
 def test_engine_accepts_examples(example: str) -> None:
     from ccsim import _core
 
@@ -954,3 +965,29 @@ def test_explicit_link_jitter_applies_to_both_directions() -> None:
     assert [link["jitter_ns"] for link in links] == [3_000_000, 3_000_000]
     with pytest.raises(ScenarioError, match=r"^topology\.links\[0\]\.jitter: "):
         scenario.with_overrides({"topology.links.0.jitter": "1e30s"})
+
+
+def test_a_negative_clock_offset_survives_a_toml_round_trip() -> None:
+    data = _with(dumbbell(), "-1.5ms", "flows", 0, "clock_offset")
+    scenario = Scenario.model_validate(data)
+    again = Scenario.from_toml(scenario.to_toml())
+    assert again.resolve()["flows"][0]["clock_offset_ns"] == -1_500_000
+    assert again.resolve() == scenario.resolve()
+
+
+@requires_engine
+def test_reverse_flows_load_the_other_direction_and_ack_compression_costs_throughput() -> None:
+    """examples/two_way.toml: the reverse flows' data crosses R2 -> R1, and the forward
+    direction carries less than when all four flows send the same way."""
+    import ccsim
+
+    def links(scenario: Scenario) -> pd.DataFrame:
+        return ccsim.run(scenario).links.set_index(["src", "dst"])
+
+    two_way = Scenario.load(EXAMPLES / "two_way.toml")
+    one_way = two_way.with_overrides({"flows.1.reverse": False})
+    both, forward = links(two_way), links(one_way)
+    assert both.loc[("R2", "R1"), "utilization"] > 0.5
+    assert forward.loc[("R2", "R1"), "utilization"] < 0.1  # ACKs only
+    # measured: 0.685 two-way against 0.978 one-way
+    assert both.loc[("R1", "R2"), "utilization"] < 0.85 * forward.loc[("R1", "R2"), "utilization"]

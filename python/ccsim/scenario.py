@@ -47,10 +47,12 @@ from ccsim.units import (
     HEADER_BYTES,
     Buffer,
     format_rate,
+    format_signed_time,
     format_size,
     format_time,
     parse_buffer,
     parse_rate,
+    parse_signed_time,
     parse_size,
     parse_time,
     parse_transfer_size,
@@ -80,6 +82,9 @@ __all__ = [
 
 Rate = Annotated[int, BeforeValidator(lambda v: parse_rate(v)), PlainSerializer(format_rate)]
 Time = Annotated[int, BeforeValidator(lambda v: parse_time(v)), PlainSerializer(format_time)]
+SignedTime = Annotated[
+    int, BeforeValidator(lambda v: parse_signed_time(v)), PlainSerializer(format_signed_time)
+]
 Size = Annotated[int, BeforeValidator(lambda v: parse_size(v)), PlainSerializer(format_size)]
 TransferSize = Annotated[
     int | None,
@@ -125,6 +130,8 @@ MIN_RTO_NS = 1_000
 MAX_DEPTH = 32
 #: The largest MSS: a 65 535-byte IP packet less the headers (the engine's MAX_MSS_BYTES).
 MAX_MSS = 65_495
+#: Largest clock drift of a flow's receiver against its sender, ppm (the engine's bound).
+MAX_CLOCK_DRIFT_PPM = 100_000.0
 
 
 class _Table(BaseModel):
@@ -296,6 +303,16 @@ class _Transfer(_Table):
     # String defaults are parsed like user input (validate_default), hence the type: ignore.
     start: Time = "0s"  # type: ignore[assignment]
     params: dict[str, Any] = Field(default_factory=dict)
+    #: Send from the far side (dumbbell: from behind the right-hand router; elsewhere src and
+    #: dst swap), so data crosses the links the other flows' ACKs use.
+    reverse: Flag = False
+    #: The receiver's clock minus the sender's (signed), and how fast it runs against it (ppm):
+    #: only one-way delays measured with the two hosts' timestamps see them.
+    clock_offset: SignedTime = "0s"  # type: ignore[assignment]
+    clock_drift_ppm: Annotated[
+        float,
+        Field(strict=True, ge=-MAX_CLOCK_DRIFT_PPM, le=MAX_CLOCK_DRIFT_PPM, allow_inf_nan=False),
+    ] = 0.0
 
     @field_validator("params")
     @classmethod
@@ -326,6 +343,9 @@ class _Transfer(_Table):
             "mss_bytes": self.mss,
             "max_window_pkts": self.max_window,
             "delayed_ack": self.delayed_ack,
+            "reverse": self.reverse,
+            "clock_offset_ns": self.clock_offset,
+            "clock_drift_ppm": float(self.clock_drift_ppm),
         }
 
 

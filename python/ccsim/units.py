@@ -296,6 +296,19 @@ def format_time(ns: int) -> str:
     return _format_decimal(ns, sorted(units, key=lambda kv: -kv[1]))
 
 
+def parse_signed_time(value: object, path: Sequence[PathItem] = ()) -> int:
+    """``"-3ms"`` -> ``-3_000_000``: a time that may be negative (a clock offset), at most
+    :data:`MAX_TIME_NS` either way."""
+    if isinstance(value, str) and value.strip().startswith("-"):
+        return -parse_time(value.strip()[1:], path)
+    return parse_time(value, path)
+
+
+def format_signed_time(ns: int) -> str:
+    """``-3_000_000`` -> ``"-3ms"``."""
+    return f"-{format_time(-ns)}" if ns < 0 else format_time(ns)
+
+
 def format_size(size: int) -> str:
     """``64_000`` -> ``"64KB"``; ``65_536`` -> ``"64KiB"``; ``1_500`` -> ``"1.5KB"``. Exact."""
     if size % 1024 == 0 and size % 1000 != 0:

@@ -135,7 +135,23 @@ pub struct FlowTemplate {
     pub max_window_pkts: Option<u64>,
     #[serde(default)]
     pub delayed_ack: Option<bool>,
+    /// Send data from the far side: on a dumbbell the sender sits behind the right-hand router
+    /// (its data crosses the bottleneck's reverse direction, as the other flows' ACKs do); on the
+    /// other topologies `src` and `dst` swap.
+    #[serde(default)]
+    pub reverse: bool,
+    /// The receiver's clock minus the sender's at time 0, ns (signed): what a one-way delay
+    /// measured with the two hosts' timestamps is off by. Only one-way delays see it.
+    #[serde(default)]
+    pub clock_offset_ns: i64,
+    /// How fast the receiver's clock runs against the sender's, parts per million (signed): its
+    /// reading at true time t is t + offset + drift x 1e-6 x t.
+    #[serde(default)]
+    pub clock_drift_ppm: f64,
 }
+
+/// Largest clock drift a flow's hosts may have, parts per million (10 %).
+pub const MAX_CLOCK_DRIFT_PPM: f64 = 100_000.0;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -467,6 +483,19 @@ impl FlowTemplate {
                 return Err(out_of_range(&format!("{what}.cc_params.{name}"), v, "a finite number"));
             }
         }
+        if self.clock_offset_ns.unsigned_abs() > MAX_TIME_NS {
+            return Err(out_of_range(
+                &format!("{what}.clock_offset_ns"),
+                self.clock_offset_ns,
+                &format!("-{MAX_TIME_NS}..={MAX_TIME_NS} ns"),
+            ));
+        }
+        check_float(
+            &format!("{what}.clock_drift_ppm"),
+            self.clock_drift_ppm,
+            -MAX_CLOCK_DRIFT_PPM,
+            MAX_CLOCK_DRIFT_PPM,
+        )?;
         Ok(())
     }
 }

@@ -78,8 +78,10 @@ pub struct AckSample {
     pub ca_rtt: Option<Dur>,
     pub srtt: Dur,
     pub min_rtt: Dur,
-    /// One-way delay of the acknowledged segment (receiver's arrival time minus its send time).
-    pub one_way_delay: Option<Dur>,
+    /// One-way delay of the acknowledged segment, ns: the receiver's timestamp of its arrival
+    /// minus the sender's of its departure. Signed: with the flow's clock skew
+    /// ([`crate::tcp::clock::ClockSkew`], zero by default) the two clocks disagree.
+    pub one_way_delay: Option<i64>,
     /// The sender's delay and delivery measurements, taken once for every algorithm: this ACK's
     /// [`common::ca_rtt`], the base (smallest ever) and largest RTT, the current round's
     /// min/mean/max/count, the one-way delay and a delivery-rate sample. See

@@ -13,6 +13,7 @@ use crate::net::routing::Graph;
 use crate::net::topology::{Endpoints, Network};
 use crate::rng::{stream, Entity, Purpose, Stream};
 use crate::spec::{ArrivalSpec, FlowTemplate, GeneratorSpec, ScenarioSpec, MAX_TIME_NS};
+use crate::tcp::clock::ClockSkew;
 use crate::tcp::profile::StackConfig;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderSetup};
@@ -78,7 +79,8 @@ impl Simulation {
             let rng = stream(spec.seed, Entity::Flow, i as u64, Purpose::Congestion);
             cc_factory(&f.template, rng).map_err(|e| format!("{what}.cc: {e}"))?;
             check_template(&what, &f.template)?;
-            flow_eps.push(net.attach(&what, &i.to_string(), f.src.as_deref(), f.dst.as_deref(), f.rtt_ns, false)?);
+            let (src, dst) = (f.src.as_deref(), f.dst.as_deref());
+            flow_eps.push(net.attach(&what, &i.to_string(), src, dst, f.rtt_ns, false, f.template.reverse)?);
         }
         let mut gen_eps: Vec<Vec<Endpoints>> = Vec::new();
         for (g, gs) in spec.generators.iter().enumerate() {
@@ -104,7 +106,7 @@ impl Simulation {
             for source in 0..sources {
                 let (src, dst, rtt) = source_placement(spec.seed, g as u32, source, gs);
                 let tag = format!("g{g}.{source}");
-                eps.push(net.attach(&what, &tag, src, dst, rtt, gs.rtt_dist.is_some())?);
+                eps.push(net.attach(&what, &tag, src, dst, rtt, gs.rtt_dist.is_some(), gs.template.reverse)?);
             }
             gen_eps.push(eps);
         }
@@ -202,6 +204,7 @@ impl Simulation {
             max_window,
             stack: self.stack.clone(),
             seed: self.seed,
+            clock: ClockSkew { offset_ns: t.clock_offset_ns, drift_ppm: t.clock_drift_ppm },
         };
         let delayed_ack = t.delayed_ack.unwrap_or(self.stack.delayed_ack);
         self.flows.push(Flow {

@@ -173,6 +173,9 @@ impl Network {
     /// `tag` names the hosts; `src`/`dst` are node names (explicit) or router names (parking lot);
     /// `rtt` is the requested base RTT (dumbbell: required; parking lot: optional); with `clamp`
     /// an RTT below the path's own round-trip delay is raised to it instead of being an error.
+    /// `reverse` sends from the far side: a dumbbell flow's sender sits behind the right-hand
+    /// router, and elsewhere `src` and `dst` swap.
+    #[allow(clippy::too_many_arguments)]
     pub fn attach(
         &mut self,
         what: &str,
@@ -181,10 +184,16 @@ impl Network {
         dst: Option<&str>,
         rtt: Option<Dur>,
         clamp: bool,
+        reverse: bool,
     ) -> Result<Endpoints, String> {
+        let (src, dst) = if reverse { (dst, src) } else { (src, dst) };
         match &self.kind {
             Kind::Dumbbell { left, right, bottleneck_delay, access_rate, access_queue } => {
-                let (left, right, bd, rate, q) = (*left, *right, *bottleneck_delay, *access_rate, access_queue.clone());
+                let (mut left, mut right) = (*left, *right);
+                if reverse {
+                    std::mem::swap(&mut left, &mut right);
+                }
+                let (bd, rate, q) = (*bottleneck_delay, *access_rate, access_queue.clone());
                 if src.is_some() || dst.is_some() {
                     return Err(format!("{what}: a dumbbell flow takes no src/dst (each flow gets its own hosts)"));
                 }
@@ -288,7 +297,7 @@ mod tests {
     fn a_dumbbell_flow_gets_access_links_that_make_its_rtt() {
         let mut net = Network::build(&dumbbell(5 * MS), 1).unwrap();
         assert_eq!((net.node_names.len(), net.links.len()), (2, 2));
-        let ends = net.attach("flows[0]", "0", None, None, Some(41 * MS), false).unwrap();
+        let ends = net.attach("flows[0]", "0", None, None, Some(41 * MS), false, false).unwrap();
         // Four new links (a pair per host), and the one-way delays add up to half the RTT.
         assert_eq!(net.links.len(), 6);
         let one_way = delay_between(&net, ends.src, 0) + 5 * MS + delay_between(&net, 1, ends.dst);
@@ -297,12 +306,26 @@ mod tests {
     }
 
     #[test]
+    fn a_reverse_dumbbell_flow_sends_from_behind_the_right_hand_router() {
+        let mut net = Network::build(&dumbbell(5 * MS), 1).unwrap();
+        let ends = net.attach("flows[0]", "0", None, None, Some(40 * MS), false, true).unwrap();
+        // Router 0 is the left one, 1 the right: the sender's access link now leads to 1.
+        assert!(net.links.iter().any(|l| l.src == ends.src && l.dst == 1));
+        assert!(net.links.iter().any(|l| l.src == 0 && l.dst == ends.dst));
+        let one_way = delay_between(&net, ends.src, 1) + 5 * MS + delay_between(&net, 0, ends.dst);
+        assert_eq!(2 * one_way, 40 * MS);
+    }
+
+    #[test]
     fn a_dumbbell_rtt_below_twice_the_bottleneck_delay_is_an_error_unless_clamped() {
         let mut net = Network::build(&dumbbell(5 * MS), 1).unwrap();
-        let err = net.attach("flows[0]", "0", None, None, Some(9 * MS), false).unwrap_err();
+        let err = net.attach("flows[0]", "0", None, None, Some(9 * MS), false, false).unwrap_err();
         assert!(err.contains("flows[0].rtt") && err.contains("below twice"), "{err}");
-        assert!(net.attach("flows[0]", "0", None, None, Some(10 * MS), false).is_ok(), "exactly 2 x 5 ms is allowed");
-        let clamped = net.attach("g", "1", None, None, Some(MS), true).unwrap();
+        assert!(
+            net.attach("flows[0]", "0", None, None, Some(10 * MS), false, false).is_ok(),
+            "exactly 2 x 5 ms is allowed"
+        );
+        let clamped = net.attach("g", "1", None, None, Some(MS), true, false).unwrap();
         assert_eq!(delay_between(&net, clamped.src, 0), 0);
     }
 
@@ -319,14 +342,17 @@ mod tests {
         let mut net = Network::build(&spec, 1).unwrap();
         assert_eq!(net.links.len(), 8, "four hops, both directions");
         assert!(net.links.iter().all(|l| (l.src as i64 - l.dst as i64).abs() == 1));
-        let e = net.attach("flows[0]", "0", Some("R1"), Some("R4"), Some(30 * MS), false).unwrap();
+        let e = net.attach("flows[0]", "0", Some("R1"), Some("R4"), Some(30 * MS), false, false).unwrap();
         // 3 hops x 2 ms each way; the access links make up the rest of 15 ms.
         assert_eq!(delay_between(&net, e.src, 1) + 6 * MS + delay_between(&net, 4, e.dst), 15 * MS);
-        let err = net.attach("flows[1]", "1", Some("R1"), Some("R4"), Some(10 * MS), false).unwrap_err();
+        let err = net.attach("flows[1]", "1", Some("R1"), Some("R4"), Some(10 * MS), false, false).unwrap_err();
         assert!(err.contains("below the path's round-trip delay"), "{err}");
-        assert!(net.attach("flows[2]", "2", Some("R2"), Some("R2"), None, false).unwrap_err().contains("same router"));
         assert!(net
-            .attach("flows[3]", "3", Some("R9"), Some("R2"), None, false)
+            .attach("flows[2]", "2", Some("R2"), Some("R2"), None, false, false)
+            .unwrap_err()
+            .contains("same router"));
+        assert!(net
+            .attach("flows[3]", "3", Some("R9"), Some("R2"), None, false, false)
             .unwrap_err()
             .contains("unknown router"));
         let too_few = TopologySpec::ParkingLot {

@@ -89,7 +89,7 @@ impl DelayMeter {
         now: Time,
         rtt: Dur,
         round_start: bool,
-        one_way_delay: Option<Dur>,
+        one_way_delay: Option<i64>,
         delivered: u32,
         newest: Newest,
         min_rtt: Dur,

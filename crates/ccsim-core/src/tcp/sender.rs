@@ -7,6 +7,7 @@
 //! The congestion-control algorithm owns the window arithmetic; the sender owns everything about
 //! which segment goes when, and calls the algorithm exactly once per loss episode.
 
+use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
 use super::profile::{RttSampling, SsthreshBasis, StackConfig};
 use super::rtt::RttEstimator;
@@ -55,6 +56,8 @@ pub struct SenderSetup {
     pub stack: StackConfig,
     /// The scenario's seed, for the sender's own random stream (send overhead).
     pub seed: u64,
+    /// The receiver's clock against this sender's (one-way delays only).
+    pub clock: ClockSkew,
 }
 
 pub struct Sender {
@@ -96,6 +99,8 @@ pub struct Sender {
     send_log: SendLog,
     /// The delay and delivery measurements every algorithm gets in [`AckSample::delay`].
     meter: DelayMeter,
+    /// The receiver's clock against ours, for one-way delays.
+    clock: ClockSkew,
     /// Segments held back by the stack's send overhead (None: they leave at once). Boxed: rarely
     /// used, and large.
     overhead: Option<Box<SendOverhead>>,
@@ -158,6 +163,7 @@ impl Sender {
             scoreboard,
             send_log: SendLog::default(),
             meter: DelayMeter::default(),
+            clock: setup.clock,
             overhead,
             release_timer: LazyTimer::default(),
             episode_cut: (0.0, false),
@@ -345,7 +351,7 @@ impl Sender {
             self.round += 1;
             self.round_end = self.snd_max.max(pkt.seq + 1);
         }
-        let one_way_delay = pkt.ts_recv.checked_sub(pkt.ts);
+        let one_way_delay = (pkt.ts_recv >= pkt.ts).then(|| self.clock.one_way_delay(pkt.ts, pkt.ts_recv));
         let min_rtt = self.rtt.min_rtt().unwrap_or(0);
         // Congestion control's RTT sample: `ca_rtt`, else the timestamp echo (`cc::common::ca_rtt`).
         let cc_rtt = ca_rtt.unwrap_or_else(|| now.saturating_sub(pkt.ts));

@@ -27,8 +27,16 @@ impl Bench {
         fab.flow_drops.push(FlowDrops::default());
         let mut stack = StackConfig::for_profile(profile);
         tweak(&mut stack);
-        let setup =
-            SenderSetup { flow: 0, data_route: 0, mss: 1000, size_bytes: None, max_window: 1000.0, stack, seed: 1 };
+        let setup = SenderSetup {
+            flow: 0,
+            data_route: 0,
+            mss: 1000,
+            size_bytes: None,
+            max_window: 1000.0,
+            stack,
+            seed: 1,
+            clock: Default::default(),
+        };
         let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
         let cc = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap();
         Bench { sender: Sender::new(setup, cc), fab, seen: 0 }

@@ -22,4 +22,5 @@ mod scenarios;
 mod stack;
 mod traces;
 mod traffic;
+mod two_way;
 mod zoo;

@@ -84,9 +84,10 @@ pub struct DelaySample {
     pub max: Dur,
     /// The current round's samples, this one included (see above).
     pub round: RoundRtt,
-    /// One-way delay of the segment whose timestamp this ACK echoes (receiver's arrival time
-    /// minus its send time).
-    pub one_way_delay: Option<Dur>,
+    /// One-way delay of the segment whose timestamp this ACK echoes, ns: the receiver's
+    /// timestamp of its arrival minus the sender's of its departure (signed: the two hosts'
+    /// clocks may disagree, see [`crate::tcp::clock::ClockSkew`]).
+    pub one_way_delay: Option<i64>,
     /// Delivery rate; `None` when no segment newly delivered by this ACK carries a send record
     /// (the sender had none yet) or the interval is shorter than the minimum RTT (Linux discards
     /// those as too short to trust).
