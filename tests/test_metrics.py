@@ -328,3 +328,26 @@ def test_oracles_reject_impossible_probabilities() -> None:
             metrics.pftk_throughput(p, 0.1, 1.0)
         with pytest.raises(ValueError):
             metrics.mathis_throughput(p, 0.1)
+
+
+def test_time_to_cwnd_finds_the_first_sample_at_the_target_and_the_drops_before() -> None:
+    series = pd.DataFrame(
+        {
+            "t_s": [0.1, 0.2, 0.3, 0.4, 0.1, 0.2, 0.3, 0.4],
+            "flow": [0, 0, 0, 0, 1, 1, 1, 1],
+            "cwnd_pkts": [10.0, 30.0, 50.0, 20.0, 2.0, 4.0, 8.0, 16.0],
+        }
+    )
+    flows = pd.DataFrame({"flow": [0, 1], "start_s": [0.05, 0.0]})
+    drops = pd.DataFrame({"t_s": [0.15, 0.35, 0.2], "flow": [0, 0, 1]})
+    out = metrics.time_to_cwnd(series, 50, flows=flows, drops=drops)
+    assert out.loc[0, "reached_s"] == 0.3
+    assert out.loc[0, "after_start_s"] == pytest.approx(0.25)
+    # Flow 0 lost one packet before reaching 50 (the drop at 0.35 s is after); flow 1 never got
+    # there, so every drop of its counts.
+    assert list(out["drops_before"]) == [1, 1] and list(out["early_loss"]) == [True, True]
+    assert np.isnan(out.loc[1, "reached_s"]) and np.isnan(out.loc[1, "after_start_s"])
+    no_drops = metrics.time_to_cwnd(series, 16, drops=drops[drops["flow"] == 1])
+    assert list(no_drops["reached_s"]) == [0.2, 0.4] and list(no_drops["early_loss"]) == [False, True]
+    with pytest.raises(ValueError, match="target"):
+        metrics.time_to_cwnd(series, 0)

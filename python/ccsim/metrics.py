@@ -41,6 +41,7 @@ __all__ = [
     "reno_friendliness",
     "rtt_weighted_jain_index",
     "throughput_variance",
+    "time_to_cwnd",
     "transfer_time_by_size",
 ]
 
@@ -110,6 +111,42 @@ def cwnd_cov(series: pd.DataFrame, warmup_s: float = 0.0) -> pd.Series:
     kept = _after_warmup(series, warmup_s)
     grouped = kept.groupby("flow")["cwnd_pkts"]
     return (grouped.std(ddof=0) / grouped.mean()).rename("cwnd_cov")
+
+
+def time_to_cwnd(
+    series: pd.DataFrame,
+    target: float,
+    flows: pd.DataFrame | None = None,
+    drops: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """When each flow's cwnd first reaches ``target`` segments, and whether it lost packets
+    before (seed 003, S1-S2: time to reach the maximum window, and "early loss").
+
+    ``reached_s`` is the first sampling instant with ``cwnd_pkts >= target`` (NaN if never), so
+    it is known to within one ``sample_interval``. With the ``flows`` table, ``after_start_s``
+    counts from the flow's start. With the ``drops`` table (``[trace] drops = true``),
+    ``drops_before`` counts the flow's drops before ``reached_s`` (all of its drops if it never
+    got there) and ``early_loss`` says whether there were any. Returns one row per flow of the
+    series, indexed by flow.
+    """
+    if not target > 0:
+        raise ValueError(f"target: {target} is not a positive window")
+    ordered = series.sort_values(["flow", "t_s"], kind="stable")
+    hits = ordered[ordered["cwnd_pkts"] >= target].groupby("flow")["t_s"].min()
+    out = pd.DataFrame(index=pd.Index(sorted(ordered["flow"].unique()), name="flow"))
+    out["reached_s"] = hits.reindex(out.index).astype(float)
+    if flows is not None:
+        starts = flows.set_index("flow")["start_s"].reindex(out.index)
+        out["after_start_s"] = out["reached_s"] - starts
+    if drops is not None:
+        limit = out["reached_s"].fillna(np.inf)
+        counts = [
+            int(((drops["flow"] == flow) & (drops["t_s"] < limit[flow])).sum())
+            for flow in out.index
+        ]
+        out["drops_before"] = counts
+        out["early_loss"] = out["drops_before"] > 0
+    return out
 
 
 def cwnd_correlation(
