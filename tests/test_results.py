@@ -352,3 +352,20 @@ def test_the_conservation_check_catches_a_missing_packet() -> None:
     results.flows.loc[0, "packets_delivered"] -= 1
     with pytest.raises(ccsim.EngineError, match="not conserved at flow 0"):
         check_conservation(results)
+
+
+@requires_engine
+def test_a_traced_table_is_written_even_without_rows(tmp_path: Path) -> None:
+    """A run that drops nothing still has its drops.parquet when drops are traced (with the
+    table's columns), so a reader can tell "no drops" from "not traced"."""
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {"topology.buffer": "1000pkts", "duration": "0.5s", "trace.drops": True}
+    )
+    results = ccsim.run(scenario)
+    assert len(results.drops) == 0
+    results.write(tmp_path / "traced")
+    drops = pd.read_parquet(tmp_path / "traced" / "drops.parquet")
+    assert len(drops) == 0 and {"t_s", "flow", "link"} <= set(drops.columns)
+    untraced = ccsim.run(scenario.with_overrides({"trace.drops": False}))
+    untraced.write(tmp_path / "untraced")
+    assert not (tmp_path / "untraced" / "drops.parquet").exists()

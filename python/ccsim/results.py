@@ -164,9 +164,21 @@ class Results:
         (directory / "scenario.toml").write_text(self.scenario.to_toml(), encoding="utf-8")
         summary = json.dumps(self._summary, indent=2, allow_nan=False)
         (directory / "summary.json").write_text(summary + "\n", encoding="utf-8")
+        trace = self.scenario.trace
+        # A table the scenario asked for is written even when empty (a run without drops still
+        # has its drops.parquet), so readers can tell "none" from "not traced".
+        traced = {
+            "series": trace.sample_interval is not None,
+            "queues": trace.sample_interval is not None,
+            "drops": trace.drops,
+        }
         for name in TABLES:
             frame = self._tables[name]
-            if name in _ALWAYS_WRITTEN or len(frame) > 0:
+            if (
+                name in _ALWAYS_WRITTEN
+                or len(frame) > 0
+                or (traced.get(name) and len(frame.columns))
+            ):
                 _write_parquet(frame, directory / f"{name}.parquet")
 
     @classmethod
