@@ -29,11 +29,14 @@
 //! * Gamma auto-tuning (Linux 1.3) is available, off by default: at each loss with a fresh
 //!   diff_reno (the round's diff computed with the Reno part), gamma += (3/4 diff_reno -
 //!   gamma)/4, clamped to [5, 30].
-//! * RTT samples: [`ca_rtt`] on every ACK, recovery included, plus 1 us as Linux's Vegas family.
-//!   The base RTT is never aged.
+//! * RTT samples: the sender's per-ACK sample ([`AckSample::delay`]: `ca_rtt`, or the timestamp
+//!   echo under ns2's timing) on every ACK, recovery included, plus 1 us as Linux's Vegas family.
+//!   The base RTT is the sender's shared one (plus 1 us), never aged. The round minimum and
+//!   sample count are CTCP's own, not the sender's round summary: CTCP restarts its round at
+//!   recovery exit and at a timeout, and a round that ends in recovery keeps its samples.
 
-use super::common::rtt_stats::RttStats;
-use super::common::{additive_increase, ca_rtt, grow, in_slow_start, may_grow, reduce_to};
+use super::common::delay::RoundRtt;
+use super::common::{additive_increase, grow, in_slow_start, may_grow, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::vegas::RTT_OFFSET;
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
@@ -127,7 +130,9 @@ pub struct Compound {
     low_wnd: f64,
     pace_dwnd: bool,
     tune_gamma: bool,
-    rtt: RttStats,
+    /// This round's samples (+1 us each): CTCP's own round, restarted at recovery exit and at a
+    /// timeout. The base RTT is the sender's ([`AckSample::delay`]).
+    round: RoundRtt,
     /// The Reno (loss) part and the delay part; the sender's window is their sum.
     reno: f64,
     dwnd: f64,
@@ -151,7 +156,7 @@ impl Default for Compound {
             low_wnd: 38.0,
             pace_dwnd: false,
             tune_gamma: false,
-            rtt: RttStats::default(),
+            round: RoundRtt::default(),
             reno: 0.0,
             dwnd: 0.0,
             round_delivered: 0,
@@ -217,10 +222,10 @@ impl Compound {
             self.pending = 0.0;
             return;
         }
-        if self.rtt.round_count() < MIN_SAMPLES {
+        if self.round.count < MIN_SAMPLES {
             return;
         }
-        let (Some(rtt), Some(base)) = (self.rtt.round_min(), self.rtt.base()) else { return };
+        let (rtt, base) = (self.round.min, ack.delay.base + RTT_OFFSET);
         let queueing = (rtt - base) as f64 / rtt as f64;
         let diff = old_wnd * queueing;
         self.diff_reno = Some(self.reno * queueing);
@@ -253,7 +258,7 @@ impl CongestionControl for Compound {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
-        self.rtt.sample(ca_rtt(ack) + RTT_OFFSET);
+        self.round.sample(ack.delay.latest + RTT_OFFSET);
         self.reconcile(w);
         if in_slow_start(w) {
             // Slow start is Reno's on the total; no delay window.
@@ -272,13 +277,13 @@ impl CongestionControl for Compound {
         self.reno = w.cwnd - self.dwnd;
         if ack.round_start {
             self.end_of_round(ack, w);
-            self.rtt.start_round();
+            self.round = RoundRtt::default();
             w.cwnd = self.reno + self.dwnd;
         }
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
-        self.rtt.sample(ca_rtt(ack) + RTT_OFFSET);
+        self.round.sample(ack.delay.latest + RTT_OFFSET);
         if ack.round_start {
             self.round_delivered = ack.delivered;
         }
@@ -300,7 +305,7 @@ impl CongestionControl for Compound {
         if ev.kind == CongestionKind::Timeout {
             self.reno = w.cwnd;
             self.dwnd = 0.0;
-            self.rtt.start_round();
+            self.round = RoundRtt::default();
         } else {
             self.reno = (reno_before / 2.0).min(w.cwnd);
             self.dwnd = w.cwnd - self.reno;
@@ -309,36 +314,33 @@ impl CongestionControl for Compound {
 
     fn on_recovery_exit(&mut self, _now: Time, w: &mut Window) {
         self.reconcile(w);
-        self.rtt.start_round();
+        self.round = RoundRtt::default();
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack_rtt, congestion};
+    use super::super::common::testing::{congestion, Feed};
     use super::*;
-    use crate::units::NS_PER_MS;
-
-    const MS: u64 = NS_PER_MS;
-
-    /// A CTCP in avoidance with a 100 ms base RTT, Reno part `reno` and delay part `dwnd`.
-    fn avoiding(reno: f64, dwnd: f64) -> (Compound, Window) {
-        let mut c = Compound { reno, dwnd, ..Default::default() };
-        c.rtt.sample(100 * MS + RTT_OFFSET);
-        c.rtt.start_round();
-        (c, Window { cwnd: reno + dwnd, ssthresh: 10.0 })
+    /// A CTCP in avoidance with Reno part `reno` and delay part `dwnd`, and a sender's delay
+    /// meter that has seen a 100 ms base RTT (it stamps the ACKs fed to the CTCP).
+    fn avoiding(reno: f64, dwnd: f64) -> (Compound, Window, Feed) {
+        let mut m = Feed::default();
+        m.ack_rtt(100, false);
+        let c = Compound { reno, dwnd, ..Default::default() };
+        (c, Window { cwnd: reno + dwnd, ssthresh: 10.0 }, m)
     }
 
     /// Feed a round: `n` ACKs at `rtt_ms`, then the round-start ACK, `delivered` segments
     /// acknowledged in the round.
-    fn round(c: &mut Compound, w: &mut Window, n: usize, rtt_ms: u64, delivered: u64) {
+    fn round(c: &mut Compound, m: &mut Feed, w: &mut Window, n: usize, rtt_ms: u64, delivered: u64) {
         let d0 = c.round_delivered;
         for i in 0..n {
-            let mut a = ack_rtt(rtt_ms, false);
+            let mut a = m.ack_rtt(rtt_ms, false);
             a.delivered = d0 + i as u64 + 1;
             c.on_ack(&a, w);
         }
-        let mut a = ack_rtt(rtt_ms, true);
+        let mut a = m.ack_rtt(rtt_ms, true);
         a.delivered = d0 + delivered;
         c.on_ack(&a, w);
     }
@@ -349,8 +351,8 @@ mod tests {
     /// = 21 to dwnd: 421, total ~ 1021.004.
     #[test]
     fn an_empty_pipe_grows_dwnd_by_alpha_win_to_the_k_minus_one() {
-        let (mut c, mut w) = avoiding(600.0, 400.0);
-        round(&mut c, &mut w, 3, 100, 1000);
+        let (mut c, mut w, mut m) = avoiding(600.0, 400.0);
+        round(&mut c, &mut m, &mut w, 3, 100, 1000);
         assert_eq!(c.dwnd(), 421.0);
         let reno = 600.0 + 1.0 / 1000.0 + 1.0 / 1000.001 + 1.0 / 1000.002 + 1.0 / 1000.003;
         assert!((c.reno_window() - reno).abs() < 1e-6, "{}", c.reno_window());
@@ -363,15 +365,15 @@ mod tests {
     /// floor(15.15) - 1 = 14. A larger queue empties dwnd (never below 0).
     #[test]
     fn a_queue_above_gamma_shrinks_dwnd_by_zeta_diff() {
-        let (mut c, mut w) = avoiding(500.0, 100.0);
-        round(&mut c, &mut w, 3, 110, 500);
+        let (mut c, mut w, mut m) = avoiding(500.0, 100.0);
+        round(&mut c, &mut m, &mut w, 3, 110, 500);
         let diff = 500.0 * 10.0 / 110.001;
         assert!((c.dwnd() - (100.0 - diff)).abs() < 1e-9, "{}", c.dwnd());
-        let (mut c, mut w) = avoiding(500.0, 100.0);
-        round(&mut c, &mut w, 3, 110, 300);
+        let (mut c, mut w, mut m) = avoiding(500.0, 100.0);
+        round(&mut c, &mut m, &mut w, 3, 110, 300);
         assert_eq!(c.dwnd(), 114.0);
-        let (mut c, mut w) = avoiding(500.0, 10.0);
-        round(&mut c, &mut w, 3, 150, 500);
+        let (mut c, mut w, mut m) = avoiding(500.0, 10.0);
+        round(&mut c, &mut m, &mut w, 3, 150, 500);
         assert_eq!(c.dwnd(), 0.0);
         assert!((w.cwnd - c.reno_window()).abs() < 1e-12);
     }
@@ -380,16 +382,16 @@ mod tests {
     /// ACK. Same for rounds with fewer than 3 samples (dwnd kept as is) and in slow start.
     #[test]
     fn small_windows_and_slow_start_are_reno() {
-        let (mut c, mut w) = avoiding(30.0, 0.0);
-        round(&mut c, &mut w, 3, 100, 30);
+        let (mut c, mut w, mut m) = avoiding(30.0, 0.0);
+        round(&mut c, &mut m, &mut w, 3, 100, 30);
         assert_eq!(c.dwnd(), 0.0);
         assert!(w.cwnd > 30.13 && w.cwnd < 30.134, "{}", w.cwnd);
-        let (mut c, mut w) = avoiding(100.0, 50.0);
-        round(&mut c, &mut w, 1, 100, 150);
+        let (mut c, mut w, mut m) = avoiding(100.0, 50.0);
+        round(&mut c, &mut m, &mut w, 1, 100, 150);
         assert_eq!(c.dwnd(), 50.0);
-        let (mut c, mut w) = avoiding(100.0, 0.0);
+        let (mut c, mut w, mut m) = avoiding(100.0, 0.0);
         w.ssthresh = 1000.0;
-        round(&mut c, &mut w, 3, 100, 100);
+        round(&mut c, &mut m, &mut w, 3, 100, 100);
         assert_eq!((c.dwnd(), w.cwnd), (0.0, 104.0));
     }
 
@@ -398,15 +400,15 @@ mod tests {
     /// 500, window 1, dwnd 0.
     #[test]
     fn a_loss_cuts_the_total_by_beta_and_dwnd_takes_the_rest() {
-        let (mut c, mut w) = avoiding(600.0, 400.0);
+        let (mut c, mut w, _) = avoiding(600.0, 400.0);
         c.on_congestion(&congestion(CongestionKind::Loss, 1000.0, false), &mut w);
         assert_eq!(w, Window { cwnd: 500.0, ssthresh: 500.0 });
         assert_eq!((c.reno_window(), c.dwnd()), (300.0, 200.0));
-        let (mut c, mut w) = avoiding(600.0, 400.0);
+        let (mut c, mut w, _) = avoiding(600.0, 400.0);
         c.beta = 0.2;
         c.on_congestion(&congestion(CongestionKind::Loss, 1000.0, false), &mut w);
         assert_eq!((w.cwnd, c.reno_window(), c.dwnd()), (800.0, 300.0, 500.0));
-        let (mut c, mut w) = avoiding(600.0, 400.0);
+        let (mut c, mut w, _) = avoiding(600.0, 400.0);
         c.on_congestion(&congestion(CongestionKind::Timeout, 1000.0, true), &mut w);
         assert_eq!(w, Window { cwnd: 1.0, ssthresh: 500.0 });
         assert_eq!((c.reno_window(), c.dwnd()), (1.0, 0.0));
@@ -416,7 +418,7 @@ mod tests {
     /// by 0.75: 450 + 300.
     #[test]
     fn a_window_set_by_the_stack_scales_both_parts() {
-        let (mut c, w) = avoiding(600.0, 400.0);
+        let (mut c, w, _) = avoiding(600.0, 400.0);
         let mut w = Window { cwnd: 750.0, ..w };
         c.on_recovery_exit(0, &mut w);
         assert_eq!((c.reno_window(), c.dwnd()), (450.0, 300.0));
@@ -426,16 +428,16 @@ mod tests {
     /// 0.041999 per ACK, so 250 ACKs add ~10.5 and 550 finish it (and add no more).
     #[test]
     fn paced_dwnd_increments_spread_over_half_a_round() {
-        let (mut c, mut w) = avoiding(600.0, 400.0);
+        let (mut c, mut w, mut m) = avoiding(600.0, 400.0);
         c.pace_dwnd = true;
-        round(&mut c, &mut w, 3, 100, 1000);
+        round(&mut c, &mut m, &mut w, 3, 100, 1000);
         assert_eq!(c.dwnd(), 400.0);
         for _ in 0..250 {
-            c.on_ack(&ack_rtt(100, false), &mut w);
+            c.on_ack(&m.ack_rtt(100, false), &mut w);
         }
         assert!((c.dwnd() - 410.5).abs() < 1e-3, "{}", c.dwnd());
         for _ in 0..300 {
-            c.on_ack(&ack_rtt(100, false), &mut w);
+            c.on_ack(&m.ack_rtt(100, false), &mut w);
         }
         assert!((c.dwnd() - 421.0).abs() < 1e-9, "{}", c.dwnd());
     }
@@ -445,9 +447,9 @@ mod tests {
     /// without a fresh round leaves it.
     #[test]
     fn gamma_tuning_follows_three_quarters_of_the_reno_queue() {
-        let (mut c, mut w) = avoiding(400.0, 100.0);
+        let (mut c, mut w, mut m) = avoiding(400.0, 100.0);
         c.tune_gamma = true;
-        round(&mut c, &mut w, 3, 110, 100);
+        round(&mut c, &mut m, &mut w, 3, 110, 100);
         let d = c.reno_window() * 10.0 / 110.001;
         c.on_congestion(&congestion(CongestionKind::Loss, w.cwnd, false), &mut w);
         let expect = 30.0 + (0.75 * d - 30.0) / 4.0;

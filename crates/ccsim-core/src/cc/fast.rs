@@ -27,17 +27,18 @@
 //!   target is kept at 2 segments or more. Increases wait while the stack gates growth.
 //! * ns-2's dead band (no update while the queue estimate is in [alpha, beta)) is empty with its
 //!   default beta = alpha, and is not modelled.
-//! * RTT samples: [`ca_rtt`] on every ACK, in recovery too (they update the base and the
-//!   average); a zero sample counts as 1 ns. The base RTT is never aged.
+//! * RTT samples: the sender's per-ACK sample ([`AckSample::delay`]: `ca_rtt`, or the timestamp
+//!   echo under ns2's timing) on every ACK, in recovery too (they update the average); a zero
+//!   sample counts as 1 ns. The base RTT is the sender's shared one (the smallest sample ever,
+//!   never aged), taken from every ACK in every state.
 //! * A loss halves cwnd and ssthresh (ns-2 CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF); no FAST
 //!   update during recovery, and pending increments are dropped. A timeout sets ssthresh to half
 //!   the window and restarts at one segment like every ccsim algorithm (ns-2 FAST restarts at 2).
 
-use super::common::rtt_stats::RttStats;
-use super::common::{ca_rtt, may_grow, multiplicative_decrease};
+use super::common::{may_grow, multiplicative_decrease};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
-use crate::units::{Time, NS_PER_MS};
+use crate::units::{Dur, Time, NS_PER_MS};
 
 pub const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -104,7 +105,8 @@ pub struct Fast {
     mi_threshold: f64,
     freeze: bool,
     pace: bool,
-    rtt: RttStats,
+    /// The sender's base RTT as of the latest ACK, at least 1 ns (reported by `inspect`).
+    base_rtt: Option<Dur>,
     /// Smoothed RTT, nanoseconds.
     avg_rtt: Option<f64>,
     /// Whether the next round start updates the window (else it freezes).
@@ -125,7 +127,7 @@ impl Default for Fast {
             mi_threshold: NS_PER_MS as f64,
             freeze: true,
             pace: true,
-            rtt: RttStats::default(),
+            base_rtt: None,
             avg_rtt: None,
             update_next: true,
             round_cwnd: None,
@@ -153,15 +155,15 @@ impl Fast {
         self.avg_rtt
     }
 
-    /// Take one RTT sample into the base RTT and the smoothed RTT; returns (base, avg).
+    /// Take one RTT sample into the smoothed RTT; returns (base, avg), base the sender's.
     fn sample(&mut self, ack: &AckSample, cwnd: f64) -> (f64, f64) {
-        let s = ca_rtt(ack).max(1);
-        self.rtt.sample(s);
-        let s = s as f64;
+        let base = ack.delay.base.max(1);
+        self.base_rtt = Some(base);
+        let s = ack.delay.latest.max(1) as f64;
         let gain = (3.0 / cwnd.max(1.0)).min(self.avg_gain_cap);
         let avg = self.avg_rtt.map_or(s, |a| (1.0 - gain) * a + gain * s);
         self.avg_rtt = Some(avg);
-        (self.rtt.base().unwrap_or(1) as f64, avg)
+        (base as f64, avg)
     }
 
     /// The FAST law: move toward the window that leaves alpha packets queued.
@@ -182,7 +184,7 @@ impl Fast {
 impl CongestionControl for Fast {
     fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
         out("avg_rtt", self.avg_rtt().map_or(f64::NAN, |r| r / 1e9));
-        out("base_rtt", self.rtt.base().map_or(f64::NAN, |b| b as f64 / 1e9));
+        out("base_rtt", self.base_rtt.map_or(f64::NAN, |b| b as f64 / 1e9));
     }
     fn name(&self) -> &'static str {
         "fast"
@@ -228,19 +230,19 @@ impl CongestionControl for Fast {
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack_rtt, congestion};
+    use super::super::common::testing::{congestion, Feed};
     use super::super::CongestionKind;
     use super::*;
 
     const MS: f64 = NS_PER_MS as f64;
 
-    /// A FAST flow that has seen a 100 ms base RTT and whose smoothed RTT is `avg_ms`.
-    fn settled(alpha: f64, avg_ms: f64, cwnd: f64) -> Fast {
-        let mut f = Fast { alpha, ..Default::default() };
-        f.rtt.sample(100 * NS_PER_MS);
-        f.avg_rtt = Some(avg_ms * MS);
-        f.round_cwnd = Some(cwnd);
-        f
+    /// A FAST flow whose smoothed RTT is `avg_ms`, and a sender's delay meter that has seen a
+    /// 100 ms base RTT (it stamps the ACKs fed to the flow).
+    fn settled(alpha: f64, avg_ms: f64, cwnd: f64) -> (Fast, Feed) {
+        let mut m = Feed::default();
+        m.ack_rtt(100, false);
+        let f = Fast { alpha, avg_rtt: Some(avg_ms * MS), round_cwnd: Some(cwnd), ..Default::default() };
+        (f, m)
     }
 
     /// Base 100 ms, smoothed RTT 120 ms, cwnd 100, alpha 10. The round-start ACK samples 120 ms
@@ -251,16 +253,16 @@ mod tests {
     /// 48.333 + 45.278 = 93.611.
     #[test]
     fn decreases_are_immediate_and_every_other_round_is_frozen() {
-        let mut f = settled(10.0, 120.0, 100.0);
+        let (mut f, mut m) = settled(10.0, 120.0, 100.0);
         let mut w = Window { cwnd: 100.0, ssthresh: f64::INFINITY };
-        f.on_ack(&ack_rtt(120, true), &mut w);
+        f.on_ack(&m.ack_rtt(120, true), &mut w);
         assert!((w.cwnd - 96.0 - 2.0 / 3.0).abs() < 1e-9, "{}", w.cwnd);
         for _ in 0..5 {
-            f.on_ack(&ack_rtt(120, false), &mut w);
+            f.on_ack(&m.ack_rtt(120, false), &mut w);
         }
-        f.on_ack(&ack_rtt(120, true), &mut w);
+        f.on_ack(&m.ack_rtt(120, true), &mut w);
         assert!((w.cwnd - 96.0 - 2.0 / 3.0).abs() < 1e-9, "frozen round: {}", w.cwnd);
-        f.on_ack(&ack_rtt(120, true), &mut w);
+        f.on_ack(&m.ack_rtt(120, true), &mut w);
         let expect = 0.5 * (290.0 / 3.0) + 0.5 * ((290.0 / 3.0) / 1.2 + 10.0);
         assert!((w.cwnd - expect).abs() < 1e-9, "{} vs {expect}", w.cwnd);
     }
@@ -270,23 +272,24 @@ mod tests {
     /// 0.19020 per segment. 25 ACKs give +4.755; 30 more finish it at 59.510 and add no more.
     #[test]
     fn increases_are_spread_over_the_next_round() {
-        let mut f = settled(20.0, 102.0, 50.0);
+        let (mut f, mut m) = settled(20.0, 102.0, 50.0);
         let mut w = Window { cwnd: 50.0, ssthresh: f64::INFINITY };
-        f.on_ack(&ack_rtt(102, true), &mut w);
+        f.on_ack(&m.ack_rtt(102, true), &mut w);
         assert_eq!(w.cwnd, 50.0);
         let target = 25.0 + 0.5 * (50.0 * 100.0 / 102.0 + 20.0);
         for _ in 0..25 {
-            f.on_ack(&ack_rtt(102, false), &mut w);
+            f.on_ack(&m.ack_rtt(102, false), &mut w);
         }
         assert!((w.cwnd - (50.0 + (target - 50.0) / 2.0)).abs() < 1e-9, "{}", w.cwnd);
         for _ in 0..30 {
-            f.on_ack(&ack_rtt(102, false), &mut w);
+            f.on_ack(&m.ack_rtt(102, false), &mut w);
         }
         assert!((w.cwnd - target).abs() < 1e-9, "{} vs {target}", w.cwnd);
         // Without pacing the same update lands at once.
-        let mut f = Fast { pace: false, ..settled(20.0, 102.0, 50.0) };
+        let (f, mut m) = settled(20.0, 102.0, 50.0);
+        let mut f = Fast { pace: false, ..f };
         let mut w = Window { cwnd: 50.0, ssthresh: f64::INFINITY };
-        f.on_ack(&ack_rtt(102, true), &mut w);
+        f.on_ack(&m.ack_rtt(102, true), &mut w);
         assert!((w.cwnd - target).abs() < 1e-9);
     }
 
@@ -295,14 +298,15 @@ mod tests {
     /// cwnd 4, alpha 100: 0.5 * 4 + 0.5 * (4 / 1.015 + 100) = 53.97 > 8, so the target is 8.
     #[test]
     fn mi_mode_without_a_queue_and_the_target_is_at_most_twice_the_window() {
-        let mut f = settled(100.0, 100.5, 10.0);
+        let (mut f, mut m) = settled(100.0, 100.5, 10.0);
         let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
-        f.on_ack(&ack_rtt(100, false), &mut w);
-        f.on_ack(&ack_rtt(100, true), &mut w);
+        f.on_ack(&m.ack_rtt(100, false), &mut w);
+        f.on_ack(&m.ack_rtt(100, true), &mut w);
         assert_eq!(w.cwnd, 12.0);
-        let mut f = Fast { pace: false, ..settled(100.0, 101.5, 4.0) };
+        let (f, mut m) = settled(100.0, 101.5, 4.0);
+        let mut f = Fast { pace: false, ..f };
         let mut w = Window { cwnd: 4.0, ssthresh: f64::INFINITY };
-        f.on_ack(&ack_rtt(101, true), &mut w);
+        f.on_ack(&m.ack_rtt(101, true), &mut w);
         assert_eq!(w.cwnd, 8.0);
     }
 
@@ -312,14 +316,15 @@ mod tests {
     #[test]
     fn the_smoothed_rtt_gain_is_min_of_3_over_w_and_1_over_256() {
         let mut f = Fast::default();
+        let mut m = Feed::default();
         let mut w = Window { cwnd: 1000.0, ssthresh: f64::INFINITY };
-        f.on_ack(&ack_rtt(120, false), &mut w);
+        f.on_ack(&m.ack_rtt(120, false), &mut w);
         assert_eq!(f.avg_rtt(), Some(120.0 * MS));
         w.cwnd = 1000.0;
-        f.on_ack(&ack_rtt(220, false), &mut w);
+        f.on_ack(&m.ack_rtt(220, false), &mut w);
         assert!((f.avg_rtt().unwrap() - 120.3 * MS).abs() < 1.0);
         w.cwnd = 10.0;
-        f.on_ack(&ack_rtt(220, false), &mut w);
+        f.on_ack(&m.ack_rtt(220, false), &mut w);
         let expect = 120.3 + (220.0 - 120.3) / 256.0;
         assert!((f.avg_rtt().unwrap() - expect * MS).abs() < 1.0);
     }
@@ -329,12 +334,12 @@ mod tests {
     /// = 100.
     #[test]
     fn alpha_packets_queued_is_a_fixed_point() {
-        let mut f = settled(20.0, 125.0, 100.0);
+        let (mut f, mut m) = settled(20.0, 125.0, 100.0);
         let mut w = Window { cwnd: 100.0, ssthresh: f64::INFINITY };
         for _ in 0..4 {
-            f.on_ack(&ack_rtt(125, true), &mut w);
+            f.on_ack(&m.ack_rtt(125, true), &mut w);
             for _ in 0..100 {
-                f.on_ack(&ack_rtt(125, false), &mut w);
+                f.on_ack(&m.ack_rtt(125, false), &mut w);
             }
         }
         assert!((w.cwnd - 100.0).abs() < 1e-9, "{}", w.cwnd);
@@ -344,9 +349,9 @@ mod tests {
     /// start updates. Timeout: ssthresh half the window, cwnd 1.
     #[test]
     fn losses_halve_as_reno() {
-        let mut f = settled(20.0, 102.0, 50.0);
+        let (mut f, mut m) = settled(20.0, 102.0, 50.0);
         let mut w = Window { cwnd: 50.0, ssthresh: f64::INFINITY };
-        f.on_ack(&ack_rtt(102, true), &mut w);
+        f.on_ack(&m.ack_rtt(102, true), &mut w);
         f.on_congestion(&congestion(CongestionKind::Loss, 50.0, false), &mut w);
         assert_eq!(w, Window { cwnd: 25.0, ssthresh: 25.0 });
         assert_eq!(f.pending, 0.0);
@@ -355,7 +360,7 @@ mod tests {
         let avg = f.avg_rtt().unwrap();
         let mut g = Fast { pace: false, ..f.clone() };
         let mut wg = w;
-        g.on_ack(&ack_rtt(102, true), &mut wg);
+        g.on_ack(&m.ack_rtt(102, true), &mut wg);
         let expect = 12.5 + 0.5 * (25.0 * 100.0 * MS / avg + 20.0);
         assert!((wg.cwnd - expect).abs() < 1e-9, "{} vs {expect}", wg.cwnd);
         f.on_congestion(&congestion(CongestionKind::Timeout, 40.0, true), &mut w);

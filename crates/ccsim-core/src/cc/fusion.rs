@@ -40,12 +40,16 @@
 //! * From a loss until the first round that ends after recovery (or after the timeout), the delay
 //!   rule is idle: the RTTs sampled in recovery still see the queue that the decrease removed.
 //!   Samples in recovery still lower the base RTT and feed the rate estimate.
-//! * Slow start is Reno's (Fusion leaves it only on a loss). The base RTT is the smallest sample
-//!   ever (`common::ca_rtt`), never aged.
+//! * Slow start is Reno's (Fusion leaves it only on a loss).
+//! * RTT samples are the sender's per-ACK sample ([`AckSample::delay`]: `ca_rtt`, or the
+//!   timestamp echo under ns2's timing), at least 1 ns. The base RTT RTT_min is the sender's
+//!   shared one, the smallest sample ever, never aged. The round minimum and sample count are
+//!   Fusion's own, not the sender's round summary: Fusion restarts its round at a loss, at a
+//!   timeout and at recovery exit, which the sender's rounds do not.
 
 use super::common::bandwidth::WestwoodBwe;
-use super::common::rtt_stats::RttStats;
-use super::common::{ca_rtt, in_slow_start, may_grow, reduce_to, slow_start, MIN_SSTHRESH};
+use super::common::delay::RoundRtt;
+use super::common::{in_slow_start, may_grow, reduce_to, slow_start, MIN_SSTHRESH};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time};
@@ -148,7 +152,10 @@ pub struct Fusion {
     w_inc_min: f64,
     floor_restart: bool,
     growth: FloorGrowth,
-    rtt: RttStats,
+    /// The sender's base RTT as of the latest ACK (for the loss decrease, which has no ACK).
+    base: Option<Dur>,
+    /// This round's samples: Fusion's own round, restarted at losses, timeouts and recovery exit.
+    round: RoundRtt,
     bwe: Option<WestwoodBwe>,
     phase: Phase,
     /// The last decision's queue estimate, threshold and increment, segments.
@@ -173,7 +180,8 @@ impl Default for Fusion {
             w_inc_min: 1.0,
             floor_restart: false,
             growth: FloorGrowth::Reno,
-            rtt: RttStats::default(),
+            base: None,
+            round: RoundRtt::default(),
             bwe: None,
             phase: Phase::Idle,
             diff: 0.0,
@@ -214,18 +222,21 @@ impl Fusion {
     }
 
     fn observe(&mut self, ack: &AckSample) {
-        let rtt = ca_rtt(ack).max(1);
-        self.rtt.sample(rtt);
+        let rtt = ack.delay.latest.max(1);
+        self.base = Some(ack.delay.base.max(1));
+        self.round.sample(rtt);
         self.last_rtt = Some(rtt);
         self.bwe.get_or_insert_with(|| WestwoodBwe::new(ack.now)).on_ack(ack.now, ack.delivered, rtt);
     }
 
     /// The once-per-round decision from the round that just ended; a new round starts.
     fn end_round(&mut self, cwnd: f64) {
-        self.prev_round_min = self.rtt.round_min().or(self.prev_round_min);
-        self.phase = match (self.rtt.round_min(), self.rtt.base()) {
-            (Some(min), Some(base)) if self.rtt.round_count() >= MIN_SAMPLES => {
-                let (rtt, base) = (secs(min), secs(base));
+        if self.round.count > 0 {
+            self.prev_round_min = Some(self.round.min);
+        }
+        self.phase = match self.base {
+            Some(base) if self.round.count >= MIN_SAMPLES => {
+                let (rtt, base) = (secs(self.round.min), secs(base));
                 self.diff = cwnd * (rtt - base) / rtt;
                 self.alpha = cwnd * self.d_min_alpha / rtt;
                 let rate = self.bwe.as_ref().map_or(0.0, |b| b.estimate());
@@ -240,7 +251,7 @@ impl Fusion {
             }
             _ => Phase::Idle,
         };
-        self.rtt.start_round();
+        self.round = RoundRtt::default();
     }
 
     /// Segments the floor gains per RTT.
@@ -273,7 +284,7 @@ impl Fusion {
     /// The fraction of the window kept on a loss: RTT_min / RTT before the loss, at least
     /// `loss_floor`.
     fn decrease_factor(&self) -> f64 {
-        match (self.rtt.base(), self.last_rtt) {
+        match (self.base, self.last_rtt) {
             (Some(base), Some(rtt)) => (base as f64 / rtt as f64).clamp(self.loss_floor, 1.0),
             _ => self.loss_floor,
         }
@@ -336,20 +347,20 @@ impl CongestionControl for Fusion {
             _ => (self.floor.unwrap_or(w.cwnd) * RENO_BETA).max(MIN_SSTHRESH),
         });
         self.phase = Phase::Idle;
-        self.rtt.start_round();
+        self.round = RoundRtt::default();
     }
 
     fn on_recovery_exit(&mut self, _now: Time, w: &mut Window) {
         if let Some(floor) = self.floor {
             w.cwnd = w.cwnd.max(floor);
         }
-        self.rtt.start_round();
+        self.round = RoundRtt::default();
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack_rtt, congestion};
+    use super::super::common::testing::{ack_rtt, congestion, Feed};
     use super::*;
     use crate::units::NS_PER_MS;
 
@@ -359,20 +370,20 @@ mod tests {
         (a - b).abs() < 1e-12
     }
 
-    /// A Fusion that has seen a 100 ms base RTT, with the floor at `floor`, starting a round.
-    fn with_base_100ms(floor: f64) -> Fusion {
-        let mut f = Fusion::default();
-        f.rtt.sample(100 * MS);
-        f.rtt.start_round();
-        f.floor = Some(floor);
-        f
+    /// A Fusion with the floor at `floor`, starting a round, and a sender's delay meter that has
+    /// seen a 100 ms base RTT (it stamps the ACKs fed to the Fusion).
+    fn with_base_100ms(floor: f64) -> (Fusion, Feed) {
+        let mut m = Feed::default();
+        m.ack_rtt(100, false);
+        let f = Fusion { floor: Some(floor), ..Fusion::default() };
+        (f, m)
     }
 
     /// Two ACKs in the round (RTTs `a`, `b` ms), then the one that ends it with `c` ms.
-    fn round(f: &mut Fusion, w: &mut Window, a: u64, b: u64, c: u64) {
-        f.on_ack(&ack_rtt(a, false), w);
-        f.on_ack(&ack_rtt(b, false), w);
-        f.on_ack(&ack_rtt(c, true), w);
+    fn round(f: &mut Fusion, m: &mut Feed, w: &mut Window, a: u64, b: u64, c: u64) {
+        f.on_ack(&m.ack_rtt(a, false), w);
+        f.on_ack(&m.ack_rtt(b, false), w);
+        f.on_ack(&m.ack_rtt(c, true), w);
     }
 
     /// Base 100 ms, D_min 1 ms, in avoidance at cwnd 50 (ssthresh 40), floor 30; no rate
@@ -385,26 +396,26 @@ mod tests {
     ///   alpha = cwnd/102 = 0.49078, 3 alpha = 1.4724: steady, cwnd held on the closing ACK.
     #[test]
     fn below_d_min_of_queueing_the_window_grows_between_d_min_and_3_d_min_it_holds() {
-        let mut f = with_base_100ms(30.0);
+        let (mut f, mut m) = with_base_100ms(30.0);
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
-        f.on_ack(&ack_rtt(101, false), &mut w);
-        f.on_ack(&ack_rtt(103, false), &mut w);
+        f.on_ack(&m.ack_rtt(101, false), &mut w);
+        f.on_ack(&m.ack_rtt(103, false), &mut w);
         assert_eq!((w.cwnd, f.phase), (50.0, Phase::Idle));
         assert!(close(f.floor.unwrap(), 30.0 + 1.0 / 50.0 + 1.0 / 50.0));
-        f.on_ack(&ack_rtt(100, true), &mut w);
+        f.on_ack(&m.ack_rtt(100, true), &mut w);
         assert_eq!(f.phase, Phase::Increase);
         assert!(f.diff == 0.0 && close(f.alpha, 0.5) && f.w_inc == 1.0, "{} {} {}", f.diff, f.alpha, f.w_inc);
         assert!(close(w.cwnd, 50.02), "{}", w.cwnd);
         assert!(close(f.floor.unwrap(), 30.04 + 1.0 / 50.0));
 
-        round(&mut f, &mut w, 104, 103, 102);
+        round(&mut f, &mut m, &mut w, 104, 103, 102);
         let c = 50.02 + 1.0 / 50.02;
         let c = c + 1.0 / c;
         assert_eq!(f.phase, Phase::Steady);
         assert!(close(w.cwnd, c), "{} vs {c}", w.cwnd);
         assert!(close(f.diff, c * 2.0 / 102.0) && close(f.alpha, c / 102.0));
         // Steady: the next ACK leaves cwnd alone (the floor, about 30.1, is far below).
-        f.on_ack(&ack_rtt(102, false), &mut w);
+        f.on_ack(&m.ack_rtt(102, false), &mut w);
         assert!(close(w.cwnd, c));
     }
 
@@ -416,13 +427,13 @@ mod tests {
     /// ssthresh (40) is not touched while the window stays above it.
     #[test]
     fn above_3_d_min_of_queueing_the_window_sheds_diff_minus_alpha_per_round() {
-        let mut f = with_base_100ms(30.0);
+        let (mut f, mut m) = with_base_100ms(30.0);
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
-        round(&mut f, &mut w, 112, 111, 110);
+        round(&mut f, &mut m, &mut w, 112, 111, 110);
         assert_eq!(f.phase, Phase::Decrease);
         assert!(close(w.cwnd, 50.0 - 450.0 / 110.0 / 50.0), "{}", w.cwnd);
         for _ in 0..50 {
-            f.on_ack(&ack_rtt(110, false), &mut w);
+            f.on_ack(&m.ack_rtt(110, false), &mut w);
         }
         let lost = 50.0 - w.cwnd;
         assert!((4.09..4.46).contains(&lost), "lost {lost}");
@@ -435,13 +446,13 @@ mod tests {
     /// 39.525.
     #[test]
     fn a_decrease_carries_ssthresh_down_with_the_window() {
-        let mut f = with_base_100ms(10.0);
+        let (mut f, mut m) = with_base_100ms(10.0);
         let mut w = Window { cwnd: 40.02, ssthresh: 40.0 };
         // The in-round ACKs are idle: only the floor moves (10 + 2/40.02).
-        round(&mut f, &mut w, 200, 201, 202);
+        round(&mut f, &mut m, &mut w, 200, 201, 202);
         let expect = 40.02 + (40.02 * 0.001 / 0.2 - 40.02 * 0.1 / 0.2) / 40.02;
         assert!(close(w.cwnd, expect) && close(w.ssthresh, expect), "{w:?} vs {expect}");
-        f.on_ack(&ack_rtt(200, false), &mut w);
+        f.on_ack(&m.ack_rtt(200, false), &mut w);
         assert!(w.cwnd < expect, "still decreasing, not slow start: {}", w.cwnd);
     }
 
@@ -452,14 +463,14 @@ mod tests {
     /// 49.96 + 1/49.96 = 49.98002: the floor, growing one segment per RTT, carries the window.
     #[test]
     fn the_window_never_goes_below_the_emulated_reno_window() {
-        let mut f = with_base_100ms(49.9);
+        let (mut f, mut m) = with_base_100ms(49.9);
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
-        round(&mut f, &mut w, 112, 111, 110);
+        round(&mut f, &mut m, &mut w, 112, 111, 110);
         assert_eq!(f.phase, Phase::Decrease);
         let floor = 49.9 + 3.0 / 50.0;
         assert!(close(w.cwnd, floor), "{}", w.cwnd);
         assert_eq!(f.floor, Some(w.cwnd));
-        f.on_ack(&ack_rtt(110, false), &mut w);
+        f.on_ack(&m.ack_rtt(110, false), &mut w);
         assert!(close(w.cwnd, floor + 1.0 / floor), "{}", w.cwnd);
     }
 
@@ -467,10 +478,10 @@ mod tests {
     /// the floor still grows 30 + 2/50.
     #[test]
     fn rounds_with_too_few_samples_take_no_delay_action() {
-        let mut f = with_base_100ms(30.0);
+        let (mut f, mut m) = with_base_100ms(30.0);
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
-        f.on_ack(&ack_rtt(150, false), &mut w);
-        f.on_ack(&ack_rtt(150, true), &mut w);
+        f.on_ack(&m.ack_rtt(150, false), &mut w);
+        f.on_ack(&m.ack_rtt(150, true), &mut w);
         assert_eq!((f.phase, w.cwnd), (Phase::Idle, 50.0));
         assert!(close(f.floor.unwrap(), 30.04));
     }
@@ -483,8 +494,8 @@ mod tests {
     #[test]
     fn a_loss_removes_the_queue_but_never_more_than_half() {
         for (rtt, expect) in [(150, 40.0), (250, 30.0), (100, 60.0)] {
-            let mut f = with_base_100ms(36.0);
-            f.observe(&ack_rtt(rtt, false));
+            let (mut f, mut m) = with_base_100ms(36.0);
+            f.observe(&m.ack_rtt(rtt, false));
             let mut w = Window { cwnd: 60.0, ssthresh: 40.0 };
             f.on_congestion(&congestion(CongestionKind::Loss, 60.0, false), &mut w);
             assert!(close(w.cwnd, expect) && close(w.ssthresh, expect), "rtt {rtt}: {w:?}");
@@ -504,18 +515,19 @@ mod tests {
     /// carries the floor with the window.
     #[test]
     fn the_floor_can_restart_from_the_window_and_timeouts_restart_it_at_one() {
-        let mut f = Fusion { floor_restart: true, ..with_base_100ms(36.0) };
-        f.observe(&ack_rtt(150, false));
+        let (f, mut m) = with_base_100ms(36.0);
+        let mut f = Fusion { floor_restart: true, ..f };
+        f.observe(&m.ack_rtt(150, false));
         let mut w = Window { cwnd: 60.0, ssthresh: 40.0 };
         f.on_congestion(&congestion(CongestionKind::Loss, 60.0, false), &mut w);
         assert!(close(w.cwnd, 40.0) && close(f.floor.unwrap(), 40.0));
 
-        let mut f = with_base_100ms(36.0);
-        f.observe(&ack_rtt(150, false));
+        let (mut f, mut m) = with_base_100ms(36.0);
+        f.observe(&m.ack_rtt(150, false));
         let mut w = Window { cwnd: 60.0, ssthresh: 50.0 };
         f.on_congestion(&congestion(CongestionKind::Timeout, 60.0, true), &mut w);
         assert!(w.cwnd == 1.0 && close(w.ssthresh, 40.0) && f.floor == Some(1.0), "{w:?}");
-        f.on_ack(&ack_rtt(150, false), &mut w);
+        f.on_ack(&m.ack_rtt(150, false), &mut w);
         assert_eq!((w.cwnd, f.floor), (2.0, Some(2.0)));
     }
 
@@ -525,6 +537,7 @@ mod tests {
     #[test]
     fn the_increase_phase_adds_the_segments_that_make_d_min_of_queue_at_the_measured_rate() {
         let mut f = Fusion::default();
+        let mut m = Feed::default();
         let mut scratch = Window { cwnd: 2.0, ssthresh: 1.0 };
         for t in 1..=2000u64 {
             let mut a = ack_rtt(100, false);
@@ -533,7 +546,7 @@ mod tests {
             a.delivered = 10 * t;
             a.cwnd_limited = false;
             a.growth.gating = true;
-            f.on_ack(&a, &mut scratch);
+            f.on_ack(&m.stamp(a), &mut scratch);
         }
         let rate = f.bwe.as_ref().unwrap().estimate();
         assert!((rate - 10_000.0).abs() < 100.0, "estimate {rate}");
@@ -542,7 +555,7 @@ mod tests {
         a.now = 3001 * MS;
         a.echoed_ts = a.now - 100 * MS;
         a.delivered = 20_010;
-        f.on_ack(&a, &mut w);
+        f.on_ack(&m.stamp(a), &mut w);
         assert_eq!(f.phase, Phase::Increase);
         assert!((f.w_inc - 10.0).abs() < 0.1, "W_inc {}", f.w_inc);
         assert!(close(w.cwnd, 50.0 + f.w_inc / 50.0), "{}", w.cwnd);
@@ -553,13 +566,14 @@ mod tests {
     #[test]
     fn slow_start_is_renos_and_carries_the_floor() {
         let mut f = Fusion::default();
+        let mut m = Feed::default();
         let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
-        f.on_ack(&ack_rtt(100, false), &mut w);
+        f.on_ack(&m.ack_rtt(100, false), &mut w);
         assert_eq!((w.cwnd, f.floor), (11.0, Some(11.0)));
         let mut a = ack_rtt(100, false);
         a.growth.gating = true;
         a.cwnd_limited = false;
-        f.on_ack(&a, &mut w);
+        f.on_ack(&m.stamp(a), &mut w);
         assert_eq!((w.cwnd, f.floor), (11.0, Some(11.0)));
     }
 }

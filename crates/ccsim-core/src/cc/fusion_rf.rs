@@ -72,7 +72,7 @@ pub fn from_params(p: &Params) -> Fusion {
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack_rtt, congestion};
+    use super::super::common::testing::{ack_rtt, congestion, Feed};
     use super::super::{CongestionControl, CongestionKind, Window};
     use super::*;
     use crate::units::NS_PER_MS;
@@ -92,19 +92,21 @@ mod tests {
     fn loss_mode_grows_k_rtt_squared_per_rtt() {
         for (t_ms, per_rtt) in [(40u64, 1.0), (80, 4.0), (100, 6.25), (10, 0.0625)] {
             let mut f = rf();
+            let mut m = Feed::default();
             let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
             let mut a = ack_rtt(t_ms, false);
             a.srtt = t_ms * MS;
-            f.on_ack(&a, &mut w);
+            f.on_ack(&m.stamp(a), &mut w);
             assert!((w.cwnd - (50.0 + per_rtt / 50.0)).abs() < 1e-12, "T {t_ms} ms: {}", w.cwnd);
             assert_eq!(f.floor(), Some(w.cwnd));
         }
         // Fusion at 80 ms: Reno's 1/50.
         let mut f = Fusion::default();
+        let mut m = Feed::default();
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
         let mut a = ack_rtt(80, false);
         a.srtt = 80 * MS;
-        f.on_ack(&a, &mut w);
+        f.on_ack(&m.stamp(a), &mut w);
         assert!((w.cwnd - 50.02).abs() < 1e-12);
     }
 
@@ -115,11 +117,12 @@ mod tests {
     #[test]
     fn a_round_at_80_ms_grows_four_times_renos_segment() {
         let gain = |mut f: Fusion| {
+            let mut m = Feed::default();
             let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
             let mut a = ack_rtt(80, false);
             a.srtt = 80 * MS;
             for _ in 0..50 {
-                f.on_ack(&a, &mut w);
+                f.on_ack(&m.stamp(a), &mut w);
             }
             w.cwnd - 50.0
         };
@@ -136,11 +139,12 @@ mod tests {
     fn t_can_be_the_round_minimum_and_the_growth_can_have_a_floor() {
         let mut f = Fusion::default()
             .with_floor_growth("fusion-rf", FloorGrowth::RttSquared { k: 625.0, round_min: true, min_increase: 0.0 });
+        let mut m = Feed::default();
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
         for (t, start) in [(82, false), (81, false), (80, true)] {
             let mut a = ack_rtt(t, start);
             a.srtt = 40 * MS;
-            f.on_ack(&a, &mut w);
+            f.on_ack(&m.stamp(a), &mut w);
         }
         // The first two ACKs had no round yet: srtt 40 ms, 1/50 each; the closing ACK
         // (after the round ended, minimum 80 ms) 4/50.02... The phase is increase with W_inc = 1,
@@ -151,10 +155,11 @@ mod tests {
 
         let mut f = Fusion::default()
             .with_floor_growth("fusion-rf", FloorGrowth::RttSquared { k: 625.0, round_min: false, min_increase: 0.5 });
+        let mut m = Feed::default();
         let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
         let mut a = ack_rtt(10, false);
         a.srtt = 10 * MS;
-        f.on_ack(&a, &mut w);
+        f.on_ack(&m.stamp(a), &mut w);
         assert!((w.cwnd - 50.01).abs() < 1e-12, "{}", w.cwnd);
     }
 
@@ -163,11 +168,12 @@ mod tests {
     #[test]
     fn a_loss_is_fusions() {
         let mut f = rf();
+        let mut m = Feed::default();
         let mut w = Window { cwnd: 60.0, ssthresh: 40.0 };
         let mut a = ack_rtt(40, false);
         a.srtt = 40 * MS;
-        f.on_ack(&a, &mut w);
-        f.on_ack(&ack_rtt(60, false), &mut w);
+        f.on_ack(&m.stamp(a), &mut w);
+        f.on_ack(&m.ack_rtt(60, false), &mut w);
         let floor = f.floor().unwrap();
         f.on_congestion(&congestion(CongestionKind::Loss, 60.0, false), &mut w);
         assert!((w.cwnd - 40.0).abs() < 1e-12, "{w:?}");

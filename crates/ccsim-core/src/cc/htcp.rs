@@ -28,9 +28,15 @@
 //!   switch resets it to 0.5 when the throughput measured before an event moved by more than 20%
 //!   since the previous one. RTT_max grows only by samples outside recovery, at most 20 ms above
 //!   the current maximum, and fades toward RTT_min by 5% at each event.
+//! * RTT samples are the sender's per-ACK sample ([`AckSample::delay`]: `ca_rtt`, or the
+//!   timestamp echo under ns2's timing). RTT_min is the sender's shared base RTT (the smallest
+//!   sample ever, from every ACK in every state, as Linux's `minRTT`). Linux skips zero samples;
+//!   none occur here, since every link has a finite rate. RTT_max is H-TCP's own (guarded,
+//!   open-state samples only, faded at events).
 
 use super::common::bandwidth::DeliveryInterval;
-use super::common::{ca_rtt, grow, in_slow_start, may_grow, reduce_to, slow_start};
+use super::common::delay::DelaySample;
+use super::common::{grow, in_slow_start, may_grow, reduce_to, slow_start};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_MS};
@@ -109,6 +115,8 @@ pub struct Htcp {
     /// in segments per RTT (Linux `ca->alpha` / 128), and the segment counter (`snd_cwnd_cnt`).
     held_alpha: f64,
     cwnd_cnt: f64,
+    /// The sender's base RTT as of the latest ACK (alpha's RTT scaling and beta read it between
+    /// ACKs).
     min_rtt: Option<Dur>,
     max_rtt: Option<Dur>,
     /// Throughput tracking: smoothed rate and its maximum since the last event, segments/s.
@@ -215,11 +223,10 @@ impl Htcp {
         self.beta
     }
 
-    fn measure_rtt(&mut self, rtt: Dur, open: bool) {
-        if rtt == 0 {
-            return;
-        }
-        let min = self.min_rtt.map_or(rtt, |m| m.min(rtt));
+    /// Take the sender's measurements of one ACK: RTT_min is its base RTT; RTT_max grows by its
+    /// sample (`open`: outside recovery only).
+    fn measure_rtt(&mut self, delay: &DelaySample, open: bool) {
+        let (rtt, min) = (delay.latest, delay.base);
         self.min_rtt = Some(min);
         if open {
             let max = self.max_rtt.unwrap_or(0).max(min);
@@ -295,7 +302,7 @@ impl CongestionControl for Htcp {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         self.start_clock(ack.now);
-        self.measure_rtt(ca_rtt(ack), true);
+        self.measure_rtt(&ack.delay, true);
         self.measure_rate(ack, w.cwnd);
         if !self.fixed_point {
             let alpha = self.alpha(ack.now);
@@ -312,7 +319,7 @@ impl CongestionControl for Htcp {
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
         self.start_clock(ack.now);
-        self.measure_rtt(ca_rtt(ack), false);
+        self.measure_rtt(&ack.delay, false);
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
@@ -347,7 +354,7 @@ impl CongestionControl for Htcp {
 
 #[cfg(test)]
 mod tests {
-    use super::super::common::testing::{ack, congestion};
+    use super::super::common::testing::{ack, congestion, Feed};
     use super::*;
     use crate::units::NS_PER_S;
 
@@ -381,7 +388,7 @@ mod tests {
         let mut a = ack(1.0);
         a.now = s(2.0);
         a.echoed_ts = a.now - 100 * MS;
-        cc.on_ack(&a, &mut w);
+        cc.on_ack(&Feed::default().stamp(a), &mut w);
         assert!((w.cwnd - 100.1125).abs() < 1e-12, "{}", w.cwnd);
     }
 
@@ -393,12 +400,12 @@ mod tests {
         let d2 = 2 * NS_PER_S;
         // Clocks started at time 0 (D is counted from the flow's first ACK or event).
         let mut cc = Htcp { rtt_scaling: true, last_cong: Some(0), ..paper() };
-        cc.measure_rtt(50 * MS, true);
+        cc.measure_rtt(&Feed::default().ack_rtt(50, false).delay, true);
         assert!((cc.alpha(d2) - 5.625).abs() < 1e-12);
         cc.fixed_point = true;
         assert_eq!(cc.alpha(d2), 5.0);
         let mut far = Htcp { rtt_scaling: true, last_cong: Some(0), ..paper() };
-        far.measure_rtt(1000 * MS, true);
+        far.measure_rtt(&Feed::default().ack_rtt(1000, false).delay, true);
         assert!((far.alpha(d2) - 22.5).abs() < 1e-12);
     }
 
@@ -410,15 +417,16 @@ mod tests {
     fn beta_adapts_to_the_rtt_ratio_after_the_first_event() {
         let mut cc = paper();
         let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        let mut m = Feed::default();
         for r in [100, 110, 130, 150, 200] {
-            cc.measure_rtt(r * MS, true);
+            cc.measure_rtt(&m.ack_rtt(r, false).delay, true);
         }
-        cc.on_ack_in_recovery(&{
+        cc.on_ack_in_recovery(&m.stamp({
             let mut a = ack(1.0);
             a.now = 1000 * MS;
             a.echoed_ts = 835 * MS;
             a
-        });
+        }));
         assert_eq!((cc.min_rtt, cc.max_rtt), (Some(100 * MS), Some(150 * MS)));
         cc.on_congestion(&congestion(CongestionKind::Loss, 100.0, false), &mut w);
         assert_eq!(cc.beta(), 0.5);
@@ -455,6 +463,7 @@ mod tests {
 
     /// Avoidance ACKs of 3 segments, 1 ms apart, RTT 100 ms, cwnd 10, on a fresh flow.
     fn stretch_acks(cc: &mut Htcp, w: &mut Window, from: Time, n: usize) -> Vec<f64> {
+        let mut m = Feed::default();
         (0..n)
             .map(|k| {
                 let mut a = ack(3.0);
@@ -462,7 +471,7 @@ mod tests {
                 // The first ACKs come at 1 ms, before any echo of a 100 ms RTT could: the sample
                 // is given directly.
                 a.ca_rtt = Some(100 * MS);
-                cc.on_ack(&a, w);
+                cc.on_ack(&m.stamp(a), w);
                 w.cwnd
             })
             .collect()
