@@ -37,6 +37,7 @@ pub mod randomized;
 pub mod registry;
 pub mod reno;
 pub mod scalable;
+pub mod sync_tcp;
 pub mod vegas;
 pub mod westwood;
 pub mod yeah;

@@ -24,6 +24,7 @@ use super::paced::{self, Paced};
 use super::randomized::{self, Randomized};
 use super::reno::{Reno, RenoWindow};
 use super::scalable::{self, Scalable};
+use super::sync_tcp::{self, SyncTcp};
 use super::vegas::{self, Vegas};
 use super::westwood::{self, Westwood};
 use super::yeah::{self, Yeah};
@@ -320,6 +321,24 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         params: binomial::PRESET_PARAMS,
         profile_defaults: &[],
         build: |p, rng| Box::new(Binomial::from_params("sqrt", Some(binomial::SQRT), p, rng)),
+    },
+    AlgorithmInfo {
+        name: "sync-tcp",
+        summary: "Sync-TCP (Weigle, Jeffay, Smith 2005): Reno plus eight reactions to the trend and \
+                  region of the averaged forward queueing delay (one-way transit times)",
+        recovery: "reno",
+        params: sync_tcp::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(SyncTcp::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "sync-tcp-hs",
+        summary: "Sync-TCP for high speed (Khan, Shah, Xu 2005; seed 003): Reno below c_low = 100, \
+                  +37.5% per RTT up to c_high = 150, Sync-TCP above",
+        recovery: "reno",
+        params: sync_tcp::HS_PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(SyncTcp::hs_from_params(p)),
     },
     AlgorithmInfo {
         name: "vegas",

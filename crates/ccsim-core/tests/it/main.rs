@@ -20,6 +20,7 @@ mod response;
 mod sack;
 mod scenarios;
 mod stack;
+mod sync_tcp;
 mod traces;
 mod traffic;
 mod two_way;
