@@ -11,12 +11,10 @@
 //! `tcp_rate_skb_sent`), and every ACK reports the newest segment it newly delivered, whether sent
 //! once or not, and how many it delivered.
 
-use std::collections::VecDeque;
-
 use crate::cc::common::delay::RateStamp;
 use crate::units::Time;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Record {
     stamp: RateStamp,
     /// Acknowledged by a SACK block before the cumulative ACK reached it.
@@ -59,11 +57,16 @@ pub struct Sacked {
     pub newest: Newest,
 }
 
-/// Send records of segments `base..base + records.len()`.
+/// Send records of segments `base..base + len`, in a ring: segment `base + i` is in slot
+/// `(head + i) & (ring.len() - 1)`, the ring's length a power of two (or 0 before the first send).
+/// A ring rather than a `VecDeque`: an ACK that covers one segment (every ACK under ns2) then
+/// costs a few index operations instead of a range and a drain.
 #[derive(Clone, Debug, Default)]
 pub struct SendLog {
     base: u32,
-    records: VecDeque<Record>,
+    ring: Vec<Record>,
+    head: usize,
+    len: usize,
 }
 
 /// What one ACK tells about the segments it newly acknowledges.
@@ -82,29 +85,53 @@ pub struct Covered {
 impl SendLog {
     /// Segment `seq` left at `stamp.sent_at` (`seq` is at most one past the highest sent so
     /// far); a segment sent before is marked a retransmission.
-    #[inline]
+    #[inline(always)]
     pub fn on_send(&mut self, seq: u32, mut stamp: RateStamp) {
-        let end = self.base + self.records.len() as u32;
+        let end = self.base + self.len as u32;
         if seq == end {
             stamp.retransmission = false;
-            self.records.push_back(Record { stamp, sacked: false });
-        } else if let Some(r) = seq.checked_sub(self.base).and_then(|i| self.records.get_mut(i as usize)) {
+            if self.len == self.ring.len() {
+                self.grow();
+            }
+            let slot = self.slot(self.len);
+            self.ring[slot] = Record { stamp, sacked: false };
+            self.len += 1;
+        } else if let Some(i) = seq.checked_sub(self.base).map(|i| i as usize).filter(|&i| i < self.len) {
             stamp.retransmission = true;
-            r.stamp = stamp;
+            let slot = self.slot(i);
+            self.ring[slot].stamp = stamp;
         }
+    }
+
+    /// The ring slot of the `i`th record.
+    #[inline(always)]
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) & self.ring.len().wrapping_sub(1)
+    }
+
+    /// Double the ring (at least 16 slots), records back in order from slot 0.
+    #[cold]
+    fn grow(&mut self) {
+        let cap = (2 * self.ring.len()).max(16);
+        let mut ring = Vec::with_capacity(cap);
+        ring.extend((0..self.len).map(|i| self.ring[self.slot(i)]));
+        ring.resize(cap, Record::default());
+        self.ring = ring;
+        self.head = 0;
     }
 
     /// Mark newly SACKed segments; returns the latest send time among those sent once. Each block
     /// is scanned down from its top until a segment already marked, so the cost is the number of
     /// newly SACKed segments (blocks grow at the top as new data arrives out of order).
-    #[inline]
+    #[inline(always)]
     pub fn on_sack(&mut self, blocks: impl Iterator<Item = (u32, u32)>) -> Sacked {
         let mut out = Sacked::default();
         for (start, end) in blocks {
             let lo = start.max(self.base);
-            let hi = end.min(self.base + self.records.len() as u32);
+            let hi = end.min(self.base + self.len as u32);
             for seq in (lo..hi).rev() {
-                let r = &mut self.records[(seq - self.base) as usize];
+                let slot = self.slot((seq - self.base) as usize);
+                let r = &mut self.ring[slot];
                 if r.sacked {
                     break;
                 }
@@ -120,13 +147,14 @@ impl SendLog {
     }
 
     /// The cumulative ACK reached `ack`: forget the segments below it and say what they were.
-    #[inline]
+    #[inline(always)]
     pub fn on_cumulative_ack(&mut self, ack: u32) -> Covered {
         let mut covered = Covered::default();
-        let n = (ack.saturating_sub(self.base) as usize).min(self.records.len());
+        let n = (ack.saturating_sub(self.base) as usize).min(self.len);
         // Scan by reference (records are larger than what is read of them), then drop them.
         let mut newest: Option<(usize, Time)> = None;
-        for (i, r) in self.records.range(..n).enumerate() {
+        for i in 0..n {
+            let r = &self.ring[self.slot(i)];
             if !r.sacked {
                 covered.delivered += 1;
                 // In sequence order, so a tie in send time goes to the higher sequence number.
@@ -141,9 +169,10 @@ impl SendLog {
             }
         }
         if let Some((i, t)) = newest {
-            covered.newest = Newest(Some((t, self.base + i as u32, self.records[i].stamp)));
+            covered.newest = Newest(Some((t, self.base + i as u32, self.ring[self.slot(i)].stamp)));
         }
-        self.records.drain(..n);
+        self.head = self.slot(n);
+        self.len -= n;
         self.base = self.base.max(ack);
         covered
     }
@@ -187,5 +216,32 @@ mod tests {
         // Delivered now: segments 0 and 1; the newest of them is the retransmission of 1.
         assert_eq!(covered.delivered, 2);
         assert_eq!(covered.newest.stamp().map(|s| (s.sent_at, s.retransmission)), Some((100, true)));
+    }
+
+    /// The ring wraps and grows with records in flight: 0..10 sent (segment k at 10 k), 0..6
+    /// acknowledged, 10..30 sent (24 outstanding: the 16-slot ring, wrapped, doubles), 8
+    /// retransmitted at 1000, 20..25 SACKed. The ACK of 30 delivers 6..30 less the 5 SACKed (19),
+    /// a retransmission among them; the latest sent once and not SACKed is 29 (290), the newest
+    /// delivered the retransmission of 8. Then 30 is appended at the new end.
+    #[test]
+    fn records_survive_the_ring_wrapping_and_growing() {
+        let mut log = SendLog::default();
+        for seq in 0..10 {
+            log.on_send(seq, at(10 * seq as Time));
+        }
+        let c = log.on_cumulative_ack(6);
+        assert_eq!((c.delivered, c.latest_sent), (6, Some(50)));
+        for seq in 10..30 {
+            log.on_send(seq, at(10 * seq as Time));
+        }
+        log.on_send(8, at(1000));
+        let s = log.on_sack([(20, 25)].into_iter());
+        assert_eq!((s.delivered, s.latest_sent), (5, Some(240)));
+        let c = log.on_cumulative_ack(30);
+        assert_eq!((c.delivered, c.latest_sent, c.retransmission_acked), (19, Some(290), true));
+        assert_eq!(c.newest.stamp().map(|s| (s.sent_at, s.retransmission)), Some((1000, true)));
+        log.on_send(30, at(3000));
+        let c = log.on_cumulative_ack(31);
+        assert_eq!((c.delivered, c.latest_sent), (1, Some(3000)));
     }
 }
