@@ -3,10 +3,12 @@
 //!
 //! * [`delay`]: the measurements the sender takes once per ACK for every algorithm
 //!   ([`AckSample::delay`]: base and largest RTT, the round's summary, one-way delay, delivery
-//!   rate), and [`delay::RoundRtt`], the round accumulator Vegas, YeAH and Illinois keep for
-//!   their own (Linux-defined) rounds;
-//! * [`rtt_stats`]: per-round RTT minimum/mean and the all-time extremes, for the algorithms that
-//!   still keep their own (Fusion, Libra, AReno, FAST, Compound);
+//!   rate), and [`delay::RoundRtt`], the round accumulator the algorithms whose rounds restart
+//!   at recovery exit or timeouts keep for their own (Linux-defined) rounds (Vegas, YeAH,
+//!   Illinois, Fusion, Compound); the base RTT of all of these, and of FAST and H-TCP, is the
+//!   shared one;
+//! * [`rtt_stats`]: per-round RTT minimum/mean and the all-time extremes, for the two algorithms
+//!   that keep their own (Libra and AReno: their rounds and sample filters differ);
 //! * [`bandwidth`]: delivery counted over intervals, and Westwood+'s filtered estimate (Westwood,
 //!   H-TCP's throughput tracking);
 //! * [`hystart`]: Linux's HyStart slow-start exit (CUBIC);

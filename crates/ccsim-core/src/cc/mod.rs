@@ -12,9 +12,11 @@
 //! window arithmetic of Linux `tcp_cong.c`) lives once in [`common`]. Delay measurements are
 //! taken once, by the sender, for every algorithm: each [`AckSample`] carries
 //! [`AckSample::delay`] (base and largest RTT, the round's min/mean/max/count, the latest
-//! `ca_rtt`, the one-way delay, a delivery-rate sample), fed by every ACK in every state. Vegas and
-//! YeAH read their base RTT from it, Illinois its base and maximum; algorithms whose rounds or
-//! minima follow Linux-specific resets keep those parts themselves (see each module).
+//! `ca_rtt`, the one-way delay, a delivery-rate sample), fed by every ACK in every state. Vegas,
+//! YeAH, Fusion, FAST, Compound and H-TCP read their base RTT from it, Illinois its base and
+//! maximum, Sync-TCP its one-way delay; algorithms whose rounds or minima follow Linux-specific
+//! resets keep those parts themselves (CUBIC, Westwood, Libra and AReno their minimum too: see
+//! each module and docs/algorithms.md).
 
 pub mod areno;
 pub mod bic;
@@ -191,6 +193,14 @@ pub trait CongestionControl: Send + Sync {
 
     /// The pacing timer fired but the window did not allow a transmission.
     fn on_send_blocked(&mut self, _now: Time) {}
+
+    /// Whether this algorithm reads [`AckSample::delay`]'s delivery-rate sample. The sender keeps
+    /// per-segment send records for it only when something needs them: every-ACK RTT sampling
+    /// (Linux's `ca_rtt`), SACK, or an algorithm that says yes here; otherwise (the ns2 profile
+    /// without SACK) `delay.rate` is `None` and sending costs no record.
+    fn wants_delivery_rate(&self) -> bool {
+        false
+    }
 
     fn recovery(&self) -> Recovery {
         Recovery::NewReno

@@ -97,6 +97,9 @@ pub struct Sender {
     /// Send records of outstanding segments: the congestion-control RTT sample (every-ACK
     /// sampling only) and the delivery-rate sample.
     send_log: SendLog,
+    /// Whether anything reads the send log: every-ACK sampling, SACK or the algorithm's
+    /// delivery-rate sample ([`CongestionControl::wants_delivery_rate`]).
+    keeps_send_log: bool,
     /// The delay and delivery measurements every algorithm gets in [`AckSample::delay`].
     meter: DelayMeter,
     /// The receiver's clock against ours, for one-way delays.
@@ -128,6 +131,7 @@ impl Sender {
         let stack = setup.stack;
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let recovery = cc.recovery();
+        let keeps_send_log = stack.rtt_sampling == RttSampling::EveryAck || stack.sack || cc.wants_delivery_rate();
         let scoreboard = stack.sack.then(|| Scoreboard::new(stack.dupack_threshold));
         let overhead = (stack.send_overhead_ns > 0).then(|| {
             let rng = stream(setup.seed, Entity::Flow, setup.flow as u64, Purpose::Jitter);
@@ -162,6 +166,7 @@ impl Sender {
             recovery,
             scoreboard,
             send_log: SendLog::default(),
+            keeps_send_log,
             meter: DelayMeter::default(),
             clock: setup.clock,
             overhead,
@@ -326,6 +331,9 @@ impl Sender {
     /// None under one-per-RTT timing, where the algorithms use the echo), then the segments newly
     /// delivered and the most recently sent of them.
     fn newly_acked(&mut self, pkt: &Packet, now: Time) -> (Option<Dur>, u32, Newest) {
+        if !self.keeps_send_log {
+            return (None, 0, Newest::default());
+        }
         let sacked = self.send_log.on_sack(pkt.sack.iter());
         let covered = self.send_log.on_cumulative_ack(pkt.seq);
         let mut newest = covered.newest;
@@ -690,7 +698,9 @@ impl Sender {
             }
         }
         let stamp = self.meter.on_send(now, self.snd_max <= self.snd_una);
-        self.send_log.on_send(seq, stamp);
+        if self.keeps_send_log {
+            self.send_log.on_send(seq, stamp);
+        }
         self.stats.packets_sent += 1;
         if retransmission {
             self.stats.retransmits += 1;

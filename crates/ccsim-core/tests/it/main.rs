@@ -15,6 +15,7 @@ mod linux_details;
 mod pacing;
 mod probe;
 mod randomized;
+mod rate_sample;
 mod red;
 mod response;
 mod sack;

@@ -89,8 +89,10 @@ pub struct DelaySample {
     /// clocks may disagree, see [`crate::tcp::clock::ClockSkew`]).
     pub one_way_delay: Option<i64>,
     /// Delivery rate; `None` when no segment newly delivered by this ACK carries a send record
-    /// (the sender had none yet) or the interval is shorter than the minimum RTT (Linux discards
-    /// those as too short to trust).
+    /// (the sender had none yet, or keeps none: under the ns2 profile without SACK only for an
+    /// algorithm whose [`wants_delivery_rate`](crate::cc::CongestionControl::wants_delivery_rate)
+    /// says so) or the interval is shorter than the minimum RTT (Linux discards those as too
+    /// short to trust).
     pub rate: Option<RateSample>,
 }
 

@@ -1,6 +1,6 @@
 //! RTT statistics per round and over the connection, kept privately by the algorithms that have
-//! not moved onto the sender's shared measurements ([`super::delay`]): Fusion, Libra, AReno, FAST
-//! and Compound. Linux keeps the same numbers in `tcp_vegas.c` (`baseRTT`, `minRTT`, `cntRTT`)
+//! not moved onto the sender's shared measurements ([`super::delay`]): Libra and AReno, whose
+//! rounds start on the opposite side of the round-start ACK and whose filters skip zero samples. Linux keeps the same numbers in `tcp_vegas.c` (`baseRTT`, `minRTT`, `cntRTT`)
 //! and `tcp_illinois.c` (`base_rtt`, `max_rtt`, `sum_rtt`, `cnt_rtt`).
 
 use crate::units::Dur;
