@@ -22,13 +22,14 @@ from ccsim.studies.core import Settings, Study, StudyReport, run_study
 from ccsim.studies.seed000 import STUDIES as SEED000
 from ccsim.studies.seed001 import STUDIES as SEED001
 from ccsim.studies.seed002 import STUDIES as SEED002
+from ccsim.studies.seed003 import STUDIES as SEED003
 
 __all__ = ["PROFILES", "Settings", "Study", "StudyReport", "get", "list_studies", "run"]
 
 #: The stack profiles a study can be re-run under.
 PROFILES = ("ns2", "rfc", "linux")
 
-_REGISTRY: tuple[Study, ...] = (*SEED000, *SEED001, *SEED002)
+_REGISTRY: tuple[Study, ...] = (*SEED000, *SEED001, *SEED002, *SEED003)
 
 
 def list_studies() -> list[Study]:
