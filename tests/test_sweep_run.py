@@ -236,3 +236,26 @@ def test_bad_sweep_file_is_bad_input(tmp_path: Path, write_sweep: Any) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("error: sweep point loss=1.5 seed=1: topology.loss")
     assert not (tmp_path / "results").exists()
+
+
+def test_time_to_cwnd_over_a_sweeps_catalogue(local_grid: Any) -> None:
+    """metrics.time_to_cwnd on the catalogue's views: one row per run and flow, the same as on
+    each run's own tables."""
+    from ccsim import metrics
+
+    store = local_grid.store
+    series = store.query("SELECT run_id, flow, t_s, cwnd_pkts FROM series")
+    flows = store.query("SELECT run_id, flow, start_s FROM flows")
+    drops = store.query("SELECT run_id, flow, t_s FROM drops")
+    everything = metrics.time_to_cwnd(series, 10, flows=flows, drops=drops)
+    assert everything.index.names == ["run_id", "flow"]
+    assert len(everything) == len(flows)
+    run_id = sorted(set(flows["run_id"]))[0]
+    directory = store.run_dir(run_id)
+    alone = metrics.time_to_cwnd(
+        pd.read_parquet(directory / "series.parquet"),
+        10,
+        flows=pd.read_parquet(directory / "flows.parquet"),
+        drops=pd.read_parquet(directory / "drops.parquet"),
+    )
+    pd.testing.assert_frame_equal(everything.loc[run_id], alone, check_names=False)

@@ -127,24 +127,27 @@ def time_to_cwnd(
     counts from the flow's start. With the ``drops`` table (``[trace] drops = true``),
     ``drops_before`` counts the flow's drops before ``reached_s`` (all of its drops if it never
     got there) and ``early_loss`` says whether there were any. Returns one row per flow of the
-    series, indexed by flow.
+    series, indexed by flow; over a sweep's catalogue views (tables with a ``run_id`` column),
+    one row per run and flow, indexed by both.
     """
     if not target > 0:
         raise ValueError(f"target: {target} is not a positive window")
-    ordered = series.sort_values(["flow", "t_s"], kind="stable")
-    hits = ordered[ordered["cwnd_pkts"] >= target].groupby("flow")["t_s"].min()
-    out = pd.DataFrame(index=pd.Index(sorted(ordered["flow"].unique()), name="flow"))
+    keys = [key for key in ("run_id", "flow") if key in series.columns]
+    ordered = series.sort_values([*keys, "t_s"], kind="stable")
+    hits = ordered[ordered["cwnd_pkts"] >= target].groupby(keys)["t_s"].min()
+    index = ordered[keys].drop_duplicates().sort_values(keys)
+    out = pd.DataFrame(
+        index=pd.MultiIndex.from_frame(index) if len(keys) > 1 else pd.Index(index["flow"])
+    )
     out["reached_s"] = hits.reindex(out.index).astype(float)
     if flows is not None:
-        starts = flows.set_index("flow")["start_s"].reindex(out.index)
+        starts = flows.set_index(keys)["start_s"].reindex(out.index)
         out["after_start_s"] = out["reached_s"] - starts
     if drops is not None:
-        limit = out["reached_s"].fillna(np.inf)
-        counts = [
-            int(((drops["flow"] == flow) & (drops["t_s"] < limit[flow])).sum())
-            for flow in out.index
-        ]
-        out["drops_before"] = counts
+        first = out["reached_s"].fillna(np.inf).rename("limit").reset_index()
+        joined = drops[[*keys, "t_s"]].merge(first, on=keys, how="inner")
+        before = joined[joined["t_s"] < joined["limit"]].groupby(keys).size()
+        out["drops_before"] = before.reindex(out.index, fill_value=0).astype(int)
         out["early_loss"] = out["drops_before"] > 0
     return out
 
