@@ -243,10 +243,23 @@ def test_reno_friendliness() -> None:
                          (2, "reno", "s2", -1, 0, 4.0)])  # fmt: skip
     reference = flows_table([(0, "reno", "s0", -1, 0, 4.0), (1, "reno", "s1", -1, 0, 4.0),
                              (2, "reno", "s2", -1, 0, 4.0)])  # fmt: skip
-    # Reno flows 1 and 2: mean 3 next to NewReno, mean 4 when all are Reno.
+    # Reno flows 1 and 2: 2/4 and 4/4 next to NewReno, mean of the ratios 0.75; here the means
+    # (3 against 4) give the same.
     assert metrics.reno_friendliness(mixed, reference) == pytest.approx(0.75)
+    assert metrics.reno_friendliness_of_means(mixed, reference) == pytest.approx(0.75)
     with pytest.raises(ValueError, match="no 'cubic' flow"):
         metrics.reno_friendliness(mixed, reference, baseline="cubic")
+
+
+def test_reno_friendliness_is_the_mean_of_per_flow_ratios_not_the_ratio_of_means() -> None:
+    # A fast Reno flow that keeps its throughput and a slow one that loses half of it.
+    mixed = flows_table([(0, "highspeed", "s0", -1, 0, 50.0), (1, "reno", "s1", -1, 0, 90.0),
+                         (2, "reno", "s2", -1, 0, 5.0)])  # fmt: skip
+    reference = flows_table([(0, "reno", "s0", -1, 0, 20.0), (1, "reno", "s1", -1, 0, 90.0),
+                             (2, "reno", "s2", -1, 0, 10.0)])  # fmt: skip
+    # Per flow: 90/90 = 1 and 5/10 = 0.5, mean 0.75; means: 47.5 / 50 = 0.95.
+    assert metrics.reno_friendliness(mixed, reference) == pytest.approx(0.75)
+    assert metrics.reno_friendliness_of_means(mixed, reference) == pytest.approx(0.95)
 
 
 # ---- links and distributions -------------------------------------------------------------------
@@ -348,6 +361,9 @@ def test_time_to_cwnd_finds_the_first_sample_at_the_target_and_the_drops_before(
     assert list(out["drops_before"]) == [1, 1] and list(out["early_loss"]) == [True, True]
     assert np.isnan(out.loc[1, "reached_s"]) and np.isnan(out.loc[1, "after_start_s"])
     no_drops = metrics.time_to_cwnd(series, 16, drops=drops[drops["flow"] == 1])
-    assert list(no_drops["reached_s"]) == [0.2, 0.4] and list(no_drops["early_loss"]) == [False, True]
+    assert list(no_drops["reached_s"]) == [0.2, 0.4] and list(no_drops["early_loss"]) == [
+        False,
+        True,
+    ]
     with pytest.raises(ValueError, match="target"):
         metrics.time_to_cwnd(series, 0)

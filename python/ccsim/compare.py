@@ -66,8 +66,9 @@ def relative_throughput(store: Store, column: str = "goodput_bps") -> pd.DataFra
 
 
 def reno_friendliness(store: Store, column: str = "goodput_bps") -> pd.DataFrame:
-    """Seed 004's Reno friendliness per point that has baseline flows: mean throughput of the
-    baseline flows next to the compared algorithm / the same flows in the all-baseline run."""
+    """Seed 004's Reno friendliness per point that has baseline flows: the mean over the
+    baseline flows of (throughput next to the compared algorithm) / (the same flow's throughput
+    in the all-baseline run), as :func:`ccsim.metrics.reno_friendliness`."""
     baseline = store.manifest()["sweep"]["compare"]["baseline"]["cc"]
     runs, rows = _comparable(store), []
     cache: dict[str, pd.DataFrame] = {}

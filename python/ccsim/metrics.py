@@ -39,6 +39,7 @@ __all__ = [
     "phase_shares",
     "relative_throughput",
     "reno_friendliness",
+    "reno_friendliness_of_means",
     "rtt_weighted_jain_index",
     "throughput_variance",
     "time_to_cwnd",
@@ -369,23 +370,48 @@ def mean_relative_throughput(
     return float(relative_throughput(flows, reference, column)["ratio"].mean())
 
 
+def _reno_pairs(
+    flows: pd.DataFrame, reference: pd.DataFrame, baseline: str, column: str
+) -> pd.DataFrame:
+    joined = join_flows(flows, reference, (column,))
+    reno = joined[joined["cc_x"] == baseline]
+    if reno.empty:
+        raise ValueError(f"the mixed run has no {baseline!r} flow matched in the reference run")
+    return reno
+
+
 def reno_friendliness(
     flows: pd.DataFrame,
     reference: pd.DataFrame,
     baseline: str = "reno",
     column: str = "goodput_bps",
 ) -> float:
-    """Seed 004's Reno friendliness of protocol X.
+    """Seed 004's Reno friendliness of protocol X, as its slides define it: the mean over the Reno
+    flows of each flow's throughput when it shares the network with X flows over the same flow's
+    throughput when every flow is Reno.
 
-    ``F(X) = mean x_i over Reno flows i when they share the network with X flows
-    / mean x_i over the same flows when every flow is Reno``. ``flows`` is the mixed run,
-    ``reference`` the all-Reno run; the Reno flows are those whose ``cc`` is ``baseline`` in the
-    mixed run. Below 1: X takes bandwidth from Reno.
+    ``F(X) = (1/n) sum_i x_i(with X) / x_i(all Reno)`` over the flows whose ``cc`` is
+    ``baseline`` in the mixed run ``flows``; ``reference`` is the all-Reno run of the same
+    workload. Flows with zero reference throughput are left out. Below 1: X takes bandwidth from
+    Reno. :func:`reno_friendliness_of_means` is the ratio of the two means instead.
     """
-    joined = join_flows(flows, reference, (column,))
-    reno = joined[joined["cc_x"] == baseline]
-    if reno.empty:
-        raise ValueError(f"the mixed run has no {baseline!r} flow matched in the reference run")
+    reno = _reno_pairs(flows, reference, baseline, column)
+    ref = reno[f"{column}_ref"].astype(float)
+    return float((reno[f"{column}_x"].astype(float) / ref.where(ref != 0)).mean())
+
+
+def reno_friendliness_of_means(
+    flows: pd.DataFrame,
+    reference: pd.DataFrame,
+    baseline: str = "reno",
+    column: str = "goodput_bps",
+) -> float:
+    """The Reno flows' mean throughput next to X over the same flows' mean when all are Reno.
+
+    Weighted by throughput, unlike :func:`reno_friendliness` (the mean of per-flow ratios): a few
+    fast Reno flows dominate it.
+    """
+    reno = _reno_pairs(flows, reference, baseline, column)
     return float(reno[f"{column}_x"].mean() / reno[f"{column}_ref"].mean())
 
 
