@@ -276,13 +276,14 @@ def study(
         ),
     ] = False,
     profile: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--profile",
             metavar="PROFILE",
-            help="TCP stack profile to run under: ns2 (the paper's), rfc or linux.",
+            help="TCP stack profile to run under: ns2, rfc or linux (default: the paper's, ns2 "
+            "for the ns-2 papers, linux for seed 004).",
         ),
-    ] = "ns2",
+    ] = None,
     replicates: Annotated[
         int | None,
         typer.Option(

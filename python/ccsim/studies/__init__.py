@@ -23,13 +23,14 @@ from ccsim.studies.seed000 import STUDIES as SEED000
 from ccsim.studies.seed001 import STUDIES as SEED001
 from ccsim.studies.seed002 import STUDIES as SEED002
 from ccsim.studies.seed003 import STUDIES as SEED003
+from ccsim.studies.seed004 import STUDIES as SEED004
 
 __all__ = ["PROFILES", "Settings", "Study", "StudyReport", "get", "list_studies", "run"]
 
 #: The stack profiles a study can be re-run under.
 PROFILES = ("ns2", "rfc", "linux")
 
-_REGISTRY: tuple[Study, ...] = (*SEED000, *SEED001, *SEED002, *SEED003)
+_REGISTRY: tuple[Study, ...] = (*SEED000, *SEED001, *SEED002, *SEED003, *SEED004)
 
 
 def list_studies() -> list[Study]:
@@ -51,7 +52,7 @@ def run(
     name: str,
     quick: bool = False,
     *,
-    profile: str = "ns2",
+    profile: str | None = None,
     replicates: int | None = None,
     first_seed: int = 1,
     out: str | Path | None = None,
@@ -62,13 +63,16 @@ def run(
     """Run the study ``name`` and return its report (table, verdicts, files written).
 
     ``quick`` shortens it (fewer points and seeds, shorter runs) for CI and a first look;
-    ``profile`` re-runs it under another TCP stack profile; ``replicates`` overrides the number
+    ``profile`` re-runs it under another TCP stack profile (default: the study's own, ns2 for the
+    ns-2 papers, linux for L1); ``replicates`` overrides the number
     of seeds, and ``first_seed`` (default 1) is the first of them (seeds ``first_seed`` ..
     ``first_seed + n - 1``; run one seed at a time to see how a result varies). Results go to
     ``out`` (default ``results/studies/<ID>``, with ``-<profile>`` and ``-quick`` suffixes when
     not the full ns2 run). ``console``: a rich Console to print the setup, the table and the
     verdicts to.
     """
+    study = get(name)
+    profile = profile or study.profile
     if profile not in PROFILES:
         raise ScenarioError(f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}")
     if replicates is not None and replicates < 1:
@@ -76,4 +80,4 @@ def run(
     if first_seed < 1:
         raise ScenarioError(f"first_seed: {first_seed} is not >= 1")
     settings = Settings(quick=quick, profile=profile, replicates=replicates, first_seed=first_seed)
-    return run_study(get(name), settings, out, workers=workers, console=console, progress=progress)
+    return run_study(study, settings, out, workers=workers, console=console, progress=progress)

@@ -200,6 +200,9 @@ class Study:
     figure: FigureSpec
     #: Algorithm names the study is about (listed by ``ccsim study --list``).
     algorithms: tuple[str, ...] = ()
+    #: The stack profile the study runs under unless told otherwise: the paper's (ns2 for the
+    #: ns-2 papers; linux for seed 004, which ran Linux's modules).
+    profile: str = "ns2"
 
 
 # ---- running -----------------------------------------------------------------------------------
@@ -347,7 +350,7 @@ def run_study(
 
 
 def _default_directory(study: Study, settings: Settings) -> Path:
-    suffix = "" if settings.profile == "ns2" else f"-{settings.profile}"
+    suffix = "" if settings.profile == study.profile else f"-{settings.profile}"
     quick = "-quick" if settings.quick else ""
     return Path("results") / "studies" / f"{study.id}{suffix}{quick}"
 
@@ -447,7 +450,11 @@ def _write(
         ]
     ).to_csv(verdict_csv, index=False)
     png = directory / f"{study.id}.png"
-    _figure(study, settings, table).savefig(png, dpi=110)
+    import matplotlib.pyplot as plt
+
+    figure = _figure(study, settings, table)
+    figure.savefig(png, dpi=110)
+    plt.close(figure)
     return [csv, png, verdict_csv]
 
 
