@@ -8,7 +8,7 @@ use super::event::Event;
 use super::fabric::{Fabric, FlowDrops};
 use super::Simulation;
 use crate::cc::CongestionControl;
-use crate::net::link::NodeId;
+use crate::net::link::{LinkId, NodeId};
 use crate::net::routing::Graph;
 use crate::net::topology::{Endpoints, Network};
 use crate::rng::{stream, Entity, Purpose, Stream};
@@ -29,9 +29,44 @@ pub type CcFactory = Box<dyn Fn(&FlowTemplate, Stream) -> Result<Box<dyn Congest
 struct Router {
     graph: Graph,
     cache: BTreeMap<(NodeId, NodeId), (u32, Dur)>,
+    /// Shortest paths between the nodes that remain once single-link ends are taken off.
+    core: BTreeMap<(NodeId, NodeId), Option<Vec<LinkId>>>,
 }
 
 impl Router {
+    fn new(graph: Graph) -> Self {
+        Router { graph, cache: BTreeMap::new(), core: BTreeMap::new() }
+    }
+
+    /// The links of the shortest path from `from` to `to` (distinct nodes), the same as
+    /// `Graph::shortest_path` finds, with one search per pair of inner nodes rather than per pair
+    /// of endpoints: a node with a single outgoing link (a host on its access link) starts every
+    /// path it sends on with that link, and a node with a single incoming link ends every path to
+    /// it with that link. Searching from the far end of the first link, or to the near end of the
+    /// last, settles every other node with the same predecessor, since all distances and hop
+    /// counts only shift by that link's.
+    fn links(&mut self, from: NodeId, to: NodeId) -> Option<Vec<LinkId>> {
+        let (mut a, mut b) = (from, to);
+        let mut path = Vec::new();
+        if let Some((first, next)) = self.graph.sole_out(a) {
+            path.push(first);
+            a = next;
+            if a == b {
+                return Some(path);
+            }
+        }
+        let mut last = None;
+        if let Some((link, prev)) = self.graph.sole_in(b) {
+            last = Some(link);
+            b = prev;
+        }
+        let graph = &self.graph;
+        let mid = self.core.entry((a, b)).or_insert_with(|| graph.shortest_path(a, b)).as_ref()?;
+        path.extend_from_slice(mid);
+        path.extend(last);
+        Some(path)
+    }
+
     fn place(&mut self, what: &str, ep: Endpoints, net: &Network, fab: &mut Fabric) -> Result<Placement, String> {
         if ep.src == ep.dst {
             return Err(format!("{what}: src and dst are the same node"));
@@ -42,8 +77,7 @@ impl Router {
                 return Ok(r);
             }
             let links = self
-                .graph
-                .shortest_path(from, to)
+                .links(from, to)
                 .ok_or_else(|| format!("{what}: no route from \"{}\" to \"{}\"", name(from), name(to)))?;
             let delay: Dur = links.iter().map(|&l| fab.links[l as usize].delay).fold(0, Dur::saturating_add);
             if delay > MAX_TIME_NS {
@@ -115,7 +149,7 @@ impl Simulation {
             net.node_names.len(),
             net.links.iter().enumerate().map(|(i, l)| (i as u32, l.src, l.dst, l.delay)),
         );
-        let mut router = Router { graph, cache: BTreeMap::new() };
+        let mut router = Router::new(graph);
         let links = std::mem::take(&mut net.links);
         let mut fab = Fabric::new(links, spec.trace.drops);
         let flow_places = flow_eps
@@ -299,4 +333,50 @@ fn check_template(what: &str, t: &FlowTemplate) -> Result<(), String> {
         return Err(format!("{what}.max_window: expected at least 1 packet"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::Rng;
+
+    /// Random graphs with some single-link ends (hosts) and some zero-delay links, where ties in
+    /// delay and hop count abound: the shared searches give the same path as a full search from
+    /// every node to every other.
+    #[test]
+    fn shared_searches_find_the_same_paths_as_full_searches() {
+        let mut rng = stream(11, Entity::Flow, 0, Purpose::Start);
+        for _ in 0..60 {
+            let inner = rng.gen_range(2..7u32);
+            let mut links = Vec::new();
+            for _ in 0..rng.gen_range(1..15) {
+                let (a, b) = (rng.gen_range(0..inner), rng.gen_range(0..inner));
+                links.push((a, b, rng.gen_range(0..3u64)));
+            }
+            let mut nodes = inner;
+            for _ in 0..rng.gen_range(0..12) {
+                let (host, router) = (nodes, rng.gen_range(0..inner));
+                nodes += 1;
+                let delay = rng.gen_range(0..3u64);
+                match rng.gen_range(0..4) {
+                    0 => links.push((host, router, delay)),
+                    1 => links.push((router, host, delay)),
+                    _ => {
+                        links.push((host, router, delay));
+                        links.push((router, host, delay));
+                    }
+                }
+            }
+            let edges = || links.iter().enumerate().map(|(i, &(a, b, d))| (i as LinkId, a, b, d));
+            let full = Graph::new(nodes as usize, edges());
+            let mut router = Router::new(Graph::new(nodes as usize, edges()));
+            for from in 0..nodes {
+                for to in 0..nodes {
+                    if from != to {
+                        assert_eq!(router.links(from, to), full.shortest_path(from, to), "{from} -> {to} in {links:?}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -9,18 +9,42 @@ use super::link::{LinkId, NodeId};
 /// Adjacency of a graph: for each node, its outgoing (link id, next node, delay) sorted by link id.
 pub struct Graph {
     out: Vec<Vec<(LinkId, NodeId, u64)>>,
+    /// For each node, its only incoming (link id, previous node), if it has exactly one.
+    sole_in: Vec<Option<(LinkId, NodeId)>>,
 }
 
 impl Graph {
     pub fn new(nodes: usize, links: impl IntoIterator<Item = (LinkId, NodeId, NodeId, u64)>) -> Self {
         let mut out = vec![Vec::new(); nodes];
+        let mut incoming = vec![0u32; nodes];
+        let mut sole_in = vec![None; nodes];
         for (id, src, dst, delay) in links {
             out[src as usize].push((id, dst, delay));
+            incoming[dst as usize] += 1;
+            sole_in[dst as usize] = Some((id, src));
+        }
+        for (slot, &n) in sole_in.iter_mut().zip(&incoming) {
+            if n != 1 {
+                *slot = None;
+            }
         }
         for v in &mut out {
             v.sort_by_key(|&(id, _, _)| id);
         }
-        Graph { out }
+        Graph { out, sole_in }
+    }
+
+    /// The only link leaving `node` and where it leads, if `node` has exactly one.
+    pub fn sole_out(&self, node: NodeId) -> Option<(LinkId, NodeId)> {
+        match self.out[node as usize].as_slice() {
+            &[(id, next, _)] => Some((id, next)),
+            _ => None,
+        }
+    }
+
+    /// The only link entering `node` and where it comes from, if `node` has exactly one.
+    pub fn sole_in(&self, node: NodeId) -> Option<(LinkId, NodeId)> {
+        self.sole_in[node as usize]
     }
 
     /// The links of a shortest path from `src` to `dst`, or `None` if unreachable.

@@ -6,6 +6,8 @@
 //!   exit routers.
 //! * Explicit: the user's nodes and links.
 
+use std::collections::HashMap;
+
 use super::link::{Link, LinkId, NodeId};
 use super::loss::LossModel;
 use super::qdisc::red::RedParams;
@@ -18,6 +20,8 @@ use crate::units::Dur;
 pub struct Network {
     pub seed: u64,
     pub node_names: Vec<String>,
+    /// Each name's first node.
+    by_name: HashMap<String, NodeId>,
     pub links: Vec<Link>,
     kind: Kind,
 }
@@ -37,7 +41,8 @@ pub struct Endpoints {
 
 impl Network {
     pub fn build(spec: &TopologySpec, seed: u64) -> Result<Self, String> {
-        let mut net = Network { seed, node_names: Vec::new(), links: Vec::new(), kind: Kind::Explicit };
+        let mut net =
+            Network { seed, node_names: Vec::new(), by_name: HashMap::new(), links: Vec::new(), kind: Kind::Explicit };
         match spec {
             TopologySpec::Dumbbell { forward, reverse, access_rate_bps, access_queue } => {
                 let left = net.add_node("R1".into());
@@ -93,12 +98,14 @@ impl Network {
     }
 
     pub fn node(&self, name: &str) -> Option<NodeId> {
-        self.node_names.iter().position(|n| n == name).map(|i| i as NodeId)
+        self.by_name.get(name).copied()
     }
 
     fn add_node(&mut self, name: String) -> NodeId {
+        let id = self.node_names.len() as NodeId;
+        self.by_name.entry(name.clone()).or_insert(id);
         self.node_names.push(name);
-        (self.node_names.len() - 1) as NodeId
+        id
     }
 
     fn add_link(&mut self, src: NodeId, dst: NodeId, p: &LinkParams, monitor: bool) -> Result<LinkId, String> {
