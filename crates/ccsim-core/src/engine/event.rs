@@ -59,35 +59,116 @@ impl Ord for Entry {
     }
 }
 
-#[derive(Default)]
+/// Bucket width of the wheel: 2^16 ns (about 66 us).
+const SHIFT: u32 = 16;
+/// Buckets in the wheel (a power of two): about 0.54 s of simulated time ahead.
+const BUCKETS: u64 = 8192;
+
+/// The pending events, popped in (time, insertion sequence) order.
+///
+/// Events due in the current bucket of time sit in a small binary heap; later ones wait
+/// unordered in the bucket of their time on a wheel, and those beyond the wheel in a second heap.
+/// When the small heap runs dry the next non-empty bucket becomes the heap (built in place), so
+/// a push is mostly an append and a pop works on a heap of one bucket's events, however many
+/// flows and timers are pending. Every event of a bucket is in the heap before any of them is
+/// popped, and the heap orders by (time, sequence), so the order is exactly that of one heap
+/// over all events.
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    /// Events in buckets up to and including `cur`.
+    near: BinaryHeap<Entry>,
+    /// Bucket `b` (cur < b < cur + BUCKETS) at index `b % BUCKETS`.
+    wheel: Vec<Vec<Entry>>,
+    in_wheel: usize,
+    /// Events in buckets from cur + BUCKETS on.
+    far: BinaryHeap<Entry>,
+    /// The bucket whose events are in `near`.
+    cur: u64,
     next_seq: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            near: BinaryHeap::new(),
+            wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            in_wheel: 0,
+            far: BinaryHeap::new(),
+            cur: 0,
+            next_seq: 0,
+        }
+    }
 }
 
 impl EventQueue {
     #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
-        self.heap.push(Entry { time, seq: self.next_seq, event });
+        let e = Entry { time, seq: self.next_seq, event };
         self.next_seq += 1;
+        let b = time >> SHIFT;
+        if b <= self.cur {
+            self.near.push(e);
+        } else if b - self.cur < BUCKETS {
+            self.wheel[(b % BUCKETS) as usize].push(e);
+            self.in_wheel += 1;
+        } else {
+            self.far.push(e);
+        }
     }
 
     #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+    pub fn peek_time(&mut self) -> Option<Time> {
+        if self.near.is_empty() && !self.refill() {
+            return None;
+        }
+        self.near.peek().map(|e| e.time)
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        if self.near.is_empty() && !self.refill() {
+            return None;
+        }
+        self.near.pop().map(|e| (e.time, e.event))
+    }
+
+    /// `near` is empty: move on to the next bucket with events. False if there are none.
+    #[inline(never)]
+    fn refill(&mut self) -> bool {
+        loop {
+            if self.in_wheel == 0 {
+                // Nothing on the wheel: jump straight to the first bucket beyond it.
+                let Some(first) = self.far.peek() else { return false };
+                self.cur = first.time >> SHIFT;
+            } else {
+                self.cur += 1;
+            }
+            // Events that now fall within the wheel's reach.
+            while let Some(e) = self.far.peek() {
+                let b = e.time >> SHIFT;
+                if b - self.cur >= BUCKETS {
+                    break;
+                }
+                let e = self.far.pop().expect("peeked");
+                self.wheel[(b % BUCKETS) as usize].push(e);
+                self.in_wheel += 1;
+            }
+            let slot = &mut self.wheel[(self.cur % BUCKETS) as usize];
+            if !slot.is_empty() {
+                self.in_wheel -= slot.len();
+                let bucket = std::mem::take(slot);
+                // Hand the empty heap's storage to the bucket for reuse.
+                *slot = std::mem::replace(&mut self.near, BinaryHeap::from(bucket)).into_vec();
+                return true;
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.near.len() + self.in_wheel + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
