@@ -20,7 +20,7 @@ from conftest import SMALL_DUMBBELL, UNCONNECTED_EXPLICIT, requires_engine
 FLOW_COLUMNS = {
     "flow", "label", "cc", "src", "dst", "start_s", "end_s", "base_rtt_s", "bytes_acked",
     "goodput_bps", "packets_sent", "retransmits", "drops", "timeouts", "fast_retransmits",
-    "completion_s", "mean_rtt_s",
+    "completion_s", "mean_rtt_s", "src_router", "dst_router", "hops", "reverse",
 }  # fmt: skip
 LINK_COLUMNS = {
     "link", "src", "dst", "rate_bps", "utilization", "packets", "drops", "mean_queue_pkts",
@@ -210,6 +210,43 @@ def test_load_refuses_other_directories(tmp_path: Path) -> None:
 
 
 # ---- running on the engine -------------------------------------------------------------------
+
+
+PARKING_LOT_DIRECTIONS = """
+name = "directions"
+duration = "1s"
+[topology]
+kind = "parking_lot"
+routers = 4
+rate = "20Mbps"
+delay = "2ms"
+buffer = "100pkts"
+[[flows]]
+cc = "reno"
+src = "R0"
+dst = "R3"
+[[flows]]
+cc = "reno"
+src = "R1"
+dst = "R3"
+reverse = true
+[[generators]]
+kind = "open_loop"
+cc = "reno"
+rate = 20.0
+size = "10KB"
+endpoints = [["R2", "R1"]]
+"""
+
+
+@requires_engine
+def test_flows_name_their_routers_hops_and_direction() -> None:
+    flows = ccsim.run(ccsim.Scenario.from_toml(PARKING_LOT_DIRECTIONS)).flows
+    rows = flows[["src_router", "dst_router", "hops", "reverse"]].itertuples(index=False)
+    as_tuples = [(s, d, int(h), int(r)) for s, d, h, r in rows]
+    assert as_tuples[:2] == [("R0", "R3", 3, 0), ("R3", "R1", 2, 1)]
+    generated = as_tuples[2:]
+    assert generated and all(t == ("R2", "R1", 1, 1) for t in generated)
 
 
 @requires_engine

@@ -18,7 +18,7 @@ use crate::tcp::profile::StackConfig;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderSetup};
 use crate::trace::{FlowSeries, QueueSeries};
-use crate::traffic::{draw_rtt, slot_choice, Flow, Generator, Placement};
+use crate::traffic::{draw_rtt, slot_choice, Flow, Generator, PathSummary, Placement};
 use crate::units::{Dur, Time};
 
 /// Builds a flow's congestion controller from its template and the flow's own random stream
@@ -93,7 +93,20 @@ impl Router {
         };
         let (data_route, fwd) = route(ep.src, ep.dst)?;
         let (ack_route, rev) = route(ep.dst, ep.src)?;
-        Ok(Placement { endpoints: ep, data_route, ack_route, base_rtt: fwd + rev })
+        let path = self.summarize(ep, fab.route(data_route), fab);
+        Ok(Placement { endpoints: ep, data_route, ack_route, base_rtt: fwd + rev, path })
+    }
+
+    /// The routers and hops of a data path: a source with a single link out and a destination
+    /// with a single link in are hosts, and the routers are the nodes beyond their access links.
+    fn summarize(&self, ep: Endpoints, links: &[LinkId], fab: &Fabric) -> PathSummary {
+        let n = links.len();
+        let first = usize::from(n >= 1 && self.graph.sole_out(ep.src).is_some());
+        let last = if n >= 1 + first && self.graph.sole_in(ep.dst).is_some() { n - 1 } else { n };
+        // Node i of the path is the source of link i (the destination for i = n).
+        let node = |i: usize| if i < n { fab.links[links[i] as usize].src } else { ep.dst };
+        let (src_router, dst_router) = (node(first), node(last));
+        PathSummary { src_router, dst_router, hops: (last - first) as u32, reverse: dst_router < src_router }
     }
 }
 
@@ -244,6 +257,7 @@ impl Simulation {
         self.flows.push(Flow {
             label: t.label.clone(),
             endpoints: place.endpoints,
+            path: place.path,
             start,
             size_bytes: size,
             base_rtt: place.base_rtt,

@@ -121,6 +121,10 @@ impl Simulation {
         );
         t.push("final_cwnd_pkts", f64col(&|i| fs[i].sender.w.cwnd));
         t.push("generator", Column::I64(fs.iter().map(|f| f.origin.map_or(-1, |(g, _)| g as i64)).collect()));
+        t.push("src_router", Column::Str(fs.iter().map(|f| node(f.path.src_router)).collect()));
+        t.push("dst_router", Column::Str(fs.iter().map(|f| node(f.path.dst_router)).collect()));
+        t.push("hops", Column::U32(fs.iter().map(|f| f.path.hops).collect()));
+        t.push("reverse", Column::U8(fs.iter().map(|f| u8::from(f.path.reverse)).collect()));
         t
     }
 

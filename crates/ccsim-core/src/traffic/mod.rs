@@ -5,6 +5,7 @@
 //! stream keyed by (generator, slot, k), so two runs that differ only in protocol see the same
 //! workload even though transfers finish, and so start, at different times.
 
+use crate::net::link::NodeId;
 use crate::net::topology::Endpoints;
 use crate::rng::{exponential, pareto, stream, uniform, Entity, Purpose, Stream};
 use crate::spec::{ArrivalSpec, FlowTemplate, RttDist, SizeDist};
@@ -16,6 +17,7 @@ use crate::units::{Dur, Time};
 pub struct Flow {
     pub label: String,
     pub endpoints: Endpoints,
+    pub path: PathSummary,
     pub start: Time,
     pub size_bytes: Option<u64>,
     pub base_rtt: Dur,
@@ -35,6 +37,20 @@ pub struct Placement {
     pub data_route: u32,
     pub ack_route: u32,
     pub base_rtt: Dur,
+    pub path: PathSummary,
+}
+
+/// Where a flow's data crosses the network between its hosts: the first and last router on the
+/// data path (the path without a host's single access link at either end), the links between
+/// them, and whether the data runs against the order of the nodes (R2 -> R1 on a dumbbell,
+/// towards lower-numbered routers on a parking lot, backwards in `topology.nodes` on an explicit
+/// topology).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathSummary {
+    pub src_router: NodeId,
+    pub dst_router: NodeId,
+    pub hops: u32,
+    pub reverse: bool,
 }
 
 pub struct Generator {

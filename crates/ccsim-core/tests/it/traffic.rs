@@ -88,3 +88,66 @@ fn open_loop_arrivals_sizes_and_source_rtts_follow_their_distributions() {
     let done = rows.iter().filter(|&&i| !r.flows.f64("completion_s")[i].is_nan()).count();
     assert!(done as f64 > 0.9 * n, "{done} of {n} transfers completed");
 }
+
+fn strings(r: &ccsim_core::RunResults, name: &str) -> Vec<String> {
+    match r.flows.column(name) {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no string column {name}"),
+    }
+}
+
+#[test]
+fn the_flows_table_names_each_flows_routers_hops_and_direction() {
+    let hop = json!({"rate_bps": 100_000_000u64, "delay_ns": 2 * MS, "queue": droptail(200)});
+    let flow = |src: &str, dst: &str, reverse: bool| json!({"label": "reno", "cc": "reno", "mss_bytes": 1000, "start_ns": 0, "src": src, "dst": dst, "reverse": reverse});
+    let mut v = json!({
+        "name": "pl", "seed": 1, "duration_ns": 2 * S, "stack": {"profile": "ns2"},
+        "topology": {"kind": "parking_lot", "routers": 5, "forward": hop, "reverse": hop,
+            "access_rate_bps": 1_000_000_000u64, "access_delay_ns": MS, "access_queue": droptail(1000)},
+        "flows": [flow("R0", "R4", false), flow("R1", "R3", true), flow("R3", "R2", false)],
+    });
+    set(
+        &mut v,
+        "generators",
+        json!([{
+            "label": "short", "cc": "reno", "mss_bytes": 1000, "start_ns": 0,
+            "arrivals": {"kind": "open_loop", "rate_per_s": 20.0, "stop_ns": null},
+            "size": {"kind": "fixed", "bytes": 20000},
+            "endpoints": [["R0", "R2"], ["R4", "R1"]], "sources": 8
+        }]),
+    );
+    let r = run(&v);
+    let (src, dst) = (strings(&r, "src_router"), strings(&r, "dst_router"));
+    let (hops, reverse) = (r.flows.u32("hops"), u8s(&r, "reverse"));
+    let row = |i: usize| (src[i].as_str(), dst[i].as_str(), hops[i], reverse[i]);
+    assert_eq!(row(0), ("R0", "R4", 4, 0));
+    assert_eq!(row(1), ("R3", "R1", 2, 1), "reverse = true swaps src and dst");
+    assert_eq!(row(2), ("R3", "R2", 1, 1), "towards a lower-numbered router");
+    let rows = generator_rows(&r, 0);
+    assert!(rows.len() > 20, "{} transfers", rows.len());
+    for &i in &rows {
+        assert!(matches!(row(i), ("R0", "R2", 2, 0) | ("R4", "R1", 3, 1)), "{:?}", row(i));
+    }
+    assert!(rows.iter().any(|&i| reverse[i] == 1) && rows.iter().any(|&i| reverse[i] == 0));
+
+    // A dumbbell: every flow crosses the bottleneck once, reverse flows from R2 to R1.
+    let mut d = dumbbell(10_000_000, 10, droptail(50), vec![flow_at(40, false), flow_at(40, true)], 1.0);
+    set(&mut d, "name", json!("db"));
+    let r = run(&d);
+    assert_eq!(strings(&r, "src_router"), ["R1", "R2"]);
+    assert_eq!(strings(&r, "dst_router"), ["R2", "R1"]);
+    assert_eq!((r.flows.u32("hops"), u8s(&r, "reverse").as_slice()), (&[1u32, 1][..], &[0u8, 1][..]));
+}
+
+fn u8s(r: &ccsim_core::RunResults, name: &str) -> Vec<u8> {
+    match r.flows.column(name) {
+        Some(Column::U8(v)) => v.clone(),
+        _ => panic!("no u8 column {name}"),
+    }
+}
+
+fn flow_at(rtt_ms: u64, reverse: bool) -> serde_json::Value {
+    let mut f = flow("reno", rtt_ms);
+    f["reverse"] = json!(reverse);
+    f
+}
