@@ -102,7 +102,7 @@ impl Router {
     fn summarize(&self, ep: Endpoints, links: &[LinkId], fab: &Fabric) -> PathSummary {
         let n = links.len();
         let first = usize::from(n >= 1 && self.graph.sole_out(ep.src).is_some());
-        let last = if n >= 1 + first && self.graph.sole_in(ep.dst).is_some() { n - 1 } else { n };
+        let last = if n > first && self.graph.sole_in(ep.dst).is_some() { n - 1 } else { n };
         // Node i of the path is the source of link i (the destination for i = n).
         let node = |i: usize| if i < n { fab.links[links[i] as usize].src } else { ep.dst };
         let (src_router, dst_router) = (node(first), node(last));
