@@ -1,5 +1,6 @@
 """Performance harness: runs the reference scenarios and prints, for each, wall time, simulated
-seconds, events/s, packet-hops/s (a packet crossing one link is one hop) and peak memory.
+seconds, events/s, packet-hops/s (a packet crossing one link is one hop), peak memory and build
+time (resolving the scenario and building the engine's network and flows, measured on its own).
 
     python benchmarks/run.py                 # all reference scenarios
     python benchmarks/run.py a_dumbbell_100m # one of them
@@ -25,11 +26,15 @@ SCENARIOS = sorted((HERE / "scenarios").glob("*.toml"))
 
 CHILD = r"""
 import json, resource, sys, time
-import ccsim
+import ccsim, ccsim.runner
 import pandas, pyarrow, pyarrow.parquet  # imported before measuring: not part of the run
 scenario = ccsim.Scenario.load(sys.argv[1])
 if len(sys.argv) > 2:
     scenario = scenario.with_overrides({"duration": sys.argv[2]})
+start = time.perf_counter()
+built = ccsim.runner.engine().Simulation(json.dumps(scenario.resolve()))
+build = time.perf_counter() - start
+del built
 rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 results = ccsim.run(scenario)
@@ -37,6 +42,7 @@ wall = time.perf_counter() - start
 flows, links = results.flows, results.links
 print(json.dumps({
     "wall_s": wall,
+    "build_s": build,
     "sim_s": results.summary["duration_s"],
     "events": results.summary["events"],
     "packet_hops": results.summary["packet_hops"],
@@ -63,7 +69,7 @@ def row(name: str, r: dict) -> str:
     return (
         f"{name:<22} {r['wall_s']:>8.3f} {r['sim_s']:>6.0f} {r['events'] / r['wall_s'] / 1e6:>9.1f} "
         f"{r['packet_hops'] / r['wall_s'] / 1e6:>9.1f} {r['peak_mb']:>8.0f} {r['peak_mb'] - r['baseline_mb']:>8.1f} "
-        f"{r['goodput_mbps']:>10.2f} {r['drops']:>8d}"
+        f"{r['goodput_mbps']:>10.2f} {r['drops']:>8d} {r['build_s']:>8.3f}"
     )
 
 
@@ -83,7 +89,7 @@ def main() -> None:
     if not chosen:
         parser.error(f"no such scenario; choose from: {', '.join(p.stem for p in SCENARIOS)}")
     print(
-        f"{'scenario':<22} {'wall s':>8} {'sim s':>6} {'Mevent/s':>9} {'Mhop/s':>9} {'peak MB':>8} {'run MB':>8} {'goodput Mb/s':>10} {'drops':>8}"
+        f"{'scenario':<22} {'wall s':>8} {'sim s':>6} {'Mevent/s':>9} {'Mhop/s':>9} {'peak MB':>8} {'run MB':>8} {'goodput Mb/s':>10} {'drops':>8} {'build s':>8}"
     )
     for path in chosen:
         print(row(path.stem, best_of(path, args.repeat)), flush=True)
