@@ -88,3 +88,12 @@ def test_l1_quick_writes_the_figures_and_judges_every_claim(quick: core.StudyRep
     # HSTCP above Reno in relative throughput and utilization held in seeds 1-4 (relative
     # throughput 1.31-3.22; utilization 0.39-0.53 against Reno's 0.31-0.46).
     assert quick.verdict(0) == core.REPRODUCED
+
+
+def test_the_15_ms_per_link_reading_raises_short_draws_to_the_longer_path() -> None:
+    scenario = seed004.l1_scenario("heavy", 0.0, "600s", seed=1, backbone_delay_ms=15)
+    assert scenario["topology"]["delay"] == "15ms"
+    for flow in scenario["flows"]:
+        hops = abs(int(flow["dst"][1:]) - int(flow["src"][1:]))
+        assert float(flow["rtt"].removesuffix("us")) >= 30_000 * hops
+    ccsim.Scenario.model_validate(scenario | {"profile": "linux"})
