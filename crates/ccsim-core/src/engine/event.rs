@@ -34,16 +34,24 @@ pub enum Event {
     Sample,
 }
 
+/// A pending event with its sort key: the time in the high 64 bits, the insertion sequence in
+/// the low ones, so that one integer comparison orders by (time, sequence).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: Event,
+}
+
+impl Entry {
+    #[inline(always)]
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl Eq for Entry {}
@@ -55,7 +63,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -66,22 +74,25 @@ const BUCKETS: u64 = 8192;
 
 /// The pending events, popped in (time, insertion sequence) order.
 ///
-/// Events due in the current bucket of time sit in a small binary heap; later ones wait
-/// unordered in the bucket of their time on a wheel, and those beyond the wheel in a second heap.
-/// When the small heap runs dry the next non-empty bucket becomes the heap (built in place), so
-/// a push is mostly an append and a pop works on a heap of one bucket's events, however many
-/// flows and timers are pending. Every event of a bucket is in the heap before any of them is
-/// popped, and the heap orders by (time, sequence), so the order is exactly that of one heap
-/// over all events.
+/// Events of the current bucket of time are sorted once, when the bucket comes up, and taken in
+/// order; events pushed into the current bucket after that wait in a small binary heap, and each
+/// pop takes the earlier of the two heads. Later events wait unordered in the bucket of their
+/// time on a wheel, and those beyond the wheel in a second heap. A push is mostly an append and a
+/// pop mostly an index step, however many flows and timers are pending. Every event of a bucket
+/// is sorted or in the heap before any of them is popped, and both order by (time, sequence), so
+/// the order is exactly that of one heap over all events.
 pub struct EventQueue {
-    /// Events in buckets up to and including `cur`.
-    near: BinaryHeap<Entry>,
+    /// The current bucket's events, sorted; those before `run_pos` have been popped.
+    run: Vec<Entry>,
+    run_pos: usize,
+    /// Events pushed into buckets up to and including `cur` after `run` was sorted.
+    late: BinaryHeap<Entry>,
     /// Bucket `b` (cur < b < cur + BUCKETS) at index `b % BUCKETS`.
     wheel: Vec<Vec<Entry>>,
     in_wheel: usize,
     /// Events in buckets from cur + BUCKETS on.
     far: BinaryHeap<Entry>,
-    /// The bucket whose events are in `near`.
+    /// The bucket whose events are in `run` and `late`.
     cur: u64,
     next_seq: u64,
 }
@@ -89,7 +100,9 @@ pub struct EventQueue {
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
-            near: BinaryHeap::new(),
+            run: Vec::new(),
+            run_pos: 0,
+            late: BinaryHeap::new(),
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
             in_wheel: 0,
             far: BinaryHeap::new(),
@@ -102,11 +115,11 @@ impl Default for EventQueue {
 impl EventQueue {
     #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
-        let e = Entry { time, seq: self.next_seq, event };
+        let e = Entry { key: ((time as u128) << 64) | self.next_seq as u128, event };
         self.next_seq += 1;
         let b = time >> SHIFT;
         if b <= self.cur {
-            self.near.push(e);
+            self.late.push(e);
         } else if b - self.cur < BUCKETS {
             self.wheel[(b % BUCKETS) as usize].push(e);
             self.in_wheel += 1;
@@ -115,36 +128,61 @@ impl EventQueue {
         }
     }
 
+    /// Whether the current bucket has events left.
+    #[inline(always)]
+    fn current_is_empty(&self) -> bool {
+        self.run_pos == self.run.len() && self.late.is_empty()
+    }
+
+    /// The earliest pending entry of the current bucket: from the sorted run (true) or the heap.
+    #[inline(always)]
+    fn head(&self) -> Option<(Entry, bool)> {
+        let sorted = self.run.get(self.run_pos);
+        match (sorted, self.late.peek()) {
+            (Some(a), Some(b)) => Some(if a.key < b.key { (*a, true) } else { (*b, false) }),
+            (Some(a), None) => Some((*a, true)),
+            (None, Some(b)) => Some((*b, false)),
+            (None, None) => None,
+        }
+    }
+
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        if self.near.is_empty() && !self.refill() {
+        if self.current_is_empty() && !self.refill() {
             return None;
         }
-        self.near.peek().map(|e| e.time)
+        self.head().map(|(e, _)| e.time())
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if self.near.is_empty() && !self.refill() {
+        if self.current_is_empty() && !self.refill() {
             return None;
         }
-        self.near.pop().map(|e| (e.time, e.event))
+        let (e, from_run) = self.head()?;
+        if from_run {
+            self.run_pos += 1;
+        } else {
+            self.late.pop();
+        }
+        Some((e.time(), e.event))
     }
 
-    /// `near` is empty: move on to the next bucket with events. False if there are none.
+    /// The current bucket is used up: move on to the next bucket with events. False if there are
+    /// none.
     #[inline(never)]
     fn refill(&mut self) -> bool {
         loop {
             if self.in_wheel == 0 {
                 // Nothing on the wheel: jump straight to the first bucket beyond it.
                 let Some(first) = self.far.peek() else { return false };
-                self.cur = first.time >> SHIFT;
+                self.cur = first.time() >> SHIFT;
             } else {
                 self.cur += 1;
             }
             // Events that now fall within the wheel's reach.
             while let Some(e) = self.far.peek() {
-                let b = e.time >> SHIFT;
+                let b = e.time() >> SHIFT;
                 if b - self.cur >= BUCKETS {
                     break;
                 }
@@ -155,16 +193,18 @@ impl EventQueue {
             let slot = &mut self.wheel[(self.cur % BUCKETS) as usize];
             if !slot.is_empty() {
                 self.in_wheel -= slot.len();
-                let bucket = std::mem::take(slot);
-                // Hand the empty heap's storage to the bucket for reuse.
-                *slot = std::mem::replace(&mut self.near, BinaryHeap::from(bucket)).into_vec();
+                slot.sort_unstable_by_key(|e| e.key);
+                // The bucket becomes the run; the used-up run's storage goes back to the wheel.
+                self.run.clear();
+                std::mem::swap(&mut self.run, slot);
+                self.run_pos = 0;
                 return true;
             }
         }
     }
 
     pub fn len(&self) -> usize {
-        self.near.len() + self.in_wheel + self.far.len()
+        self.run.len() - self.run_pos + self.late.len() + self.in_wheel + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
