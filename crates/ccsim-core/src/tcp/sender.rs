@@ -399,6 +399,7 @@ impl Sender {
             self.completed_at = Some(now);
             self.rto_timer.cancel();
             self.pace_timer.cancel();
+            self.release_transfer_state();
             return true;
         }
         if self.snd_una >= self.snd_max {
@@ -595,6 +596,17 @@ impl Sender {
         }
         if let Some(at) = o.next_release() {
             self.release_timer.set(at, &mut fab.events, ev);
+        }
+    }
+
+    /// The transfer is complete: nothing reads the send records or the scoreboard again (ACKs
+    /// and timers of a finished sender are ignored), so their storage goes back to the allocator.
+    /// A run with tens of thousands of finished transfers would otherwise keep every one's
+    /// largest window of records.
+    fn release_transfer_state(&mut self) {
+        self.send_log = SendLog::default();
+        if let Some(sb) = &mut self.scoreboard {
+            *sb = Scoreboard::new(self.stack.dupack_threshold);
         }
     }
 
