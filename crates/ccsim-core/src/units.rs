@@ -27,8 +27,12 @@ pub fn from_secs(s: f64) -> Dur {
 /// Time to serialize `bytes` at `rate_bps` bits per second, rounded up to whole nanoseconds.
 #[inline]
 pub fn tx_time(bytes: u32, rate_bps: u64) -> Dur {
-    let bits = bytes as u128 * 8 * NS_PER_S as u128;
-    bits.div_ceil(rate_bps as u128) as Dur
+    // Bits times 10^9 fit in 64 bits up to 2.3 GB, so every packet takes the 64-bit division
+    // (the same quotient as the 128-bit one, at a fraction of the cost).
+    match (bytes as u64).checked_mul(8 * NS_PER_S) {
+        Some(bits) => bits.div_ceil(rate_bps),
+        None => (bytes as u128 * 8 * NS_PER_S as u128).div_ceil(rate_bps as u128) as Dur,
+    }
 }
 
 #[cfg(test)]
@@ -40,6 +44,16 @@ mod tests {
         assert_eq!(tx_time(1040, 1_000_000_000), 8_320);
         assert_eq!(tx_time(1040, 100_000_000), 83_200);
         assert_eq!(tx_time(40, 10_000_000_000), 32);
+    }
+
+    #[test]
+    fn the_64_bit_division_agrees_with_the_128_bit_one() {
+        let wide = |bytes: u32, rate: u64| (bytes as u128 * 8 * NS_PER_S as u128).div_ceil(rate as u128) as Dur;
+        for bytes in [1, 40, 41, 1040, 1500, 9000, 65_575, 2_305_843_009, 2_305_843_010, u32::MAX] {
+            for rate in [1, 3, 7, 1_000, 999_999_937, 1_000_000_000, 10_000_000_000, 400_000_000_007, u64::MAX] {
+                assert_eq!(tx_time(bytes, rate), wide(bytes, rate), "{bytes} B at {rate} b/s");
+            }
+        }
     }
 
     #[test]
