@@ -71,28 +71,39 @@ impl Ord for Entry {
 const SHIFT: u32 = 16;
 /// Buckets in the wheel (a power of two): about 0.54 s of simulated time ahead.
 const BUCKETS: u64 = 8192;
+/// Width of the slices the current bucket is split into: 2^10 ns (about 1 us).
+const SUB_SHIFT: u32 = 10;
+/// Slices per bucket.
+const SUBS: usize = 1 << (SHIFT - SUB_SHIFT);
 
 /// The pending events, popped in (time, insertion sequence) order.
 ///
-/// Events of the current bucket of time are sorted once, when the bucket comes up, and taken in
-/// order; events pushed into the current bucket after that wait in a small binary heap, and each
-/// pop takes the earlier of the two heads. Later events wait unordered in the bucket of their
-/// time on a wheel, and those beyond the wheel in a second heap. A push is mostly an append and a
-/// pop mostly an index step, however many flows and timers are pending. Every event of a bucket
-/// is sorted or in the heap before any of them is popped, and both order by (time, sequence), so
-/// the order is exactly that of one heap over all events.
+/// Later events wait unordered in the bucket of their time (about 66 us wide) on a wheel, and
+/// those beyond the wheel in a heap. When a bucket comes up its events are spread over slices of
+/// about 1 us; the slices are then sorted one at a time and taken in order. An event pushed into
+/// the current bucket goes to its slice, or, when that slice is already being taken (the next
+/// packet on a busy access link), to a small heap, and each pop takes the earlier of the sorted
+/// slice's head and the heap's. A push is mostly an append and a pop an index step, however
+/// many flows and timers are pending. Every event of a slice is sorted or in the heap before any
+/// of them is popped, and both order by (time, sequence), so the order is exactly that of one
+/// heap over all events.
 pub struct EventQueue {
-    /// The current bucket's events, sorted; those before `run_pos` have been popped.
+    /// The current slice's events, sorted; those before `run_pos` have been popped.
     run: Vec<Entry>,
     run_pos: usize,
-    /// Events pushed into buckets up to and including `cur` after `run` was sorted.
+    /// Events pushed into the current slice (or before it) after `run` was sorted.
     late: BinaryHeap<Entry>,
+    /// The slices of bucket `cur` after the current one (index: the slice within the bucket).
+    slices: Vec<Vec<Entry>>,
+    in_slices: usize,
+    /// The slice of bucket `cur` whose events are in `run` and `late`.
+    slice: usize,
     /// Bucket `b` (cur < b < cur + BUCKETS) at index `b % BUCKETS`.
     wheel: Vec<Vec<Entry>>,
     in_wheel: usize,
     /// Events in buckets from cur + BUCKETS on.
     far: BinaryHeap<Entry>,
-    /// The bucket whose events are in `run` and `late`.
+    /// The current bucket.
     cur: u64,
     next_seq: u64,
 }
@@ -103,6 +114,9 @@ impl Default for EventQueue {
             run: Vec::new(),
             run_pos: 0,
             late: BinaryHeap::new(),
+            slices: (0..SUBS).map(|_| Vec::new()).collect(),
+            in_slices: 0,
+            slice: 0,
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
             in_wheel: 0,
             far: BinaryHeap::new(),
@@ -112,6 +126,11 @@ impl Default for EventQueue {
     }
 }
 
+#[inline(always)]
+fn slice_of(time: Time) -> usize {
+    (time >> SUB_SHIFT) as usize & (SUBS - 1)
+}
+
 impl EventQueue {
     #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
@@ -119,7 +138,13 @@ impl EventQueue {
         self.next_seq += 1;
         let b = time >> SHIFT;
         if b <= self.cur {
-            self.late.push(e);
+            let s = slice_of(time);
+            if b < self.cur || s <= self.slice {
+                self.late.push(e);
+            } else {
+                self.slices[s].push(e);
+                self.in_slices += 1;
+            }
         } else if b - self.cur < BUCKETS {
             self.wheel[(b % BUCKETS) as usize].push(e);
             self.in_wheel += 1;
@@ -128,13 +153,13 @@ impl EventQueue {
         }
     }
 
-    /// Whether the current bucket has events left.
+    /// Whether the current slice has events left.
     #[inline(always)]
     fn current_is_empty(&self) -> bool {
         self.run_pos == self.run.len() && self.late.is_empty()
     }
 
-    /// The earliest pending entry of the current bucket: from the sorted run (true) or the heap.
+    /// The earliest pending entry of the current slice: from the sorted run (true) or the heap.
     #[inline(always)]
     fn head(&self) -> Option<(Entry, bool)> {
         let sorted = self.run.get(self.run_pos);
@@ -168,10 +193,31 @@ impl EventQueue {
         Some((e.time(), e.event))
     }
 
-    /// The current bucket is used up: move on to the next bucket with events. False if there are
-    /// none.
+    /// The current slice is used up: move on to the next slice with events, in this bucket or
+    /// the next bucket with events. False if there are none.
     #[inline(never)]
     fn refill(&mut self) -> bool {
+        if self.in_slices == 0 && !self.next_bucket() {
+            return false;
+        }
+        let mut s = self.slice.wrapping_add(1);
+        while self.slices[s].is_empty() {
+            s += 1;
+        }
+        let slot = &mut self.slices[s];
+        self.in_slices -= slot.len();
+        slot.sort_unstable_by_key(|e| e.key);
+        // The slice becomes the run; the used-up run's storage goes back to the slice.
+        self.run.clear();
+        std::mem::swap(&mut self.run, slot);
+        self.run_pos = 0;
+        self.slice = s;
+        true
+    }
+
+    /// Every slice of the current bucket is used up: spread the next bucket with events over
+    /// the slices. False if there is none.
+    fn next_bucket(&mut self) -> bool {
         loop {
             if self.in_wheel == 0 {
                 // Nothing on the wheel: jump straight to the first bucket beyond it.
@@ -193,18 +239,19 @@ impl EventQueue {
             let slot = &mut self.wheel[(self.cur % BUCKETS) as usize];
             if !slot.is_empty() {
                 self.in_wheel -= slot.len();
-                slot.sort_unstable_by_key(|e| e.key);
-                // The bucket becomes the run; the used-up run's storage goes back to the wheel.
-                self.run.clear();
-                std::mem::swap(&mut self.run, slot);
-                self.run_pos = 0;
+                self.in_slices = slot.len();
+                for e in slot.drain(..) {
+                    self.slices[slice_of(e.time())].push(e);
+                }
+                // Slice 0 is taken next too: start "before" it.
+                self.slice = usize::MAX;
                 return true;
             }
         }
     }
 
     pub fn len(&self) -> usize {
-        self.run.len() - self.run_pos + self.late.len() + self.in_wheel + self.far.len()
+        self.run.len() - self.run_pos + self.late.len() + self.in_slices + self.in_wheel + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -279,6 +326,48 @@ mod tests {
             order,
             vec![(3, Event::FlowStart(2)), (5, Event::FlowStart(1)), (5, Event::FlowStart(3)), (5, Event::Sample)]
         );
+    }
+
+    /// Random pushes (within the current slice, the current bucket, the wheel and beyond it)
+    /// interleaved with pops give the order of one heap over (time, sequence).
+    #[test]
+    fn pops_in_the_order_of_a_single_heap() {
+        use crate::rng::{stream, Entity, Purpose};
+        use rand::Rng;
+        use std::cmp::Reverse;
+        let mut rng = stream(5, Entity::Flow, 0, Purpose::Start);
+        for _ in 0..50 {
+            let mut q = EventQueue::default();
+            let mut reference = BinaryHeap::new();
+            let mut seq = 0u32;
+            let mut now = 0;
+            for _ in 0..3000 {
+                if rng.gen_bool(0.55) {
+                    let ahead = match rng.gen_range(0..5) {
+                        0 => rng.gen_range(0..2_000),
+                        1 => rng.gen_range(0..70_000),
+                        2 => rng.gen_range(0..2_000_000),
+                        3 => rng.gen_range(0..1_000_000_000),
+                        _ => rng.gen_range(0..5_000_000_000),
+                    };
+                    q.push(now + ahead, Event::FlowStart(seq));
+                    reference.push(Reverse((now + ahead, seq)));
+                    seq += 1;
+                } else if let Some((t, ev)) = q.pop() {
+                    let Reverse((rt, rs)) = reference.pop().expect("same length");
+                    assert_eq!((t, ev), (rt, Event::FlowStart(rs)));
+                    now = t;
+                } else {
+                    assert!(reference.is_empty());
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            while let Some((t, ev)) = q.pop() {
+                let Reverse((rt, rs)) = reference.pop().expect("same length");
+                assert_eq!((t, ev), (rt, Event::FlowStart(rs)));
+            }
+            assert!(reference.is_empty());
+        }
     }
 
     /// Drive a timer through random set/cancel sequences and check that it fires exactly at the
