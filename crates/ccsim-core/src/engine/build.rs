@@ -203,6 +203,8 @@ impl Simulation {
             sample_interval: spec.trace.sample_interval_ns.filter(|&i| i > 0),
             series: FlowSeries::default(),
             queues: QueueSeries::default(),
+            sampled_flows: Vec::new(),
+            monitored: None,
             events: 0,
             cc_factory,
         };

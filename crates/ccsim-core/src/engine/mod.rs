@@ -29,6 +29,11 @@ pub struct Simulation {
     sample_interval: Option<Dur>,
     series: FlowSeries,
     queues: QueueSeries,
+    /// Flows the next series sample may record (started, and not seen finished at an earlier
+    /// sample), in id order: a sample visits these rather than every flow ever created.
+    sampled_flows: Vec<u32>,
+    /// Links whose queue is sampled, in id order (found at the first sample).
+    monitored: Option<Vec<u32>>,
     events: u64,
     cc_factory: CcFactory,
 }
@@ -127,6 +132,11 @@ impl Simulation {
                 let f = &mut self.flows[flow as usize];
                 f.started = true;
                 f.sender.start(now, &mut self.fab);
+                if self.sample_interval.is_some() {
+                    // Mostly the newest flow: inserted at the end.
+                    let at = self.sampled_flows.partition_point(|&i| i < flow);
+                    self.sampled_flows.insert(at, flow);
+                }
             }
             Event::GeneratorArrival(g) => self.on_generator_arrival(g, now),
             Event::Sample => self.sample(now),
@@ -135,31 +145,38 @@ impl Simulation {
 
     fn sample(&mut self, now: Time) {
         let Some(interval) = self.sample_interval else { return };
-        for (i, f) in self.flows.iter_mut().enumerate() {
-            if !f.started || f.sender.completed_at.is_some_and(|t| t < now) {
-                continue;
+        let flows = &mut self.flows;
+        let series = &mut self.series;
+        // A flow finished before `now` is skipped now and at every later sample: drop it.
+        self.sampled_flows.retain(|&i| {
+            let f = &mut flows[i as usize];
+            if f.sender.completed_at.is_some_and(|t| t < now) {
+                return false;
             }
             let bytes = f.sender.bytes_acked();
-            self.series.t_s.push(secs(now));
-            self.series.flow.push(i as u32);
-            self.series.cwnd_pkts.push(f.sender.w.cwnd);
-            self.series.ssthresh_pkts.push(f.sender.w.ssthresh);
-            self.series.srtt_s.push(f.sender.srtt().map_or(f64::NAN, secs));
-            self.series.rate_bps.push((bytes - f.sampled_bytes) as f64 * 8.0 / secs(interval));
+            series.t_s.push(secs(now));
+            series.flow.push(i);
+            series.cwnd_pkts.push(f.sender.w.cwnd);
+            series.ssthresh_pkts.push(f.sender.w.ssthresh);
+            series.srtt_s.push(f.sender.srtt().map_or(f64::NAN, secs));
+            series.rate_bps.push((bytes - f.sampled_bytes) as f64 * 8.0 / secs(interval));
             f.sampled_bytes = bytes;
-            let series = &mut self.series;
             f.sender.inspect_cc(now, &mut |name, value| series.record_cc(name, value));
             series.close_row();
-        }
-        for (i, l) in self.fab.links.iter_mut().enumerate() {
-            if l.monitor {
-                let (pkts, bytes) = l.queue_len(now);
-                self.queues.t_s.push(secs(now));
-                self.queues.link.push(i as u32);
-                self.queues.queue_pkts.push(pkts as u32);
-                self.queues.queue_bytes.push(bytes);
-                self.queues.avg_queue_pkts.push(l.average_queue().unwrap_or(f64::NAN));
-            }
+            true
+        });
+        let links = &mut self.fab.links;
+        let monitored = self.monitored.get_or_insert_with(|| {
+            links.iter().enumerate().filter(|(_, l)| l.monitor).map(|(i, _)| i as u32).collect()
+        });
+        for &i in monitored.iter() {
+            let l = &mut links[i as usize];
+            let (pkts, bytes) = l.queue_len(now);
+            self.queues.t_s.push(secs(now));
+            self.queues.link.push(i);
+            self.queues.queue_pkts.push(pkts as u32);
+            self.queues.queue_bytes.push(bytes);
+            self.queues.avg_queue_pkts.push(l.average_queue().unwrap_or(f64::NAN));
         }
         if now + interval <= self.duration {
             self.fab.events.push(now + interval, Event::Sample);
