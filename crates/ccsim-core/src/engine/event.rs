@@ -75,6 +75,7 @@ const BUCKETS: u64 = 8192;
 const SUB_SHIFT: u32 = 10;
 /// Slices per bucket.
 const SUBS: usize = 1 << (SHIFT - SUB_SHIFT);
+const _: () = assert!(SUBS <= 64, "one bit per slice in a u64");
 
 /// The pending events, popped in (time, insertion sequence) order.
 ///
@@ -95,7 +96,8 @@ pub struct EventQueue {
     late: BinaryHeap<Entry>,
     /// The slices of bucket `cur` after the current one (index: the slice within the bucket).
     slices: Vec<Vec<Entry>>,
-    in_slices: usize,
+    /// Bit `s` set: slice `s` has events.
+    filled: u64,
     /// The slice of bucket `cur` whose events are in `run` and `late`.
     slice: usize,
     /// Bucket `b` (cur < b < cur + BUCKETS) at index `b % BUCKETS`.
@@ -115,7 +117,7 @@ impl Default for EventQueue {
             run_pos: 0,
             late: BinaryHeap::new(),
             slices: (0..SUBS).map(|_| Vec::new()).collect(),
-            in_slices: 0,
+            filled: 0,
             slice: 0,
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
             in_wheel: 0,
@@ -143,7 +145,7 @@ impl EventQueue {
                 self.late.push(e);
             } else {
                 self.slices[s].push(e);
-                self.in_slices += 1;
+                self.filled |= 1 << s;
             }
         } else if b - self.cur < BUCKETS {
             self.wheel[(b % BUCKETS) as usize].push(e);
@@ -197,15 +199,13 @@ impl EventQueue {
     /// the next bucket with events. False if there are none.
     #[inline(never)]
     fn refill(&mut self) -> bool {
-        if self.in_slices == 0 && !self.next_bucket() {
+        if self.filled == 0 && !self.next_bucket() {
             return false;
         }
-        let mut s = self.slice.wrapping_add(1);
-        while self.slices[s].is_empty() {
-            s += 1;
-        }
+        // Slices up to the current one are empty (pushes there go to the heap).
+        let s = self.filled.trailing_zeros() as usize;
+        self.filled &= self.filled - 1;
         let slot = &mut self.slices[s];
-        self.in_slices -= slot.len();
         slot.sort_unstable_by_key(|e| e.key);
         // The slice becomes the run; the used-up run's storage goes back to the slice.
         self.run.clear();
@@ -239,19 +239,19 @@ impl EventQueue {
             let slot = &mut self.wheel[(self.cur % BUCKETS) as usize];
             if !slot.is_empty() {
                 self.in_wheel -= slot.len();
-                self.in_slices = slot.len();
                 for e in slot.drain(..) {
-                    self.slices[slice_of(e.time())].push(e);
+                    let s = slice_of(e.time());
+                    self.slices[s].push(e);
+                    self.filled |= 1 << s;
                 }
-                // Slice 0 is taken next too: start "before" it.
-                self.slice = usize::MAX;
                 return true;
             }
         }
     }
 
     pub fn len(&self) -> usize {
-        self.run.len() - self.run_pos + self.late.len() + self.in_slices + self.in_wheel + self.far.len()
+        let in_slices: usize = self.slices.iter().map(Vec::len).sum();
+        self.run.len() - self.run_pos + self.late.len() + in_slices + self.in_wheel + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
