@@ -134,7 +134,7 @@ fn slice_of(time: Time) -> usize {
 }
 
 impl EventQueue {
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, event: Event) {
         let e = Entry { key: ((time as u128) << 64) | self.next_seq as u128, event };
         self.next_seq += 1;
@@ -197,7 +197,7 @@ impl EventQueue {
 
     /// The current slice is used up: move on to the next slice with events, in this bucket or
     /// the next bucket with events. False if there are none.
-    #[inline(never)]
+    #[inline(always)]
     fn refill(&mut self) -> bool {
         if self.filled == 0 && !self.next_bucket() {
             return false;
@@ -206,7 +206,9 @@ impl EventQueue {
         let s = self.filled.trailing_zeros() as usize;
         self.filled &= self.filled - 1;
         let slot = &mut self.slices[s];
-        slot.sort_unstable_by_key(|e| e.key);
+        if slot.len() > 1 {
+            slot.sort_unstable_by_key(|e| e.key);
+        }
         // The slice becomes the run; the used-up run's storage goes back to the slice.
         self.run.clear();
         std::mem::swap(&mut self.run, slot);
@@ -217,6 +219,7 @@ impl EventQueue {
 
     /// Every slice of the current bucket is used up: spread the next bucket with events over
     /// the slices. False if there is none.
+    #[inline(never)]
     fn next_bucket(&mut self) -> bool {
         loop {
             if self.in_wheel == 0 {
