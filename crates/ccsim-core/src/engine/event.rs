@@ -195,6 +195,25 @@ impl EventQueue {
         Some((e.time(), e.event))
     }
 
+    /// The next event, if it is due by `end` (else it stays queued): one look at the queue's
+    /// head instead of a peek and a pop.
+    #[inline]
+    pub fn pop_due(&mut self, end: Time) -> Option<(Time, Event)> {
+        if self.current_is_empty() && !self.refill() {
+            return None;
+        }
+        let (e, from_run) = self.head()?;
+        if e.time() > end {
+            return None;
+        }
+        if from_run {
+            self.run_pos += 1;
+        } else {
+            self.late.pop();
+        }
+        Some((e.time(), e.event))
+    }
+
     /// The current slice is used up: move on to the next slice with events, in this bucket or
     /// the next bucket with events. False if there are none.
     #[inline(always)]

@@ -79,15 +79,15 @@ impl Simulation {
     pub fn run_for(&mut self, until: Time, max_events: u64) -> bool {
         let end = until.min(self.duration);
         let mut budget = max_events;
-        while let Some(t) = self.fab.events.peek_time() {
-            if t > end {
+        loop {
+            if budget == 0 {
+                if self.fab.events.peek_time().is_some_and(|t| t <= end) {
+                    return false;
+                }
                 break;
             }
-            if budget == 0 {
-                return false;
-            }
+            let Some((t, ev)) = self.fab.events.pop_due(end) else { break };
             budget -= 1;
-            let (t, ev) = self.fab.events.pop().expect("peeked");
             assert!(
                 t >= self.now,
                 "clock ran backwards: an event at {t} ns is due before the current time {} ns",
