@@ -76,6 +76,8 @@ const SUB_SHIFT: u32 = 10;
 /// Slices per bucket.
 const SUBS: usize = 1 << (SHIFT - SUB_SHIFT);
 const _: () = assert!(SUBS <= 64, "one bit per slice in a u64");
+/// A bucket with at most this many events is taken whole, without slices.
+const WHOLE: usize = 4;
 
 /// The pending events, popped in (time, insertion sequence) order.
 ///
@@ -218,8 +220,13 @@ impl EventQueue {
     /// the next bucket with events. False if there are none.
     #[inline(always)]
     fn refill(&mut self) -> bool {
-        if self.filled == 0 && !self.next_bucket() {
-            return false;
+        if self.filled == 0 {
+            // The next bucket's events, spread over slices or (a sparse bucket) taken whole.
+            match self.next_bucket() {
+                None => return false,
+                Some(true) => return true,
+                Some(false) => {}
+            }
         }
         // Slices up to the current one are empty (pushes there go to the heap).
         let s = self.filled.trailing_zeros() as usize;
@@ -236,14 +243,15 @@ impl EventQueue {
         true
     }
 
-    /// Every slice of the current bucket is used up: spread the next bucket with events over
-    /// the slices. False if there is none.
+    /// Every slice of the current bucket is used up: move to the next bucket with events and
+    /// spread them over the slices (`Some(false)`), or take a sparse one whole as the run
+    /// (`Some(true)`). `None` if there is none.
     #[inline(never)]
-    fn next_bucket(&mut self) -> bool {
+    fn next_bucket(&mut self) -> Option<bool> {
         loop {
             if self.in_wheel == 0 {
                 // Nothing on the wheel: jump straight to the first bucket beyond it.
-                let Some(first) = self.far.peek() else { return false };
+                let first = self.far.peek()?;
                 self.cur = first.time() >> SHIFT;
             } else {
                 self.cur += 1;
@@ -261,12 +269,22 @@ impl EventQueue {
             let slot = &mut self.wheel[(self.cur % BUCKETS) as usize];
             if !slot.is_empty() {
                 self.in_wheel -= slot.len();
+                if slot.len() <= WHOLE {
+                    // A sparse bucket is one slice: sorted at once, later pushes into it go to
+                    // the heap.
+                    slot.sort_unstable_by_key(|e| e.key);
+                    self.run.clear();
+                    std::mem::swap(&mut self.run, slot);
+                    self.run_pos = 0;
+                    self.slice = SUBS - 1;
+                    return Some(true);
+                }
                 for e in slot.drain(..) {
                     let s = slice_of(e.time());
                     self.slices[s].push(e);
                     self.filled |= 1 << s;
                 }
-                return true;
+                return Some(false);
             }
         }
     }
