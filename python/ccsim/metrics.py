@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "Interval",
     "bottleneck",
     "burst_losses",
+    "ci_half_width",
     "cwnd_correlation",
     "cwnd_correlation_pairs",
     "cwnd_cov",
@@ -33,6 +36,7 @@ __all__ = [
     "link_utilization",
     "loss_episodes",
     "mathis_throughput",
+    "mean_ci",
     "mean_relative_throughput",
     "pftk_approx_throughput",
     "pftk_throughput",
@@ -41,6 +45,7 @@ __all__ = [
     "reno_friendliness",
     "reno_friendliness_of_means",
     "rtt_weighted_jain_index",
+    "t_interval",
     "throughput_variance",
     "time_to_cwnd",
     "transfer_time_by_size",
@@ -94,6 +99,107 @@ def throughput_variance(x: Sequence[float] | np.ndarray | pd.Series, ddof: int =
     if values.size - ddof <= 0:
         raise ValueError(f"{values.size} values are too few for ddof={ddof}")
     return float(np.var(values, ddof=ddof))
+
+
+# ---- confidence intervals over replicates ---------------------------------------------------
+
+
+class Interval(NamedTuple):
+    """The mean of some replicates and its confidence interval (see :func:`t_interval`)."""
+
+    mean: float
+    half_width: float
+    low: float
+    high: float
+    n: int
+
+
+def _check_level(level: float) -> float:
+    if not 0 < level < 1:
+        raise ValueError(f"confidence level {level} is not in (0, 1)")
+    return float(level)
+
+
+def ci_half_width(
+    sd: float | Sequence[float] | np.ndarray | pd.Series,
+    n: int | Sequence[int] | np.ndarray | pd.Series,
+    level: float = 0.95,
+) -> np.ndarray:
+    """Half-width of the Student t confidence interval of a mean: ``t(1 - a/2, n - 1) sd / sqrt(n)``
+    with ``a = 1 - level``, ``sd`` the sample standard deviation (``ddof = 1``) of ``n`` values.
+
+    Element-wise over arrays. NaN where ``n < 2`` (one replicate says nothing about the spread:
+    the width is undefined, not zero) or where ``sd`` is NaN.
+    """
+    from scipy import stats
+
+    level = _check_level(level)
+    sds = np.asarray(sd, dtype=float)
+    counts = np.asarray(n, dtype=float)
+    enough = counts >= 2
+    dof = np.where(enough, counts - 1, 1.0)
+    t = stats.t.ppf(0.5 + level / 2, dof)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = t * sds / np.sqrt(np.where(enough, counts, 1.0))
+    return np.asarray(np.where(enough, half, np.nan), dtype=float)
+
+
+def t_interval(values: Sequence[float] | np.ndarray | pd.Series, level: float = 0.95) -> Interval:
+    """The mean of ``values`` (replicates, e.g. one number per seed) and its ``level`` confidence
+    interval by Student's t: ``mean +- t(1 - a/2, n - 1) s / sqrt(n)``, ``s`` the sample standard
+    deviation, ``a = 1 - level``.
+
+    NaNs are left out and ``n`` counts the rest. With one value the half-width and the bounds are
+    NaN (undefined, not zero); with none the mean is NaN too.
+    """
+    clean = np.asarray(values, dtype=float).ravel()
+    clean = clean[~np.isnan(clean)]
+    n = int(clean.size)
+    mean = float(clean.mean()) if n else math.nan
+    sd = float(clean.std(ddof=1)) if n >= 2 else math.nan
+    half = float(ci_half_width(sd, n, level))
+    return Interval(mean, half, mean - half, mean + half, n)
+
+
+def mean_ci(
+    frame: pd.DataFrame,
+    by: str | Sequence[str] | None,
+    value: str,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Mean and Student t confidence interval of column ``value`` per group of ``by``.
+
+    Each row of ``frame`` is one replicate (a run, a seed); rows are grouped by the ``by`` columns
+    (None or ``[]``: all rows are one group) in order of first appearance, NaN keys included.
+    Returns one row per group: the ``by`` columns, then ``mean``, ``sd`` (sample standard
+    deviation), ``half_width``, ``ci_low``, ``ci_high`` (``mean -+ half_width``) and ``n`` (the
+    group's non-NaN values), as :func:`t_interval` computes them: a group of one value has NaN
+    ``sd``, ``half_width``, ``ci_low`` and ``ci_high``.
+
+    >>> runs = pd.DataFrame({"cc": ["reno"] * 4, "goodput": [1.0, 2.0, 3.0, 4.0]})
+    >>> row = mean_ci(runs, "cc", "goodput").iloc[0]
+    >>> f"{row['mean']:.2f} +- {row['half_width']:.3f} (n = {row['n']})"
+    '2.50 +- 2.054 (n = 4)'
+    """
+    _check_level(level)
+    keys = [by] if isinstance(by, str) else list(by or [])
+    missing = [c for c in [*keys, value] if c not in frame.columns]
+    if missing:
+        raise ValueError(f"no column {missing[0]!r}; the table has: {', '.join(map(str, frame))}")
+    values = frame[value].astype(float)
+    if keys:
+        grouped = values.groupby([frame[k] for k in keys], sort=False, dropna=False)
+        table = grouped.agg(["mean", "std", "count"]).reset_index()
+        table.columns = [*keys, "mean", "sd", "n"]
+    else:
+        table = pd.DataFrame(
+            {"mean": [values.mean()], "sd": [values.std()], "n": [int(values.count())]}
+        )
+    table["n"] = table["n"].astype(int)
+    table["half_width"] = ci_half_width(table["sd"], table["n"], level)
+    table["ci_low"] = table["mean"] - table["half_width"]
+    table["ci_high"] = table["mean"] + table["half_width"]
+    return table[[*keys, "mean", "sd", "half_width", "ci_low", "ci_high", "n"]]
 
 
 # ---- window dynamics ---------------------------------------------------------------------------

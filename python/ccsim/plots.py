@@ -6,7 +6,10 @@ Each ``*_figure`` function takes result tables and returns a matplotlib
 for a results directory or a sweep directory (what ``ccsim plot`` does).
 
 Figures are made to be printed: titled, axes labelled with units, 11-point text, thick lines,
-a grid. Error bars over replicates are 95% confidence intervals of the mean (Student's t).
+a grid. Error bars over replicates are 95% confidence intervals of the mean (Student's t,
+:func:`ccsim.metrics.mean_ci`); a point of a single replicate has none (its interval is
+undefined). :func:`run_figures` and :func:`sweep_figures` return the figures without writing
+them (``ccsim report`` embeds them).
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec
 
-import numpy as np
 import pandas as pd
 
 from ccsim import metrics
@@ -35,11 +37,14 @@ __all__ = [
     "cwnd_figure",
     "flow_bars_figure",
     "metric_figure",
+    "numeric_axes",
     "plot_run",
     "plot_sweep",
     "queue_figure",
+    "run_figures",
     "save",
     "state_columns",
+    "sweep_figures",
     "throughput_figure",
 ]
 
@@ -377,7 +382,8 @@ def metric_figure(
     title: str | None = None,
 ) -> Figure:
     """``y`` against ``x``, one line per ``hue`` value, mean and 95% CI over the rows of each
-    (x, hue) (the replicates).
+    (x, hue) (the replicates; Student's t). A point of one row has no error bar: its interval is
+    undefined.
 
     Log axes by default where the field uses them: x when its values are positive and span at
     least two decades (loss rates); y too when x is log and y is a throughput (response curves).
@@ -414,14 +420,11 @@ def metric_figure(
 
 
 def _mean_ci(rows: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
-    """Mean of ``y`` per ``x`` and the half-width of its 95% confidence interval (0 for one row)."""
-    from scipy import stats
-
-    grouped = rows.assign(_x=pd.to_numeric(rows[x]).astype(float)).groupby("_x")[y]
-    table = grouped.agg(["mean", "std", "count"]).reset_index().rename(columns={"_x": "x"})
-    t = [stats.t.ppf(0.975, n - 1) if n > 1 else 0.0 for n in table["count"]]
-    table["ci"] = (np.asarray(t) * table["std"].fillna(0) / np.sqrt(table["count"])).fillna(0)
-    return table
+    """Mean of ``y`` per ``x`` (sorted) and the half-width of its 95% confidence interval, ``ci``
+    (NaN for one row: no error bar is drawn)."""
+    numeric = rows.assign(x=pd.to_numeric(rows[x]).astype(float))
+    table = metrics.mean_ci(numeric, "x", y, level=0.95).sort_values("x", kind="stable")
+    return table.rename(columns={"half_width": "ci"}).reset_index(drop=True)
 
 
 # ---- files -------------------------------------------------------------------------------------
@@ -461,9 +464,17 @@ def plot_run(
 
     results = Results.load(directory)
     target = Path(out) if out is not None else Path(directory) / "plots"
+    figures = run_figures(results, kinds)
+    return [save(figure, target / f"{kind}.{fmt}") for kind, figure in figures.items()]
+
+
+def run_figures(results: Any, kinds: Sequence[str] | None = None) -> dict[str, Figure]:
+    """The figures of one run (a :class:`ccsim.Results`) by kind, as :func:`plot_run` draws
+    them: ``cwnd``, ``throughput`` and ``queue`` when the run was traced, ``flows`` and ``cdf``;
+    ``kinds`` chooses (an untraced kind asked for raises ValueError)."""
     name = results.scenario.name
     labels = flow_labels(results.flows)
-    makers = {
+    makers: dict[str, Callable[[], Figure]] = {
         "cwnd": lambda: cwnd_figure(
             results.series, title=f"{name}: congestion window", labels=labels
         ),
@@ -483,7 +494,7 @@ def plot_run(
     }
     wanted = list(kinds) if kinds else [k for k in makers if traced.get(k, True)]
     _check_kinds(wanted, makers)
-    return [save(makers[kind](), target / f"{kind}.{fmt}") for kind in wanted]
+    return {kind: makers[kind]() for kind in wanted}
 
 
 def plot_sweep(
@@ -504,6 +515,22 @@ def plot_sweep(
     comparative sweep), mean and 95% CI over seeds. With ``cdf``: the CDF of per-flow goodput,
     one line per ``hue`` value. Returns the files written.
     """
+    target = Path(out) if out is not None else store.root / "plots"
+    figures = sweep_figures(store, y, x, hue, metric=metric, cdf=cdf)
+    return [save(figure, target / f"{name}.{fmt}") for name, figure in figures.items()]
+
+
+def sweep_figures(
+    store: Store,
+    y: Sequence[str] = ("goodput_bps", "jain", "utilization", "loss_rate"),
+    x: str | None = None,
+    hue: str | None = None,
+    *,
+    metric: bool = True,
+    cdf: bool = True,
+) -> dict[str, Figure]:
+    """The figures of a sweep by file stem (``goodput_bps_vs_loss``, ``cdf_goodput``), as
+    :func:`plot_sweep` draws them, without writing them."""
     runs = store.query("SELECT * FROM runs WHERE status = 'done'")
     if runs.empty:
         raise ValueError("no finished run in the sweep yet")
@@ -514,19 +541,18 @@ def plot_sweep(
             raise ValueError(
                 f"no column {name!r} in the runs table; expected one of: {', '.join(runs.columns)}"
             )
-    target = Path(out) if out is not None else store.root / "plots"
-    written = []
+    figures: dict[str, Figure] = {}
     if metric:
-        x_columns = [x] if x else _numeric_axes(runs, columns)
+        x_columns = [x] if x else numeric_axes(runs, columns)
         if not x_columns:
             raise ValueError("no numeric sweep parameter to put on the x axis; give --x")
         for x_column in x_columns:
             for y_column in y:
                 figure = metric_figure(runs, x_column, y_column, hue=hue)
-                written.append(save(figure, target / f"{y_column}_vs_{x_column}.{fmt}"))
+                figures[f"{y_column}_vs_{x_column}"] = figure
     if cdf:
-        written.append(save(_goodput_cdf(store, hue), target / f"cdf_goodput.{fmt}"))
-    return written
+        figures["cdf_goodput"] = _goodput_cdf(store, hue)
+    return figures
 
 
 def _goodput_cdf(store: Store, hue: str | None) -> Figure:
@@ -539,7 +565,7 @@ def _goodput_cdf(store: Store, hue: str | None) -> Figure:
     return cdf_figure(groups, title=f"{store.root.name}: CDF of flow goodput")
 
 
-def _numeric_axes(runs: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+def numeric_axes(runs: pd.DataFrame, columns: Sequence[str]) -> list[str]:
     """Sweep parameters to use as x: numeric ones, or the numeric twin of a quantity
     (``bottleneck_rate`` -> ``bottleneck_rate_bps``), when they take more than one value."""
     chosen = []
