@@ -1,5 +1,5 @@
-"""Confidence intervals over replicates (ccsim.metrics.t_interval, mean_ci, ci_half_width) and
-in the figures over a sweep."""
+"""Confidence intervals over replicates (ccsim.metrics.t_interval, mean_ci, ci_half_width), in
+the figures over a sweep, and in the summary of a sweep's runs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from ccsim import metrics, plots
+from ccsim.sweeps import summarise_runs
 
 # t(0.975, 3), from tables of Student's t: 3.182446305284263.
 T_975_3 = 3.182446305284263
@@ -99,3 +100,30 @@ def test_metric_figure_draws_no_bar_for_a_single_replicate() -> None:
     assert (high - low) / 2 == pytest.approx(12.706205, rel=1e-6)
     # The point of one run has an undefined interval: its bar is NaN (not drawn), not zero.
     assert np.isnan(segments[1]).all()
+
+
+def test_sweep_summary_of_runs() -> None:
+    runs = pd.DataFrame(
+        {
+            "algorithm": ["reno"] * 4 + ["cubic"] * 3,
+            "seed": [1, 2, 3, 4, 1, 2, 3],
+            "status": ["done"] * 4 + ["done", "failed", "pending"],
+            "goodput_bps": [1.0, 2.0, 3.0, 4.0, 9.0, None, None],
+            "jain": [1.0, 1.0, 1.0, 1.0, 0.5, 0.7, None],
+        }
+    )
+    summary = summarise_runs(runs, ["algorithm", "seed"], ["goodput_bps", "jain"])
+    assert summary[["algorithm", "metric"]].values.tolist() == [
+        ["reno", "goodput_bps"],
+        ["reno", "jain"],
+        ["cubic", "goodput_bps"],
+        ["cubic", "jain"],
+    ]
+    reno = summary.iloc[0]
+    assert (reno["mean"], reno["n"], reno["points"]) == (2.5, 4, 4)
+    assert reno["half_width"] == pytest.approx(T_975_3 * math.sqrt(5 / 3) / 2)
+    assert summary.iloc[1]["half_width"] == 0.0
+    # Only finished runs count: the failed run's jain is left out, one value remains.
+    cubic_jain = summary.iloc[3]
+    assert (cubic_jain["mean"], cubic_jain["n"], cubic_jain["points"]) == (0.5, 1, 3)
+    assert math.isnan(cubic_jain["half_width"])

@@ -3,9 +3,11 @@ and the seed-000 studies in --quick mode with the claims our model reproduces ro
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from ccsim import studies
@@ -98,15 +100,69 @@ def test_summarise_means_spread_and_published_rows() -> None:
         {"config": "y", "metric": "m", "value": 5.0},
     ]
     table = summarise(records, ["config"], {("x", "m"): 2.5, ("z", "m"): 7.0})
+    assert list(table.columns) == ["config", *core.VALUE_COLUMNS]
     x = table[table["config"] == "x"].iloc[0]
     assert (x["ours"], x["runs"], x["published"]) == (2.0, 2, 2.5)
     assert x["sd"] == pytest.approx(math.sqrt(2))
-    assert math.isnan(table[table["config"] == "y"].iloc[0]["published"])
+    # 95% CI of the mean of 1 and 3: 2 +- t(0.975, 1) sqrt(2) / sqrt(2) = 2 +- 12.706
+    assert (x["ci_low"], x["ci_high"]) == pytest.approx((2 - 12.706205, 2 + 12.706205))
+    y = table[table["config"] == "y"].iloc[0]
+    assert math.isnan(y["published"])
+    # One run: the interval is undefined, not zero.
+    assert y["runs"] == 1 and math.isnan(y["ci_low"]) and math.isnan(y["ci_high"])
     # A published row we did not run is still shown, with our side empty.
     z = table[table["config"] == "z"].iloc[0]
     assert z["runs"] == 0 and math.isnan(z["ours"]) and z["published"] == 7.0
+    assert math.isnan(z["ci_low"])
     assert core.value(table, "m", config="x") == 2.0
     assert math.isnan(core.value(table, "m", config="nope"))
+    # Shown as the command prints it: the interval, or "-" where it is undefined.
+    header, rows = core.shown_rows(table)
+    assert header == ["config", "metric", "ours", "95% CI", "n", "published"]
+    assert rows[0] == ["x", "m", "2", "[-10.7, 14.7]", "2", "2.5"]
+    assert rows[1][3] == "-" and rows[2][3:5] == ["-", "0"]
+
+
+def test_tables_without_intervals_get_them_from_sd_and_runs() -> None:
+    table = pd.DataFrame(
+        [
+            {"config": "a", "metric": "m", "ours": 2.5, "sd": math.sqrt(5 / 3), "runs": 4},
+            {"config": "b", "metric": "m", "ours": 1.0, "sd": math.nan, "runs": 1},
+        ]
+    ).assign(published=math.nan)
+    filled = core.with_intervals(table)
+    assert list(filled.columns) == ["config", *core.VALUE_COLUMNS]
+    half = 3.182446305284263 * math.sqrt(5 / 3) / 2  # t(0.975, 3) s / sqrt(4)
+    assert filled["ci_high"].iloc[0] == pytest.approx(2.5 + half)
+    assert math.isnan(filled["ci_low"].iloc[1])
+    assert core.with_intervals(filled) is filled
+
+
+# The studies of seeds 000-003 state their warm-up (seed 004's L1 is stated in its own module).
+STATED = [s for s in studies.list_studies() if s.id[0] in "RFHS"]
+
+
+@pytest.mark.parametrize("study", STATED, ids=[s.id for s in STATED])
+def test_every_study_states_its_warm_up(study: core.Study) -> None:
+    assert study.warmup, f"{study.id} does not state its warm-up"
+    assert study.warmup.startswith("none") or any(ch.isdigit() for ch in study.warmup)
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    core._print_setup(study, core.Settings(quick=True), console)
+    assert f"warm-up: {study.warmup}" in console.export_text()
+
+
+def test_study_command_repeats_the_settings() -> None:
+    r6 = studies.get("R6")
+    assert core.study_command(r6, core.Settings()) == "ccsim study R6"
+    settings = core.Settings(quick=True, profile="linux", replicates=2, first_seed=3)
+    assert core.study_command(r6, settings, Path("results/studies/R6-linux-quick")) == (
+        "ccsim study R6 --quick --profile linux --replicates 2 --first-seed 3"
+    )
+    assert core.study_command(r6, settings, "out dir") == (
+        "ccsim study R6 --quick --profile linux --replicates 2 --first-seed 3 --out 'out dir'"
+    )
 
 
 def test_missing_algorithms_are_dropped_not_run() -> None:
@@ -162,8 +218,21 @@ def _files_written(report: studies.StudyReport) -> None:
         assert path.stat().st_size > 0, name
     assert (report.directory / f"{sid}.png").read_bytes()[:4] == b"\x89PNG"
     csv = pd.read_csv(report.directory / f"{sid}.csv")
-    assert list(csv.columns[-5:]) == ["metric", "ours", "sd", "runs", "published"]
+    assert list(csv.columns[-7:]) == core.VALUE_COLUMNS
+    assert list(core.VALUE_COLUMNS) == [
+        "metric",
+        "ours",
+        "sd",
+        "ci_low",
+        "ci_high",
+        "runs",
+        "published",
+    ]
     assert len(csv) == len(report.table)
+    metadata = json.loads((report.directory / "study.json").read_text())
+    assert metadata["study"] == sid and metadata["command"].startswith(f"ccsim study {sid}")
+    assert metadata["warmup"] == report.study.warmup
+    assert [v["verdict"] for v in metadata["verdicts"]] == [v.verdict for v in report.verdicts]
     verdicts = pd.read_csv(report.directory / f"{sid}-verdicts.csv")
     assert set(verdicts["verdict"]) <= set(core.VERDICTS)
     assert {"held", "reversed"} <= set(verdicts.columns)
@@ -188,6 +257,10 @@ def test_r6_quick_phase_effects_and_their_removal(tmp_path: Path) -> None:
     assert set(table["rate"]) == {"2Mbps", "3Mbps"}
     run = table[table["runs"] > 0]
     assert len(run) == 2 * 2 * 4 and (run["runs"] == 3).all()
+    # 95% CI over the 3 seeds: ours +- t(0.975, 2) sd / sqrt(3), t(0.975, 2) = 4.302653
+    half = 4.302653 * run["sd"] / math.sqrt(3)
+    np.testing.assert_allclose(run["ci_high"] - run["ours"], half, rtol=1e-6)
+    np.testing.assert_allclose(run["ours"] - run["ci_low"], half, rtol=1e-6)
     assert report.verdict(0) == core.PARTLY
     assert [c.outcome for c in report.verdicts[0].checks] == [core.HELD, core.REVERSED]
     reno = {

@@ -11,6 +11,11 @@ entity and purpose), so their results can be joined flow by flow.
 
 Each run is stored under a hash of its fully resolved scenario (:func:`run_id`): two points that
 resolve to the same scenario are the same run, simulated once.
+
+:func:`summarise_runs` gives, per parameter combination, the mean of the runs' summary numbers
+over the replicates with a 95% confidence interval (Student's t) and their number.
+:func:`record_command` keeps the command that made a sweep directory in ``command.json`` beside
+its manifest (``ccsim report`` shows it).
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import re
+import shlex
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,17 +38,24 @@ from ccsim.errors import ScenarioError, show_value
 from ccsim.scenario import Scenario
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ccsim.store import Store
     from ccsim.sweep_run import SweepResult
 
 __all__ = [
+    "COMMAND_FILE",
     "RESERVED_COLUMNS",
+    "SUMMARY_METRICS",
     "Algorithm",
     "Axis",
     "Mixture",
     "Point",
     "Sweep",
+    "record_command",
+    "recorded_command",
     "run_id",
+    "summarise_runs",
     "sweep",
 ]
 
@@ -53,6 +67,10 @@ _SWEEP_KEYS = ("name", "scenario", "set", "axes", "replicates", "seeds", "compar
 _RANGE_KEYS = {"start", "stop", "step", "num", "scale"}
 _AXIS_KEYS = _RANGE_KEYS | {"values", "name"}
 _BUILTIN_MIXTURES = ("all", "half", "one")
+#: The file of a sweep directory that records the command that made it.
+COMMAND_FILE = "command.json"
+#: The runs table's summary numbers that :func:`summarise_runs` summarises by default.
+SUMMARY_METRICS = ("goodput_bps", "jain", "utilization", "loss_rate", "timeouts")
 
 
 def run_id(scenario: Scenario) -> str:
@@ -744,6 +762,7 @@ def sweep(
     workers: int | None = None,
     scheduler: Any = None,
     progress: bool = False,
+    command: str | None = None,
 ) -> SweepResult:
     """Run a sweep and return its :class:`~ccsim.sweep_run.SweepResult`.
 
@@ -753,15 +772,92 @@ def sweep(
     (default: one per core; 1 runs them in this process), or, with ``scheduler`` (a Dask
     scheduler address or a ``distributed.Client``), to a Dask cluster whose workers can write
     to ``out``. A failed run is recorded with its error and does not stop the others.
+
+    ``command`` (a shell command line) is recorded in the directory's ``command.json`` as what
+    made it; by default, for a sweep file, ``ccsim sweep FILE --out OUT`` (the equivalent
+    command), and nothing for a sweep given as data.
     """
     from ccsim.sweep_run import run_sweep
 
+    if command is None and isinstance(spec, str | Path):
+        words = ["ccsim", "sweep", str(spec)] + (["--out", str(out)] if out is not None else [])
+        command = shlex.join(words)
     if isinstance(spec, str | Path):
         spec = Sweep.load(spec)
     elif isinstance(spec, Mapping):
         spec = Sweep.from_dict(spec)
     target = Path(out) if out is not None else Path("results") / spec.name
-    return run_sweep(spec, target, workers=workers, scheduler=scheduler, progress=progress)
+    result = run_sweep(spec, target, workers=workers, scheduler=scheduler, progress=progress)
+    if command is not None:
+        record_command(target, command)
+    return result
+
+
+def record_command(directory: str | os.PathLike[str], command: str) -> Path:
+    """Record in ``DIRECTORY/command.json`` the command line that made the sweep directory,
+    with the working directory it ran in and ccsim's version; returns the file.
+
+    Written once the sweep has its manifest (a directory holding only this file would not be
+    taken for a sweep directory).
+    """
+    from ccsim.runner import version
+
+    path = Path(directory) / COMMAND_FILE
+    record = {"command": command, "cwd": os.getcwd(), "ccsim_version": version()}
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+    return path
+
+
+def recorded_command(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """What :func:`record_command` recorded for a sweep directory (None: nothing, or unreadable)."""
+    try:
+        record = json.loads((Path(directory) / COMMAND_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("command"), str) else None
+
+
+def summarise_runs(
+    runs: pd.DataFrame,
+    params: Sequence[str],
+    metrics: Sequence[str] = SUMMARY_METRICS,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """The summary of a sweep: for each combination of the ``params`` (``seed`` is left out, so
+    the seeds are the replicates) and each of the ``metrics`` (columns of the catalogue's runs
+    table), the mean over the finished runs and its ``level`` confidence interval by Student's t.
+
+    Returns one row per combination and metric, combinations in the order of the runs table,
+    metrics in the order given: the parameters, ``metric``, ``mean``, ``sd``, ``half_width``,
+    ``ci_low``, ``ci_high``, ``n`` (finished runs with a value; the interval is NaN, undefined,
+    when n < 2) and ``points`` (all points of the combination, finished or not). See
+    :func:`ccsim.metrics.mean_ci`.
+    """
+    import pandas as pd
+
+    from ccsim.metrics import mean_ci
+
+    keys = [p for p in params if p != "seed"]
+    done = runs["status"] == "done"
+    frames = []
+    for index, metric in enumerate(metrics):
+        values = runs.assign(_value=runs[metric].astype(float).where(done))
+        stats = mean_ci(values, keys, "_value", level)
+        stats.insert(len(keys), "metric", metric)
+        stats["_group"], stats["_metric"] = range(len(stats)), index
+        frames.append(stats)
+    table = pd.concat(frames, ignore_index=True)
+    table = table.sort_values(["_group", "_metric"], kind="stable").drop(
+        columns=["_group", "_metric"]
+    )
+    if keys:
+        sizes = runs.groupby(keys, sort=False, dropna=False).size().rename("points").reset_index()
+        table = table.merge(sizes, on=keys, how="left", sort=False)
+    else:
+        table["points"] = len(runs)
+    return table.reset_index(drop=True)
 
 
 def open_store(directory: str | Path) -> Store:

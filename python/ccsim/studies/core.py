@@ -7,22 +7,29 @@ A :class:`Study` is data plus three functions:
   result store under the study's directory, so a study is parallel, resumable and cached exactly
   as a sweep is: running it again runs only what is missing.
 * ``analyse(context)`` turns the finished runs into the comparison table: one row per quantity
-  the paper reports, with our mean over seeds (``ours``), its spread (``sd``), the number of runs
-  (``runs``) and the published value (``published``, NaN where the paper gives none).
+  the paper reports, with our mean over seeds (``ours``), its spread (``sd``), the 95% confidence
+  interval of the mean by Student's t (``ci_low``, ``ci_high``; NaN with a single run), the
+  number of runs (``runs``) and the published value (``published``, NaN where the paper gives
+  none).
 * each :class:`Claim` reads that table and returns :class:`Check` results, each of which holds,
   fails, or is reversed (the data goes clearly the other way); the verdict (reproduced, partly,
   reversed, not reproduced, not run) is computed from the checks (:func:`grade`), never written
   by hand.
 
 :func:`run_study` does the rest: prints the setup (assumptions and stack profile included),
-the table and the verdicts, and writes ``<ID>.csv``, ``<ID>.png`` and ``<ID>-verdicts.csv``.
+the table and the verdicts, and writes ``<ID>.csv``, ``<ID>.png``, ``<ID>-verdicts.csv`` and
+``study.json`` (the setup, the settings, the verdicts, the command that reproduces the study and
+ccsim's version, which ``ccsim report`` reads).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import json
 import math
+import os
+import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "CI_LEVEL",
     "FAILED",
     "HELD",
     "NOT_REPRODUCED",
@@ -40,6 +48,7 @@ __all__ = [
     "PARTLY",
     "REPRODUCED",
     "REVERSED",
+    "STUDY_METADATA",
     "VERDICTS",
     "Check",
     "Claim",
@@ -50,7 +59,9 @@ __all__ = [
     "StudyReport",
     "grade",
     "run_study",
+    "study_command",
     "summarise",
+    "with_intervals",
 ]
 
 REPRODUCED = "reproduced"
@@ -69,7 +80,11 @@ FAILED = "failed"
 NO_DATA = "no data"
 
 #: Columns every comparison table ends with (the key columns of a study come first).
-VALUE_COLUMNS = ["metric", "ours", "sd", "runs", "published"]
+VALUE_COLUMNS = ["metric", "ours", "sd", "ci_low", "ci_high", "runs", "published"]
+#: The confidence level of the intervals in comparison tables, figures and reports.
+CI_LEVEL = 0.95
+#: What a study directory records of how it was made (read by ``ccsim report``).
+STUDY_METADATA = "study.json"
 
 
 @dataclass(frozen=True)
@@ -203,6 +218,10 @@ class Study:
     #: The stack profile the study runs under unless told otherwise: the paper's (ns2 for the
     #: ns-2 papers; linux for seed 004, which ran Linux's modules).
     profile: str = "ns2"
+    #: The warm-up left out of the measurements, in words ("20 s (quick: 10 s): ..."), or
+    #: "none: ..." when everything from the start of each run counts. Printed with the setup;
+    #: None prints "not stated".
+    warmup: str | None = None
 
 
 # ---- running -----------------------------------------------------------------------------------
@@ -250,8 +269,8 @@ class StudyReport:
     runs: int = 0
 
     def verdict(self, index: int) -> str:
+        """The verdict of the claim at ``index`` (in the study's order)."""
         return self.verdicts[index].verdict
-
 
 def available_algorithms() -> set[str] | None:
     """The engine's algorithm names (None without an engine)."""
@@ -333,6 +352,7 @@ def run_study(
             directory / "sweeps" / spec["name"],
             workers=workers,
             progress=progress,
+            command=study_command(study, settings, out),
         )
         if result.failures:
             context.notes.append(
@@ -340,10 +360,11 @@ def run_study(
             )
         runs += result.distinct_runs
         context.results[spec["name"]] = result
-    table = study.analyse(context)
+    table = with_intervals(study.analyse(context))
     verdicts = [claim.judge(table) for claim in study.claims]
     files = _write(study, settings, table, verdicts, directory)
     report = StudyReport(study, settings, table, verdicts, directory, files, context.notes, runs)
+    files.append(_write_metadata(report, out))
     if console is not None:
         _print_report(report, console)
     return report
@@ -353,6 +374,28 @@ def _default_directory(study: Study, settings: Settings) -> Path:
     suffix = "" if settings.profile == study.profile else f"-{settings.profile}"
     quick = "-quick" if settings.quick else ""
     return Path("results") / "studies" / f"{study.id}{suffix}{quick}"
+
+
+def study_command(
+    study: Study, settings: Settings, out: str | os.PathLike[str] | None = None
+) -> str:
+    """The ``ccsim study`` command line that runs ``study`` with ``settings`` into ``out``
+    (None: the default directory, relative to where it is run), quoted for a POSIX shell.
+
+    The number of workers is left out: it does not change the results.
+    """
+    words = ["ccsim", "study", study.id]
+    if settings.quick:
+        words.append("--quick")
+    if settings.profile != study.profile:
+        words += ["--profile", settings.profile]
+    if settings.replicates is not None:
+        words += ["--replicates", str(settings.replicates)]
+    if settings.first_seed != 1:
+        words += ["--first-seed", str(settings.first_seed)]
+    if out is not None and Path(out) != _default_directory(study, settings):
+        words += ["--out", str(out)]
+    return shlex.join(words)
 
 
 # ---- the comparison table ----------------------------------------------------------------------
@@ -367,16 +410,20 @@ def summarise(
 
     ``records`` are dicts with the ``keys``, ``metric`` and ``value`` (one per run and metric);
     rows are grouped by keys and metric: mean (``ours``), sample standard deviation over runs
-    (``sd``, NaN for one run) and count (``runs``). ``published`` maps (*keys, metric) to the
-    paper's value.
+    (``sd``, NaN for one run), the :data:`CI_LEVEL` confidence interval of the mean by Student's t
+    (``ci_low``, ``ci_high``: :func:`ccsim.metrics.mean_ci`; NaN for one run, where it is
+    undefined) and count (``runs``). ``published`` maps (*keys, metric) to the paper's value.
     """
+    from ccsim.metrics import mean_ci
+
     columns = [*keys, *VALUE_COLUMNS]
     if not records:
         frame = pd.DataFrame(columns=columns)
     else:
         data = pd.DataFrame(list(records))
-        grouped = data.groupby([*keys, "metric"], sort=False, dropna=False)["value"]
-        frame = grouped.agg(ours="mean", sd="std", runs="count").reset_index()
+        frame = mean_ci(data, [*keys, "metric"], "value", CI_LEVEL).rename(
+            columns={"mean": "ours", "n": "runs"}
+        )
     rows = {tuple(r[c] for c in [*keys, "metric"]) for _, r in frame.iterrows()}
     # The published values the paper gives for configurations we did not run still appear,
     # with our side empty, so the table always shows everything the paper reports.
@@ -393,6 +440,22 @@ def summarise(
     ]
     frame["runs"] = frame["runs"].fillna(0).astype(int)
     return frame[columns]
+
+
+def with_intervals(table: pd.DataFrame, level: float = CI_LEVEL) -> pd.DataFrame:
+    """``table`` with ``ci_low`` and ``ci_high`` computed from ``ours``, ``sd`` and ``runs``
+    (Student's t, as :func:`summarise` does) where it lacks them; unchanged otherwise."""
+    if {"ci_low", "ci_high"} <= set(table.columns) or not {"ours", "sd", "runs"} <= set(table):
+        return table
+    from ccsim.metrics import ci_half_width
+
+    half = ci_half_width(table["sd"], table["runs"], level)
+    ours = pd.to_numeric(table["ours"], errors="coerce")
+    table = table.copy()
+    position = list(table.columns).index("sd") + 1
+    table.insert(position, "ci_low", ours - half)
+    table.insert(position + 1, "ci_high", ours + half)
+    return table
 
 
 def value(table: pd.DataFrame, metric: str, **keys: Any) -> float:
@@ -458,9 +521,63 @@ def _write(
     return [csv, png, verdict_csv]
 
 
+def _write_metadata(report: StudyReport, out: str | os.PathLike[str] | None) -> Path:
+    """``study.json``: what the study is, how it was run (settings, the command that repeats it,
+    ccsim's version), its notes and verdicts: everything ``ccsim report`` needs besides the
+    tables and figures beside it."""
+    from ccsim.runner import version
+
+    study, settings = report.study, report.settings
+    metadata = {
+        "format": 1,
+        "study": study.id,
+        "slug": study.slug,
+        "title": study.title,
+        "source": study.source,
+        "setup": study.setup,
+        "warmup": study.warmup,
+        "assumptions": list(study.assumptions),
+        "settings": {
+            "quick": settings.quick,
+            "profile": settings.profile,
+            "replicates": settings.replicates,
+            "first_seed": settings.first_seed,
+        },
+        "command": study_command(study, settings, out),
+        "cwd": os.getcwd(),
+        "ccsim_version": version(),
+        "ci_level": CI_LEVEL,
+        "runs": report.runs,
+        "notes": list(report.notes),
+        "verdicts": [
+            {
+                "claim": v.claim,
+                "criterion": v.criterion,
+                "verdict": v.verdict,
+                "checks": [{"text": c.text, "outcome": c.outcome} for c in v.checks],
+            }
+            for v in report.verdicts
+        ],
+        "files": [path.name for path in report.files],
+    }
+    path = report.directory / STUDY_METADATA
+    path.write_text(json.dumps(metadata, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    return path
+
+
+def _interval_errors(rows: pd.DataFrame) -> np.ndarray:
+    """Error-bar lengths below and above ``ours`` from the confidence interval (NaN, so no bar,
+    where it is undefined: a single run)."""
+    ours = pd.to_numeric(rows["ours"], errors="coerce").to_numpy(float)
+    low = pd.to_numeric(rows["ci_low"], errors="coerce").to_numpy(float)
+    high = pd.to_numeric(rows["ci_high"], errors="coerce").to_numpy(float)
+    return np.vstack([ours - low, high - ours])
+
+
 def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
-    """One panel per metric: lines against ``x`` per ``hue`` (ours solid with +-1 sd, the
-    paper's dashed), or bars of ours next to the paper's per row."""
+    """One panel per metric: lines against ``x`` per ``hue`` (ours solid, with the 95% confidence
+    interval of the mean as error bars; the paper's dashed), or bars of ours (with the interval)
+    next to the paper's per row. A point of a single run has no error bar."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -472,7 +589,10 @@ def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
     rows = math.ceil(len(metrics) / cols)
     figure, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.9 * rows), squeeze=False)
     mode = "quick" if settings.quick else "full"
-    figure.suptitle(f"{study.id}: {spec.title} (ccsim, {settings.profile}, {mode})")
+    figure.suptitle(
+        f"{study.id}: {spec.title} (ccsim, {settings.profile}, {mode}; "
+        f"error bars: {CI_LEVEL:.0%} CI of the mean)"
+    )
     keys = [c for c in table.columns if c not in VALUE_COLUMNS]
     for ax, metric in zip(axes.flat, metrics, strict=False):
         rows_m = table[table["metric"] == metric]
@@ -484,7 +604,7 @@ def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
                 line = ax.errorbar(
                     x,
                     group["ours"],
-                    yerr=group["sd"].fillna(0),
+                    yerr=_interval_errors(group),
                     marker="o",
                     ms=3,
                     capsize=2,
@@ -507,7 +627,7 @@ def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
                 positions - 0.2,
                 rows_m["ours"],
                 0.4,
-                yerr=rows_m["sd"].fillna(0),
+                yerr=_interval_errors(rows_m),
                 label="ccsim",
                 capsize=2,
             )
@@ -534,6 +654,7 @@ def _print_setup(study: Study, settings: Settings, console: Any) -> None:
     console.print(f"[bold]{study.id} ({study.slug}): {escape(study.title)}[/bold]")
     console.print(f"source: {escape(study.source)}; mode: {mode}")
     console.print(f"setup: {escape(study.setup)}")
+    console.print(f"warm-up: {escape(study.warmup or 'not stated')}")
     for line in study.assumptions:
         console.print(f"  assume: {escape(line)}")
     knobs = Stack.model_fields if hasattr(Stack, "model_fields") else {}
@@ -552,18 +673,52 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def format_interval(low: Any, high: Any) -> str:
+    """``[low, high]`` as the tables print numbers, or ``-`` when undefined (a single run)."""
+    if _missing(low) or _missing(high):
+        return "-"
+    return f"[{_fmt(float(low))}, {_fmt(float(high))}]"
+
+
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float | np.floating) and math.isnan(float(x)))
+
+
+#: How the comparison table is shown (printed, and in reports): the key columns, then these.
+SHOWN_COLUMNS = ("metric", "ours", f"{CI_LEVEL:.0%} CI", "n", "published")
+
+
+def shown_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """The comparison table as text cells: the key columns, metric, ours (the mean), its
+    confidence interval, n (the runs it is over) and the published value; sd stays in the CSV."""
+    keys = [c for c in table.columns if c not in VALUE_COLUMNS]
+    header = [*keys, *SHOWN_COLUMNS]
+    rows = []
+    for _, row in table.iterrows():
+        interval = format_interval(row.get("ci_low"), row.get("ci_high"))
+        cells = [_fmt(row[k]) for k in keys]
+        cells += [_fmt(row["metric"]), _fmt(row["ours"]), interval, _fmt(row["runs"])]
+        rows.append([*cells, _fmt(row["published"])])
+    return header, rows
+
+
 def _print_report(report: StudyReport, console: Any) -> None:
     from rich.markup import escape
     from rich.table import Table
 
     study, table = report.study, report.table
-    rich_table = Table(title=f"{study.id}: ccsim vs published ({study.source})")
-    for column in table.columns:
+    rich_table = Table(
+        title=f"{study.id}: ccsim vs published ({study.source})",
+        caption=f"ours: mean over n runs; {CI_LEVEL:.0%} CI: Student's t interval of the mean "
+        "(- with a single run)",
+    )
+    header, rows = shown_rows(table)
+    for column in header:
         rich_table.add_column(
-            column, justify="left" if column not in VALUE_COLUMNS[1:] else "right"
+            column, justify="left" if column not in SHOWN_COLUMNS[1:] else "right"
         )
-    for _, row in table.iterrows():
-        rich_table.add_row(*(escape(_fmt(row[c])) for c in table.columns))
+    for cells in rows:
+        rich_table.add_row(*(escape(cell) for cell in cells))
     console.print(rich_table)
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}")

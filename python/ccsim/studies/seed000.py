@@ -292,6 +292,10 @@ R1 = Study(
     "(step 0.1; I = 0 is Paced); 30 and 50 flows; variants: bottleneck 1/2/4 Mbps with a buffer "
     "of 1/4 BDP, 6/13/25 packets (Fig. 2/3), buffer 25..100 packets at 4 Mbps (Fig. 4), "
     "per-flow RTT 80 + i*40/N ms at 4 Mbps, 25 packets (Fig. 5).",
+    warmup=(
+        "none: loss rate, throughput and timeouts over each whole run (flows start in the first "
+        "second)"
+    ),
     assumptions=(
         *COMMON[:2],
         (
@@ -450,6 +454,10 @@ R2 = Study(
     source=f"{SOURCE}, Fig. 6",
     setup="Dumbbell 4 Mbps, RTT 100 ms, DropTail 25 packets; N = 10..50 flows, all Reno, all "
     "Paced or all Randomized (I = 1).",
+    warmup=(
+        "none: throughput, loss rate, timeouts and fairness over each whole run (flows start in "
+        "the first second)"
+    ),
     assumptions=(*COMMON, "run length 100 s (the paper gives none)"),
     sweeps=_r2_sweeps,
     analyse=_r2_analyse,
@@ -527,6 +535,10 @@ R3 = Study(
     source=f"{SOURCE}, Fig. 7",
     setup="Dumbbell 4 Mbps, DropTail 25 packets, RTT_i = 80 + i*40/N ms, N = 10..50; fairness is "
     "the RTT-weighted Jain index (sum x_i RTT_i)^2 / (n sum (x_i RTT_i)^2).",
+    warmup=(
+        "none: throughput, loss rate, timeouts and fairness over each whole run (flows start in "
+        "the first second)"
+    ),
     assumptions=(*COMMON, "run length 100 s (the paper gives none)"),
     sweeps=_r3_sweeps,
     analyse=_r3_analyse,
@@ -677,6 +689,7 @@ R4 = Study(
     source=f"{SOURCE}, Fig. 8",
     setup="Dumbbell 4 Mbps, RTT 100 ms, buffer 1/4 BDP (25 packets); 25 transfers always active "
     "(closed loop); transfer size 10..2500 packets; mean transfer latency.",
+    warmup="none: every transfer counts, from the first of the run",
     assumptions=(
         *COMMON,
         (
@@ -738,6 +751,10 @@ R10 = Study(
     source=f"{SOURCE}, Fig. 11",
     setup="The setup of R4; mean pairwise correlation of the 25 closed-loop slots' cwnd series "
     "(a slot's window is that of the transfer it runs), sampled every 0.1 s.",
+    warmup=(
+        "5 s: the cwnd correlation leaves out the first 5 s; the latencies count every transfer, "
+        "from the first"
+    ),
     assumptions=(
         *R4.assumptions,
         "the first 5 s are left out of the correlation (warm-up)",
@@ -866,6 +883,10 @@ R5 = Study(
     source=f"{SOURCE}, Tables I-II",
     setup="Dumbbell 1 Mbps, RTT 100 ms, DropTail 25 packets; one Reno flow against one Paced "
     "flow, then against one Randomized flow (I = 1).",
+    warmup=(
+        "none: each flow's goodput, losses and timeouts over its whole run (flows start in the "
+        "first second)"
+    ),
     assumptions=(
         *COMMON,
         (
@@ -1009,6 +1030,9 @@ R6 = Study(
     setup="Dumbbell, DropTail 25 packets, bottleneck 2 and 3 Mbps; a short (60 ms) and a long "
     "(80 ms) flow: both Reno, then long Reno + short Randomized. Fair shares by 1/RTT: 0.57 "
     "short / 0.43 long.",
+    warmup=(
+        "none: each flow's goodput is taken over its whole run (flows start in the first second)"
+    ),
     assumptions=(
         *COMMON,
         "200 s runs (the paper gives none); bottleneck one-way delay 20 ms",
@@ -1146,6 +1170,9 @@ R7 = Study(
     source=f"{SOURCE}, Table IV",
     setup="Dumbbell 1 Mbps, DropTail 25 packets; 5 short (60 ms) and 5 long (80 ms) flows: all "
     "Reno, all Randomized, one long Randomized, one short Randomized; mean per-flow Kbps.",
+    warmup=(
+        "none: each flow's goodput is taken over its whole run (flows start in the first second)"
+    ),
     assumptions=(*COMMON, "200 s runs (the paper gives none)"),
     sweeps=_r7_sweeps,
     analyse=_r7_analyse,
@@ -1285,6 +1312,9 @@ R8 = Study(
     setup="Chain of three routers, two 1 Mbps / 20 ms bottlenecks, other links 4 Mbps; long "
     "flows S1, S2 cross both (RTT 120 ms), short flows S3, S4 one each (RTT 60 ms); "
     "configurations (long, short) in {Reno, Random}^2.",
+    warmup=(
+        "none: each flow's goodput is taken over its whole run (flows start in the first second)"
+    ),
     assumptions=(
         *COMMON,
         "200 s runs; the stated 120/60 ms are base RTTs; 25-packet buffers",
@@ -1552,6 +1582,7 @@ R9 = Study(
     setup="Dumbbell, RTT 100 ms, buffer 25 packets (1/4 BDP at 4 Mbps), 1000 s, cwnd sampled "
     "every 0.1 s; Pearson correlation of cwnd series per pair; 2 flows at 3/4/5 Mbps, 3, 10 "
     "and 25 flows at 4 Mbps; Fig. 10's per-pair curves in R9-pairs.png.",
+    warmup="10 s: the first 10 s of the cwnd series (slow start) are left out of the correlation",
     assumptions=(
         *COMMON,
         (
@@ -1708,6 +1739,7 @@ R11 = Study(
     setup="Dumbbell 1 and 2 Mbps, 20/25/30 flows, RTT 200 ms, buffer 25 packets; burst loss = "
     "more than one drop of a flow in one loss episode (drops of one flow at one queue less than "
     "one RTT apart).",
+    warmup="none: every drop of the run counts (flows start in the first second)",
     assumptions=(
         *COMMON,
         "'end-to-end propagation 200 ms' read as the base RTT; 100 s runs",
@@ -1840,6 +1872,7 @@ R12 = Study(
     source=f"{SOURCE}, Fig. 12",
     setup="Dumbbell 1 Mbps, RTT 100 ms, DropTail 25 packets; IIAD (k=1, l=0) vs Reno and SQRT "
     "(k=l=0.5) vs Reno, then randomized IIAD / SQRT vs Randomized TCP; one flow each.",
+    warmup="none: each flow's goodput over its whole 200 s run (flows start in the first second)",
     assumptions=(
         *COMMON,
         (
@@ -2122,6 +2155,7 @@ R13 = Study(
     "that RTT1/RTT2 spans 1 to 2.2; shares over the last 50 s of each 100 s run. Multiple "
     "bottlenecks (Fig. 15-16): the same two sources cross two 800 Kbps bottlenecks in a row, a "
     "third source joins at the second; source 3's share of the second bottleneck's drops.",
+    warmup="50 s of each 100 s run (quick: 10 s of 60 s): the shares are those of the last 50 s",
     assumptions=(
         *COMMON[1:],
         "packets of 1000 B read as ns-2 packetSize_ 1000 (ccsim mss = 1000: 1040 B on the wire)",

@@ -851,6 +851,10 @@ STUDIES: tuple[Study, ...] = (
         setup="one flow over a 600 Mb/s link with random loss p, RTT 50 ms, 10-minute runs, "
         "3 seeds; goodput vs p for TCP, Free-Drop at fixed w and with w(p) for the shift eps; "
         "fluid-model curves at the same p; least-squares fit of beta/sqrt(p - eps)",
+        warmup=(
+            "30 s (quick: 10 s): goodput is the mean delivered rate sampled after it, so the "
+            "slow-start overshoot does not count"
+        ),
         assumptions=F12_ASSUME,
         sweeps=_f1_sweeps,
         analyse=_f1_analyse,
@@ -886,6 +890,10 @@ STUDIES: tuple[Study, ...] = (
         source=SOURCE,
         setup="the runs of F1; cwnd sampled every 100 ms after a 30 s warm-up; CoV per run; "
         "ratio Free-Drop / TCP at each p",
+        warmup=(
+            "30 s (quick: 10 s) for the CoV of cwnd; loss events and window cuts per second count "
+            "the whole run"
+        ),
         assumptions=(*F12_ASSUME, "quick mode: 60 s runs, warm-up 10 s"),
         sweeps=_f1_sweeps,
         analyse=_f2_analyse,
@@ -919,6 +927,10 @@ STUDIES: tuple[Study, ...] = (
         source=SOURCE,
         setup="dumbbell, 5 flows of one protocol, RTT 50 ms; bottleneck 50 and 500 Mb/s; "
         "DropTail queue 20% and 100% of the BDP; Jain index of the flows' goodputs",
+        warmup=(
+            "none: each flow's goodput is taken over its whole run (flows start in the first "
+            "second)"
+        ),
         assumptions=(
             *COMMON,
             "RTT 50 ms, 600 s (quick: 30 s), flows start in the first second",
@@ -944,6 +956,10 @@ STUDIES: tuple[Study, ...] = (
         source=SOURCE,
         setup="Monte Carlo of dW = dt/RTT with Poisson losses (ccsim.fluid), RTT 50 ms; TCP "
         "(every loss halves) and Free-Drop (a loss halves only after another within T = w/B)",
+        warmup=(
+            "the first 30 loss cycles of each Monte Carlo path are discarded "
+            "(ccsim.fluid.simulate's default)"
+        ),
         assumptions=(
             "the fluid model of section 2 as docs/fluid.md states it",
             "lambda = p B, T = w / B (the paper's substitution)",

@@ -859,6 +859,7 @@ STUDIES: tuple[Study, ...] = (
         setup="one flow, RTT 40 ms, over a 100 Mb/s 1 ms bottleneck with a BDP buffer and "
         "random loss p = 1e-6 .. 1e-1; goodput vs p for Reno, NewReno, Fusion, the proposal "
         "(fusion-rf), AReno, FAST, Libra, Compound, Westwood and the high-speed TCPs",
+        warmup="none: goodput and drops over each whole run",
         assumptions=H1_ASSUME,
         sweeps=_h1_sweeps,
         analyse=_h1_analyse,
@@ -911,6 +912,7 @@ STUDIES: tuple[Study, ...] = (
         "100 ms over the 100 Mb/s bottleneck with a BDP buffer (at 100 ms), DropTail or RED; "
         "per-flow throughput and losses, Jain's index and the variance of the four throughputs "
         "over start-time changes",
+        warmup="20 s (quick: 10 s): throughput and losses are counted after it",
         assumptions=H2_ASSUME,
         sweeps=_h2_sweeps,
         analyse=_h2_analyse,
@@ -976,6 +978,7 @@ STUDIES: tuple[Study, ...] = (
         source=SOURCE,
         setup="one Reno flow at 40 ms and one Reno, Fusion or fusion-rf flow whose RTT is swept "
         "from 20 to 200 ms, RED bottleneck of 100 Mb/s with a BDP buffer; both flows' goodput",
+        warmup="20 s (quick: 10 s): throughput is counted after it",
         assumptions=H3_ASSUME,
         sweeps=_h3_sweeps,
         analyse=_h3_analyse,

@@ -521,6 +521,10 @@ STUDIES: tuple[Study, ...] = (
         setup="one flow (Reno, Sync-TCP, modified Sync-TCP) over source - router - router - "
         "destination at 10 Mb/s, every link 10 ms, max window 50, one Reno flow the other way; "
         "time for cwnd to reach 50",
+        warmup=(
+            "none: the time to reach the window is measured from the flow's start, the goodput "
+            "over the whole run"
+        ),
         assumptions=_startup_assume("10 Mb/s", 50),
         sweeps=_startup_sweeps("10Mbps", 50, CONFIGS),
         analyse=_startup_analyse("S1", 50, S1_PUBLISHED),
@@ -547,6 +551,10 @@ STUDIES: tuple[Study, ...] = (
         source=SOURCE,
         setup="as S1 at 100 Mb/s with max window 500: time for cwnd to reach 500, and whether "
         "the flow lost packets before",
+        warmup=(
+            "none: the time to reach the window is measured from the flow's start, the goodput "
+            "over the whole run"
+        ),
         assumptions=_startup_assume("100 Mb/s", 500),
         sweeps=_startup_sweeps("100Mbps", 500, CONFIGS | CLOCK_CONFIGS),
         analyse=_startup_analyse("S2", 500, S2_PUBLISHED),
@@ -587,6 +595,7 @@ STUDIES: tuple[Study, ...] = (
         source=SOURCE + ", a question it leaves open",
         setup="four flows of one protocol (RTTs 20-200 ms) over a 1 Gb/s dumbbell, the reverse "
         "path idle or loaded by four Reno flows; forward queueing delay, goodput and drops",
+        warmup="10 s (quick: 5 s): queueing delay, drops and goodput are measured after it",
         assumptions=S3_ASSUME,
         sweeps=_s3_sweeps,
         analyse=_s3_analyse,
