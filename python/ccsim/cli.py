@@ -7,6 +7,7 @@ no traceback, nothing written. A failure inside the engine exits with status 1.
 from __future__ import annotations
 
 import math
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -31,6 +32,8 @@ EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 #: At most this many flows are listed after a run; the rest are in flows.parquet.
 MAX_FLOW_ROWS = 20
+#: The arguments of the running command (set by :func:`main`), recorded in what it writes.
+_ARGUMENTS: list[str] | None = None
 
 app = typer.Typer(
     name="ccsim",
@@ -129,7 +132,8 @@ def run(
     check_destination(target)  # before the run, not after it
     try:
         results = run_scenario(loaded, progress=not quiet and sys.stderr.isatty())
-        written = results.write(target)  # into a temporary directory, renamed into place
+        # into a temporary directory, renamed into place
+        written = results.write(target, command=_command_line("run"))
     except KeyboardInterrupt:
         _fail(f"interrupted; nothing was written to {target}", EXIT_INTERRUPTED)
     if not quiet:
@@ -234,7 +238,7 @@ def sweep(
     if dry_run:
         _print_plan(loaded)
         return
-    from ccsim.sweep_run import failures_table, run_sweep, summary_table
+    from ccsim.sweep_run import failures_table, run_sweep
 
     target = out if out is not None else Path("results") / loaded.name
     show = not quiet and sys.stderr.isatty()
@@ -246,8 +250,12 @@ def sweep(
             "to finish the sweep",
             EXIT_INTERRUPTED,
         )
+    from ccsim.sweeps import record_command
+
+    command = _command_line("sweep") or shlex.join(["ccsim", "sweep", str(sweep_file)])
+    record_command(target, command)
     if not quiet:
-        _console.print(summary_table(result))
+        _console.print(_sweep_summary(result))
         _console.print(
             f"{result.distinct_runs} runs ({len(result.points)} points): {result.completed} run "
             f"now, {result.skipped} already done, {len(result.failures)} failed, in "
@@ -361,6 +369,69 @@ def study(
         )
     except KeyboardInterrupt:
         _fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)
+
+
+#: The sweep summary's columns: (runs-table column, header, scale, format).
+_SWEEP_COLUMNS = (
+    ("goodput_bps", "goodput Mb/s", 1e-6, "{:.2f}"),
+    ("jain", "Jain", 1.0, "{:.3f}"),
+    ("utilization", "util. %", 100.0, "{:.1f}"),
+    ("loss_rate", "loss %", 100.0, "{:.2f}"),
+    ("timeouts", "timeouts", 1.0, "{:.1f}"),
+)
+
+
+def _sweep_summary(result: Any, max_rows: int = 40) -> Table:
+    """For each parameter combination (seeds pooled): the runs done, and the mean over them of
+    total goodput, Jain index, bottleneck utilization, loss rate and timeouts, each +- the
+    half-width of its 95% confidence interval (Student's t)."""
+    from ccsim.sweeps import summarise_runs
+
+    columns = [c for c in result.store.manifest()["columns"] if c != "seed"]
+    summary = summarise_runs(result.runs, columns, [c for c, *_ in _SWEEP_COLUMNS])
+    table = Table(
+        title=f"Sweep {result.store.root.name}: mean over replicates +- 95% CI",
+        caption="mean +- half-width of the 95% confidence interval of the mean (Student's t over "
+        "the n runs done; n/a with one run)",
+    )
+    for name in [*columns, "n", *(header for _, header, _, _ in _SWEEP_COLUMNS)]:
+        table.add_column(name, justify="left" if name in columns else "right")
+    groups = (
+        list(summary.groupby(columns, sort=False, dropna=False)) if columns else [((), summary)]
+    )
+    if len(groups) > max_rows:
+        table.caption = (
+            f'{max_rows} of {len(groups)} rows; all: ccsim query DIR "SELECT * FROM runs"; '
+            f"{table.caption}"
+        )
+    for key, group in groups[:max_rows]:
+        values = key if isinstance(key, tuple) else (key,)
+        by_metric = group.set_index("metric")
+        done = int(by_metric["n"].max())
+        cells = [
+            _mean_and_interval(by_metric.loc[column], scale, fmt)
+            for column, _, scale, fmt in _SWEEP_COLUMNS
+        ]
+        points = int(by_metric["points"].iloc[0])
+        table.add_row(*(escape(str(v)) for v in values), f"{done}/{points}", *cells)
+    return table
+
+
+def _mean_and_interval(row: Any, scale: float, fmt: str) -> str:
+    """``mean +- half-width`` of one summary row; ``n/a`` for an undefined half-width."""
+    mean, half = float(row["mean"]), float(row["half_width"])
+    if math.isnan(mean):
+        return "-"
+    shown = "n/a" if math.isnan(half) else fmt.format(half * scale)
+    return f"{fmt.format(mean * scale)} +- {shown}"
+
+
+def _command_line(command: str) -> str | None:
+    """The running command line (``ccsim ARGS``, quoted for a POSIX shell), if it is ``command``
+    run through :func:`main`; None otherwise (ccsim used as a library)."""
+    if _ARGUMENTS is None or command not in _ARGUMENTS:
+        return None
+    return shlex.join(["ccsim", *_ARGUMENTS])
 
 
 def _print_plan(loaded: Any) -> None:
@@ -693,8 +764,10 @@ def _click_exceptions() -> ModuleType:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the ``ccsim`` command with ``argv`` (default: the process arguments)."""
+    global _ARGUMENTS
     command = typer.main.get_command(app)
     click = _click_exceptions()
+    _ARGUMENTS = list(sys.argv[1:] if argv is None else argv)
     try:
         status = command.main(args=argv, prog_name="ccsim", standalone_mode=False)
     except click.NoArgsIsHelpError as error:

@@ -3,7 +3,9 @@
 A results directory holds::
 
     scenario.toml     the scenario with every default filled in (run it again to repeat the run)
-    summary.json      name, seed, profile and stack settings, durations, event counts, version
+    summary.json      name, seed, profile and stack settings, durations, event counts, version,
+                      and the command that made the directory (``command``, ``cwd``) when
+                      ``ccsim run`` wrote it
     flows.parquet     one row per flow
     links.parquet     one row per link direction
     series.parquet    sampled cwnd/ssthresh/srtt/rate per flow   (only when sampled), and
@@ -138,13 +140,18 @@ class Results:
 
     # ---- files ------------------------------------------------------------------------------
 
-    def write(self, directory: str | os.PathLike[str]) -> Path:
+    def write(self, directory: str | os.PathLike[str], *, command: str | None = None) -> Path:
         """Write the results directory; returns its path.
 
         Everything is written into a temporary directory beside the target, which then replaces
         the target in one rename: a failure leaves the old directory (or none) in place.
-        An existing target is replaced only if it is itself a results directory.
+        An existing target is replaced only if it is itself a results directory. ``command``, the
+        command line that made the run, is recorded in summary.json (``command``, and the
+        working directory as ``cwd``).
         """
+        if command is not None:
+            self._summary["command"] = command
+            self._summary["cwd"] = os.getcwd()
         target = Path(directory).absolute()
         check_destination(target)
         target.parent.mkdir(parents=True, exist_ok=True)
