@@ -11,7 +11,8 @@ touches: scenario files (:class:`Scenario`), running them (:func:`run`), the tab
 
 Many runs at once, compared flow by flow: :func:`sweep` runs a sweep file (docs/experiments.md)
 into a result store queryable with SQL; :mod:`ccsim.metrics` has the seed papers' metrics and
-:mod:`ccsim.plots` their figures.
+:mod:`ccsim.plots` their figures. New algorithms can be written in Python, without rebuilding the
+engine: subclass :class:`CongestionControl` (docs/python-cc.md).
 """
 
 from __future__ import annotations
@@ -20,25 +21,40 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ccsim.errors import EngineError, ScenarioError
+from ccsim.pycc import CongestionControl, register_cc
 from ccsim.scenario import Scenario
 
 if TYPE_CHECKING:
     from ccsim import metrics, plots
+    from ccsim._core import (
+        AckSample,
+        CongestionControlError,
+        CongestionEvent,
+        PacingContext,
+        SentSample,
+    )
     from ccsim.results import Results
     from ccsim.runner import run, version
     from ccsim.store import Store
     from ccsim.sweeps import Sweep, sweep
 
 __all__ = [
+    "AckSample",
+    "CongestionControl",
+    "CongestionControlError",
+    "CongestionEvent",
     "EngineError",
+    "PacingContext",
     "Results",
     "Scenario",
     "ScenarioError",
+    "SentSample",
     "Store",
     "Sweep",
     "__version__",
     "metrics",
     "plots",
+    "register_cc",
     "run",
     "sweep",
     "version",
@@ -53,6 +69,13 @@ _LAZY = {
     "Sweep": "ccsim.sweeps",
     "sweep": "ccsim.sweeps",
     "Store": "ccsim.store",
+    # Congestion control in Python (ccsim.pycc): the exception a failing hook stops a run with,
+    # and the types its hooks receive, from the engine.
+    "CongestionControlError": "ccsim._core",
+    "AckSample": "ccsim._core",
+    "CongestionEvent": "ccsim._core",
+    "SentSample": "ccsim._core",
+    "PacingContext": "ccsim._core",
 }
 _SUBMODULES = {"metrics", "plots"}
 

@@ -4,9 +4,25 @@ The module is private: ccsim.run() and ccsim.scenario use it; users should not n
 The dict shapes below are TypedDicts for the type checker only; at run time they are plain dicts.
 """
 
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypedDict, final
 
-__all__ = ["Simulation", "algorithms", "queue_kinds", "stack_profiles", "version"]
+__all__ = [
+    "AckSample",
+    "CongestionControlError",
+    "CongestionEvent",
+    "DelaySample",
+    "Growth",
+    "PacingContext",
+    "RateSample",
+    "RoundRtt",
+    "SentSample",
+    "Simulation",
+    "algorithms",
+    "queue_kinds",
+    "stack_profiles",
+    "version",
+]
 
 class ParamInfo(TypedDict):
     name: str
@@ -61,13 +77,23 @@ def queue_kinds() -> list[str]:
 class Simulation:
     """One run of a resolved scenario (see ccsim.Scenario.resolve)."""
 
-    def __new__(cls, spec_json: str) -> Simulation:
-        """Build the network and traffic. Raises ValueError for a spec the engine rejects."""
+    def __new__(
+        cls,
+        spec_json: str,
+        python_cc: Mapping[str, Callable[[dict[str, float]], tuple[Any, tuple[str, ...]]]]
+        | None = None,
+    ) -> Simulation:
+        """Build the network and traffic. Raises ValueError for a spec the engine rejects.
+
+        ``python_cc`` maps cc names to the builders of Python algorithms (ccsim.pycc.makers):
+        called with a flow's parameters, each returns the instance and the names of the optional
+        hooks its class overrides. A failing constructor raises CongestionControlError."""
 
     def advance(self, until_ns: int) -> bool:
-        """Run until simulated time ``until_ns`` (GIL released); True once the run is over.
-        Python signal handlers run every few milliseconds, so Ctrl-C raises KeyboardInterrupt
-        promptly. An engine failure raises RuntimeError."""
+        """Run until simulated time ``until_ns`` (GIL released unless Python algorithms take
+        part); True once the run is over. Python signal handlers run every few milliseconds, so
+        Ctrl-C raises KeyboardInterrupt promptly. An engine failure raises RuntimeError; a
+        failing Python hook raises CongestionControlError (its cause: the hook's exception)."""
 
     @property
     def now_ns(self) -> int:
@@ -83,3 +109,170 @@ class Simulation:
 
     def finish(self) -> RunOutput:
         """Run to the end if needed and return the result tables and statistics."""
+
+# ---- congestion control in Python (ccsim.pycc) -------------------------------------------------
+
+class CongestionControlError(RuntimeError):
+    """A hook of a congestion-control algorithm written in Python raised an exception: the run
+    stopped. The exception raised is this one's ``__cause__``, with its own traceback."""
+
+@final
+class Growth:
+    """How the stack counts increases and gates growth (the flow's stack profile)."""
+
+    @property
+    def slow_start_cap(self) -> float | None:
+        """Cap on the slow-start increase per ACK, segments; None: no cap."""
+    @property
+    def gating(self) -> bool:
+        """Skip growth when the flow is not cwnd-limited."""
+
+@final
+class RoundRtt:
+    """Minimum, maximum, sum and count of one round's RTT samples (ns; 0 without samples)."""
+
+    @property
+    def min(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+    @property
+    def sum(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    def mean(self) -> float | None:
+        """Mean of the samples, ns; None without samples."""
+
+@final
+class RateSample:
+    """A delivery-rate sample in the manner of Linux's tcp_rate.c."""
+
+    @property
+    def delivered(self) -> int:
+        """Segments delivered since the segment it is taken from left."""
+    @property
+    def interval(self) -> int:
+        """max(send interval, ACK interval), ns."""
+    @property
+    def app_limited(self) -> bool: ...
+    @property
+    def retransmission(self) -> bool: ...
+    def rate(self) -> float:
+        """Delivery rate, segments per second."""
+
+@final
+class DelaySample:
+    """The sender's delay and delivery measurements on one ACK, taken for every algorithm."""
+
+    @property
+    def latest(self) -> int:
+        """This ACK's RTT sample, ns."""
+    @property
+    def base(self) -> int:
+        """Smallest RTT sample since the connection opened, ns."""
+    @property
+    def max(self) -> int:
+        """Largest RTT sample since the connection opened, ns."""
+    @property
+    def round(self) -> RoundRtt:
+        """The current round's samples (on a round-start ACK: the round that just ended)."""
+    @property
+    def one_way_delay(self) -> int | None:
+        """One-way delay of the echoed segment, ns (signed: the hosts' clocks may disagree)."""
+    @property
+    def rate(self) -> RateSample | None:
+        """Delivery-rate sample, or None."""
+
+@final
+class AckSample:
+    """An ACK that advanced the cumulative ACK (the Rust AckSample). Times in ns."""
+
+    @property
+    def now(self) -> int: ...
+    @property
+    def acked(self) -> float:
+        """Segments newly acknowledged (cumulative advance)."""
+    @property
+    def increase_units(self) -> float:
+        """Units of increase this ACK earns: 1 under per-ACK counting (ns-2), else acked."""
+    @property
+    def rtt(self) -> int | None:
+        """The RTT estimator's sample from this ACK, if any."""
+    @property
+    def ca_rtt(self) -> int | None:
+        """Linux's ca_rtt under every-ACK sampling, else None."""
+    @property
+    def srtt(self) -> int: ...
+    @property
+    def min_rtt(self) -> int: ...
+    @property
+    def one_way_delay(self) -> int | None: ...
+    @property
+    def echoed_ts(self) -> int:
+        """Send timestamp of the segment this ACK echoes."""
+    @property
+    def prior_in_flight(self) -> float: ...
+    @property
+    def in_flight(self) -> float: ...
+    @property
+    def delivered(self) -> int:
+        """Segments cumulatively acknowledged so far."""
+    @property
+    def round_start(self) -> bool:
+        """Whether this ACK starts a new round."""
+    @property
+    def round(self) -> int: ...
+    @property
+    def cwnd_limited(self) -> bool: ...
+    @property
+    def growth(self) -> Growth: ...
+    @property
+    def delay(self) -> DelaySample: ...
+
+@final
+class CongestionEvent:
+    """The start of a loss episode (the Rust CongestionEvent)."""
+
+    @property
+    def now(self) -> int: ...
+    @property
+    def kind(self) -> Literal["loss", "ecn", "timeout"]: ...
+    @property
+    def in_flight(self) -> float: ...
+    @property
+    def basis(self) -> float:
+        """What the stack profile computes a reduction from (window, flight size or cwnd)."""
+    @property
+    def first_timeout(self) -> bool:
+        """For timeouts: the first expiry for the segment (only it lowers ssthresh)."""
+    @property
+    def srtt(self) -> int: ...
+    @property
+    def min_rtt(self) -> int: ...
+
+@final
+class SentSample:
+    """A segment leaving the sender."""
+
+    @property
+    def now(self) -> int: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def retransmission(self) -> bool: ...
+    @property
+    def in_flight(self) -> float: ...
+
+@final
+class PacingContext:
+    """What a pacing algorithm sees when asked for the next transmission time."""
+
+    @property
+    def now(self) -> int: ...
+    @property
+    def cwnd(self) -> float: ...
+    @property
+    def ssthresh(self) -> float: ...
+    @property
+    def srtt(self) -> int: ...
+    @property
+    def in_flight(self) -> float: ...

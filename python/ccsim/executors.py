@@ -33,11 +33,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RunTask:
-    """One run to execute: the scenario (as data shaped like its TOML file) and where to put it."""
+    """One run to execute: the scenario (as data shaped like its TOML file) and where to put it.
+
+    ``python_cc`` maps the algorithm names the scenario uses that were registered from Python
+    (:func:`ccsim.register_cc`) to their classes' import paths: a worker in another process
+    imports the classes by these paths.
+    """
 
     run_id: str
     scenario: dict[str, Any]
     root: str
+    python_cc: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -57,14 +63,18 @@ def execute(task: RunTask) -> RunOutcome:
 
     The run id is checked against the scenario it names, so a scenario that does not resolve the
     same way on the worker (a different ccsim version there) is an error, not a mislabelled run.
+    Algorithms written in Python are imported here by their paths; one that cannot be is an error
+    naming the flow's key and the path.
     """
     from ccsim.errors import EngineError, ScenarioError
+    from ccsim.pycc import register_paths
     from ccsim.runner import run
     from ccsim.scenario import Scenario
     from ccsim.store import Store, run_metrics
     from ccsim.sweeps import run_id
 
     try:
+        register_paths(task.python_cc)
         scenario = Scenario.model_validate(task.scenario)
         if run_id(scenario) != task.run_id:
             raise ScenarioError(

@@ -1,7 +1,8 @@
 """Running a scenario on the engine.
 
 The engine runs with the GIL released, in about a hundred chunks of simulated time so that a
-progress bar can follow it and Ctrl-C is noticed between chunks.
+progress bar can follow it and Ctrl-C is noticed between chunks. A scenario with algorithms
+written in Python (:mod:`ccsim.pycc`) runs with the GIL held instead, calling their hooks.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ccsim.scenario import Scenario
 if TYPE_CHECKING:
     from ccsim.results import Results
 
-__all__ = ["run", "version"]
+__all__ = ["build", "run", "version"]
 
 #: The run is advanced in about this many steps of simulated time.
 CHUNKS = 100
@@ -57,12 +58,14 @@ def run(scenario: Scenario, *, progress: bool = False) -> Results:
 
     With ``progress=True`` a progress bar of simulated time is shown on stderr once the run has
     taken more than two seconds. A spec the engine rejects raises :class:`ScenarioError`; a
-    failure inside the engine raises :class:`EngineError` naming the scenario.
+    failure inside the engine raises :class:`EngineError` naming the scenario. An exception in a
+    hook of an algorithm written in Python stops the run and raises
+    :class:`~ccsim.CongestionControlError`, whose ``__cause__`` is that exception (with its
+    traceback); a KeyboardInterrupt raised inside a hook propagates as it is.
     """
     core = engine()
-    spec = json.dumps(scenario.resolve())
     started = time.perf_counter()
-    simulation = _build(core, scenario, spec)
+    simulation = build(scenario)
     with _ProgressBar(enabled=progress, description=scenario.name) as bar:
         _advance(simulation, scenario, bar)
     output = _engine_call(scenario, "finishing", simulation.finish)
@@ -106,16 +109,23 @@ def check_conservation(results: Results) -> None:
 
 def check_with_engine(scenario: Scenario) -> None:
     """Let the engine check the scenario (routes, for instance) without running it."""
-    _build(engine(), scenario, json.dumps(scenario.resolve()))
+    build(scenario)
 
 
-def _build(core: ModuleType, scenario: Scenario, spec: str) -> Any:
+def build(scenario: Scenario) -> Any:
+    """The engine's simulation of ``scenario``, built but not run (``ccsim._core.Simulation``),
+    with the scenario's Python algorithms (if any) handed to it."""
+    from ccsim import pycc
+
+    core = engine()
+    spec = json.dumps(scenario.resolve())
+    python_cc = pycc.makers(scenario)
     try:
-        return core.Simulation(spec)
+        return core.Simulation(spec, python_cc) if python_cc else core.Simulation(spec)
     except ValueError as error:
         # The engine rejects what the schema cannot see (e.g. no route between two nodes).
         raise ScenarioError(_group_paths(scenario, str(error))) from None
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit, core.CongestionControlError):
         raise
     except BaseException as error:
         raise EngineError(
@@ -139,8 +149,8 @@ def _engine_call(scenario: Scenario, doing: str, method: Any, *args: Any) -> Any
     """Call the engine, turning any failure into an EngineError that names the scenario."""
     try:
         return method(*args)
-    except (KeyboardInterrupt, SystemExit):
-        raise
+    except (KeyboardInterrupt, SystemExit, engine().CongestionControlError):
+        raise  # the user's own exception, raised in a Python algorithm's hook, as its cause
     except BaseException as error:
         # pyo3 reports a Rust panic as PanicException, which derives from BaseException.
         raise EngineError(f"{scenario.name}: the engine failed while {doing}: {error}") from error

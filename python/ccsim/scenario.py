@@ -902,13 +902,23 @@ def _algorithms() -> dict[str, dict[str, Any]] | None:
 
 
 def _check_algorithm(transfer: _Transfer, path: KeyPath) -> None:
+    from ccsim import pycc
+
+    if pycc.is_python_cc(transfer.cc):
+        # A class written in Python: importable here, its constructor taking these parameters.
+        try:
+            pycc.check(transfer.cc, transfer.params)
+        except ScenarioError as error:
+            raise error.under(path) from None
+        return
     registry = _algorithms()
     if registry is None:
         return
     info = registry.get(transfer.cc)
     if info is None:
         raise ScenarioError(
-            f"unknown algorithm {show_value(transfer.cc)}; expected one of: {', '.join(sorted(registry))}",
+            f"unknown algorithm {show_value(transfer.cc)}; expected one of: {', '.join(sorted(registry))}"
+            ' (or a Python class as "package.module:ClassName")',
             (*path, "cc"),
         )
     params = {param["name"]: param for param in info["params"]}

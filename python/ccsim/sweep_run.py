@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ccsim.executors import RunOutcome, RunTask, make_executor
+from ccsim.pycc import registered_in
 from ccsim.store import Store
 from ccsim.sweeps import Point, Sweep, unique_runs
 
@@ -88,7 +89,10 @@ def run_sweep(
         store.rebuild_catalog()  # the catalogue agrees with the files before anything runs
         todo = [p for p in unique_runs(points) if p.run_id not in already]
         result = SweepResult(store, points, skipped=len({p.run_id for p in points} & already))
-        tasks = [RunTask(p.run_id, p.scenario.data(), str(store.root)) for p in todo]
+        tasks = [
+            RunTask(p.run_id, p.scenario.data(), str(store.root), registered_in(p.scenario))
+            for p in todo
+        ]
         tracker = _Tracker(result, todo, progress)
         try:
             with tracker:

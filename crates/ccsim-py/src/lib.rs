@@ -1,8 +1,13 @@
 //! Python bindings for ccsim-core: a `Simulation` class that runs with the GIL released and hands
 //! back columns; `algorithms()`, `stack_profiles()`, `queue_kinds()` (the engine's schema, which
-//! the Python front end is tested against) and `version()`. Nothing else lives here.
+//! the Python front end is tested against) and `version()`; and, in [`pycc`], congestion control
+//! written in Python (the classes its hooks receive, and the engine-side wrapper that calls them).
 
+mod pycc;
+
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 use ccsim_core::cc::registry;
 use ccsim_core::results::{Column, RunResults, Table};
@@ -23,12 +28,18 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 
 /// Events run between two looks at Python's signal handlers (a few milliseconds of work).
 const EVENTS_PER_SLICE: u64 = 200_000;
+/// The same with Python algorithms, whose hooks make events slower; it is also how soon a run
+/// stops after a hook failed (the hooks do nothing from then on).
+const PY_EVENTS_PER_SLICE: u64 = 20_000;
 
 /// One simulation run. Build it from the resolved scenario JSON, advance it, then `finish()`.
 #[pyclass(module = "ccsim._core")]
 struct Simulation {
     inner: Option<CoreSimulation>,
     name: String,
+    /// With Python algorithms: their first failure. Such a run keeps the GIL while it runs (its
+    /// hooks need it at every ACK).
+    failures: Option<Arc<pycc::Failures>>,
 }
 
 impl Simulation {
@@ -40,10 +51,21 @@ impl Simulation {
 
     /// Run `f` on the simulation without the GIL, turning a panic into RuntimeError and
     /// discarding the broken simulation.
+    ///
+    /// With Python algorithms the GIL stays held, and a hook's failure discards the simulation
+    /// and is raised (a `CongestionControlError` whose cause is the hook's exception).
     fn guarded<T: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut CoreSimulation) -> T + Send) -> PyResult<T> {
         let name = self.name.clone();
+        let failures = self.failures.clone();
         let sim = self.sim()?;
-        let out = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| f(sim))));
+        let out = match failures {
+            Some(_) => catch_unwind(AssertUnwindSafe(|| f(sim))),
+            None => py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| f(sim)))),
+        };
+        if let Some(err) = self.failures.as_ref().and_then(|f| f.take()) {
+            self.inner = None;
+            return Err(err);
+        }
         out.map_err(|p| {
             self.inner = None;
             PyRuntimeError::new_err(format!("scenario {name}: engine crashed: {}", panic_message(p)))
@@ -53,12 +75,26 @@ impl Simulation {
 
 #[pymethods]
 impl Simulation {
+    /// `python_cc` maps the cc names of Python algorithms to the callables that build them
+    /// (`ccsim.pycc`); every other name comes from the engine's registry.
     #[new]
-    fn new(py: Python<'_>, spec_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (spec_json, python_cc = None))]
+    fn new(py: Python<'_>, spec_json: &str, python_cc: Option<HashMap<String, Py<PyAny>>>) -> PyResult<Self> {
         let spec = ScenarioSpec::from_json(spec_json).map_err(PyValueError::new_err)?;
-        let built = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| CoreSimulation::new(&spec))));
+        let makers = python_cc.unwrap_or_default();
+        let (built, failures) = if makers.is_empty() {
+            (py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| CoreSimulation::new(&spec)))), None)
+        } else {
+            let failures = Arc::new(pycc::Failures::default());
+            let factory = pycc::factory(spec.stack.profile, makers, failures.clone());
+            let built = catch_unwind(AssertUnwindSafe(|| CoreSimulation::with_factory(&spec, factory)));
+            if let Some(err) = failures.take() {
+                return Err(err);
+            }
+            (built, Some(failures))
+        };
         match built {
-            Ok(Ok(sim)) => Ok(Simulation { name: spec.name.clone(), inner: Some(sim) }),
+            Ok(Ok(sim)) => Ok(Simulation { name: spec.name.clone(), inner: Some(sim), failures }),
             Ok(Err(msg)) => Err(PyValueError::new_err(msg)),
             Err(p) => Err(PyRuntimeError::new_err(format!(
                 "scenario {}: engine crashed while building: {}",
@@ -74,8 +110,9 @@ impl Simulation {
     /// Python's signal handlers run between slices: Ctrl-C raises KeyboardInterrupt here within
     /// a fraction of a second, however long the step of simulated time.
     fn advance(&mut self, py: Python<'_>, until_ns: u64) -> PyResult<bool> {
+        let slice = if self.failures.is_some() { PY_EVENTS_PER_SLICE } else { EVENTS_PER_SLICE };
         loop {
-            if self.guarded(py, |s| s.run_for(until_ns, EVENTS_PER_SLICE))? {
+            if self.guarded(py, |s| s.run_for(until_ns, slice))? {
                 return Ok(self.sim()?.is_done());
             }
             py.check_signals()?;
@@ -210,5 +247,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;
+    pycc::register(m)?;
     Ok(())
 }

@@ -1,0 +1,723 @@
+//! Congestion control written in Python (`ccsim.CongestionControl` subclasses).
+//!
+//! The engine builds every flow's algorithm through a factory; for a scenario with Python
+//! algorithms the bindings hand it one ([`factory`]) that builds a [`PyCc`] for the cc names the
+//! Python side resolved to classes and asks the registry for every other name, so flows running
+//! a Rust algorithm take exactly the path they take without Python.
+//!
+//! A [`PyCc`] implements the engine's `CongestionControl` by calling the Python object's hooks
+//! with the GIL held (the bindings do not release it while such a simulation runs). It lends the
+//! window as two plain attributes, `cwnd` and `ssthresh`: written before a hook that receives the
+//! window (only when the sender changed them since), read back after it.
+//!
+//! The trait's hooks cannot fail, so the first exception a hook raises is recorded in the run's
+//! [`Failures`]; from then on every Python hook of the run does nothing, and the bindings stop
+//! the run at their next look between slices of events and raise it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ccsim_core::cc::common::delay;
+use ccsim_core::cc::{self, registry, CongestionControl, CongestionKind, Recovery, Window};
+use ccsim_core::engine::CcFactory;
+use ccsim_core::tcp::profile::Profile;
+use ccsim_core::units::Time;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+pyo3::create_exception!(
+    ccsim._core,
+    CongestionControlError,
+    PyRuntimeError,
+    "A hook of a congestion-control algorithm written in Python raised an exception: the run \
+     stopped. The exception raised is this one's __cause__, with its own traceback."
+);
+
+/// The first failure of a run's Python algorithms, shared by all of them and the bindings.
+#[derive(Default)]
+pub struct Failures {
+    stopped: AtomicBool,
+    first: Mutex<Option<PyErr>>,
+}
+
+impl Failures {
+    /// Whether a hook has failed: every Python hook of the run is skipped from then on.
+    #[inline]
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Relaxed)
+    }
+
+    /// Keep `err`, raised by `what`, unless an earlier failure is kept already. An `Exception`
+    /// becomes the `__cause__` of a [`CongestionControlError`] saying where it happened; anything
+    /// else (KeyboardInterrupt raised inside a hook by Ctrl-C, SystemExit) is kept as it is.
+    fn record(&self, py: Python<'_>, err: PyErr, what: &str) {
+        self.stopped.store(true, Ordering::Relaxed);
+        let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        if first.is_some() {
+            return;
+        }
+        if !err.is_instance_of::<PyException>(py) {
+            *first = Some(err);
+            return;
+        }
+        let kind = err.get_type(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "exception".into());
+        let wrapped = CongestionControlError::new_err(format!("{what} raised {kind}: {}", err.value(py)));
+        wrapped.set_cause(py, Some(err));
+        *first = Some(wrapped);
+    }
+
+    /// The recorded failure, if any (taken: asked again, it is gone).
+    pub fn take(&self) -> Option<PyErr> {
+        self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// A `&'static str` for a name that comes from a scenario or a Python algorithm (the engine's
+/// `name()` and `inspect` names are static): each distinct name is allocated once per process.
+fn static_name(name: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+/// The controller factory of a simulation with Python algorithms: `makers` maps each cc name the
+/// scenario uses for a Python algorithm to the callable that builds one (`ccsim.pycc`); every
+/// other name is built by the registry, as `Simulation::new` does.
+pub fn factory(profile: Profile, makers: HashMap<String, Py<PyAny>>, failures: Arc<Failures>) -> CcFactory {
+    Box::new(move |t, rng| match makers.get(&t.cc) {
+        None => registry::build_for_profile(&t.cc, &t.cc_params, profile, rng),
+        Some(maker) => Ok(Box::new(Python::with_gil(|py| PyCc::build(py, maker, t, &failures)))),
+    })
+}
+
+/// The bound methods of one Python algorithm; `None` for an optional hook the class does not
+/// override (it is not called at all).
+struct Live {
+    obj: Py<PyAny>,
+    on_ack: Py<PyAny>,
+    on_congestion: Py<PyAny>,
+    on_recovery_exit: Option<Py<PyAny>>,
+    on_ack_in_recovery: Option<Py<PyAny>>,
+    on_dupack: Option<Py<PyAny>>,
+    on_sent: Option<Py<PyAny>>,
+    next_send_time: Option<Py<PyAny>>,
+    on_send_blocked: Option<Py<PyAny>>,
+    inspect: Option<Py<PyAny>>,
+    /// The window the Python object holds (as last written or read), bit for bit.
+    synced: (u64, u64),
+    /// This flow's growth rules (constant for a flow), built once.
+    growth: Option<(cc::Growth, Py<Growth>)>,
+}
+
+/// One flow's Python algorithm, as the engine's `CongestionControl`.
+pub struct PyCc {
+    cc: &'static str,
+    label: String,
+    /// `None` when the constructor failed (the failure is recorded; the run stops).
+    live: Option<Live>,
+    recovery: Recovery,
+    wants_rate: bool,
+    failures: Arc<Failures>,
+}
+
+impl PyCc {
+    fn build(py: Python<'_>, maker: &Py<PyAny>, t: &ccsim_core::spec::FlowTemplate, failures: &Arc<Failures>) -> Self {
+        let mut cc = PyCc {
+            cc: static_name(&t.cc),
+            label: t.label.clone(),
+            live: None,
+            recovery: Recovery::NewReno,
+            wants_rate: false,
+            failures: failures.clone(),
+        };
+        if let Err(err) = cc.instantiate(py, maker, t) {
+            let what = format!("the constructor of {:?} (flows labelled {:?})", cc.cc, cc.label);
+            failures.record(py, err, &what);
+        }
+        cc
+    }
+
+    fn instantiate(&mut self, py: Python<'_>, maker: &Py<PyAny>, t: &ccsim_core::spec::FlowTemplate) -> PyResult<()> {
+        let params = PyDict::new(py);
+        for (k, v) in &t.cc_params {
+            params.set_item(k, v)?;
+        }
+        let made = maker.bind(py).call1((params,))?;
+        let (obj, hooks): (Bound<'_, PyAny>, Vec<String>) = made.extract()?;
+        let method = |name: &str| obj.getattr(name).map(Bound::unbind);
+        let optional = |name: &str| -> PyResult<Option<Py<PyAny>>> {
+            if hooks.iter().any(|h| h == name) {
+                method(name).map(Some)
+            } else {
+                Ok(None)
+            }
+        };
+        let recovery: String = obj
+            .getattr(intern!(py, "recovery"))?
+            .extract()
+            .map_err(|_| PyTypeError::new_err("recovery: expected \"reno\" or \"newreno\""))?;
+        self.recovery = match recovery.as_str() {
+            "reno" => Recovery::Reno,
+            "newreno" => Recovery::NewReno,
+            other => {
+                return Err(PyValueError::new_err(format!("recovery = {other:?}: expected \"reno\" or \"newreno\"")))
+            }
+        };
+        self.wants_rate = obj.getattr(intern!(py, "wants_delivery_rate"))?.is_truthy()?;
+        self.live = Some(Live {
+            on_ack: method("on_ack")?,
+            on_congestion: method("on_congestion")?,
+            on_recovery_exit: optional("on_recovery_exit")?,
+            on_ack_in_recovery: optional("on_ack_in_recovery")?,
+            on_dupack: optional("on_dupack")?,
+            on_sent: optional("on_sent")?,
+            next_send_time: optional("next_send_time")?,
+            on_send_blocked: optional("on_send_blocked")?,
+            inspect: optional("inspect")?,
+            obj: obj.unbind(),
+            synced: (f64::NAN.to_bits(), f64::NAN.to_bits()),
+            growth: None,
+        });
+        Ok(())
+    }
+
+    /// The live algorithm, unless this run has stopped on a failure.
+    #[inline]
+    fn live(&mut self) -> Option<&mut Live> {
+        if self.failures.stopped() {
+            return None;
+        }
+        self.live.as_mut()
+    }
+
+    fn fail(&self, py: Python<'_>, hook: &str, now: Time, err: PyErr) {
+        let what = format!(
+            "{hook} of {:?} (flow labelled {:?}, at {:.6} s of simulated time)",
+            self.cc,
+            self.label,
+            now as f64 / 1e9
+        );
+        self.failures.record(py, err, &what);
+    }
+
+    /// Call `hook` (an optional one is called only when the class overrides it), with the window
+    /// lent when `w` is given; failures are recorded, with the hook's name and the time (`at`).
+    fn call<'py, A, R>(
+        &mut self,
+        py: Python<'py>,
+        at: (&str, Time),
+        w: Option<&mut Window>,
+        hook: impl FnOnce(&Live) -> Option<&Py<PyAny>>,
+        args: impl FnOnce(Python<'py>, &mut Live) -> PyResult<A>,
+        ret: impl FnOnce(Bound<'py, PyAny>) -> PyResult<R>,
+    ) -> Option<R>
+    where
+        A: IntoPyObject<'py, Target = PyTuple>,
+    {
+        let live = self.live()?;
+        let method = hook(live)?.clone_ref(py);
+        let result = (|| {
+            if let Some(w) = &w {
+                live.push(py, w)?;
+            }
+            let args = args(py, live)?;
+            let out = ret(method.bind(py).call1(args)?)?;
+            if let Some(w) = w {
+                live.pull(py, w)?;
+            }
+            Ok(out)
+        })();
+        result.map_err(|e| self.fail(py, at.0, at.1, e)).ok()
+    }
+}
+
+impl Live {
+    fn push(&mut self, py: Python<'_>, w: &Window) -> PyResult<()> {
+        let obj = self.obj.bind(py);
+        if w.cwnd.to_bits() != self.synced.0 {
+            obj.setattr(intern!(py, "cwnd"), w.cwnd)?;
+            self.synced.0 = w.cwnd.to_bits();
+        }
+        if w.ssthresh.to_bits() != self.synced.1 {
+            obj.setattr(intern!(py, "ssthresh"), w.ssthresh)?;
+            self.synced.1 = w.ssthresh.to_bits();
+        }
+        Ok(())
+    }
+
+    fn pull(&mut self, py: Python<'_>, w: &mut Window) -> PyResult<()> {
+        let obj = self.obj.bind(py);
+        let read = |name: &Bound<'_, pyo3::types::PyString>| -> PyResult<f64> {
+            let value = obj.getattr(name)?;
+            value.extract::<f64>().map_err(|_| {
+                let shown = value.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+                PyTypeError::new_err(format!("{name} = {shown}: expected a number of segments"))
+            })
+        };
+        let cwnd = read(intern!(py, "cwnd"))?;
+        let ssthresh = read(intern!(py, "ssthresh"))?;
+        if !(cwnd.is_finite() && cwnd > 0.0) {
+            return Err(PyValueError::new_err(format!("cwnd = {cwnd}: expected a finite number of segments above 0")));
+        }
+        if ssthresh.is_nan() || ssthresh <= 0.0 {
+            return Err(PyValueError::new_err(format!(
+                "ssthresh = {ssthresh}: expected a number of segments above 0 (inf: no threshold)"
+            )));
+        }
+        *w = Window { cwnd, ssthresh };
+        self.synced = (cwnd.to_bits(), ssthresh.to_bits());
+        Ok(())
+    }
+
+    fn ack<'py>(&mut self, py: Python<'py>, a: &cc::AckSample) -> PyResult<(Bound<'py, AckSample>,)> {
+        let growth = match &self.growth {
+            Some((g, obj)) if *g == a.growth => obj.clone_ref(py),
+            _ => {
+                let obj = Py::new(py, Growth { slow_start_cap: a.growth.slow_start_cap, gating: a.growth.gating })?;
+                self.growth = Some((a.growth, obj.clone_ref(py)));
+                obj
+            }
+        };
+        Ok((Bound::new(py, AckSample::new(a, growth))?,))
+    }
+}
+
+impl CongestionControl for PyCc {
+    fn name(&self) -> &'static str {
+        self.cc
+    }
+
+    fn on_ack(&mut self, ack: &cc::AckSample, w: &mut Window) {
+        Python::with_gil(|py| {
+            self.call(py, ("on_ack", ack.now), Some(w), |l| Some(&l.on_ack), |py, l| l.ack(py, ack), |_| Ok(()));
+        });
+    }
+
+    fn on_congestion(&mut self, ev: &cc::CongestionEvent, w: &mut Window) {
+        Python::with_gil(|py| {
+            let event = CongestionEvent::from(ev);
+            self.call(
+                py,
+                ("on_congestion", ev.now),
+                Some(w),
+                |l| Some(&l.on_congestion),
+                |py, _| Ok((Bound::new(py, event)?,)),
+                |_| Ok(()),
+            );
+        });
+    }
+
+    fn on_recovery_exit(&mut self, now: Time, w: &mut Window) {
+        Python::with_gil(|py| {
+            self.call(
+                py,
+                ("on_recovery_exit", now),
+                Some(w),
+                |l| l.on_recovery_exit.as_ref(),
+                |_, _| Ok((now,)),
+                |_| Ok(()),
+            );
+        });
+    }
+
+    fn on_ack_in_recovery(&mut self, ack: &cc::AckSample) {
+        Python::with_gil(|py| {
+            self.call(
+                py,
+                ("on_ack_in_recovery", ack.now),
+                None,
+                |l| l.on_ack_in_recovery.as_ref(),
+                |py, l| l.ack(py, ack),
+                |_| Ok(()),
+            );
+        });
+    }
+
+    fn on_dupack(&mut self, now: Time) {
+        Python::with_gil(|py| {
+            self.call(py, ("on_dupack", now), None, |l| l.on_dupack.as_ref(), |_, _| Ok((now,)), |_| Ok(()));
+        });
+    }
+
+    fn on_sent(&mut self, sent: &cc::SentSample) {
+        Python::with_gil(|py| {
+            let s = SentSample {
+                now: sent.now,
+                seq: sent.seq,
+                retransmission: sent.retransmission,
+                in_flight: sent.in_flight,
+            };
+            self.call(
+                py,
+                ("on_sent", sent.now),
+                None,
+                |l| l.on_sent.as_ref(),
+                |py, _| Ok((Bound::new(py, s)?,)),
+                |_| Ok(()),
+            );
+        });
+    }
+
+    fn next_send_time(&mut self, ctx: &cc::PacingContext) -> Option<Time> {
+        Python::with_gil(|py| {
+            let c = PacingContext {
+                now: ctx.now,
+                cwnd: ctx.window.cwnd,
+                ssthresh: ctx.window.ssthresh,
+                srtt: ctx.srtt,
+                in_flight: ctx.in_flight,
+            };
+            self.call(
+                py,
+                ("next_send_time", ctx.now),
+                None,
+                |l| l.next_send_time.as_ref(),
+                |py, _| Ok((Bound::new(py, c)?,)),
+                |out| {
+                    if out.is_none() {
+                        return Ok(None);
+                    }
+                    out.extract::<Time>().map(Some).map_err(|_| {
+                        let shown = out.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+                        PyTypeError::new_err(format!(
+                            "returned {shown}: expected None or a time in nanoseconds (an int, at least 0)"
+                        ))
+                    })
+                },
+            )
+            .flatten()
+        })
+    }
+
+    fn on_send_blocked(&mut self, now: Time) {
+        Python::with_gil(|py| {
+            self.call(
+                py,
+                ("on_send_blocked", now),
+                None,
+                |l| l.on_send_blocked.as_ref(),
+                |_, _| Ok((now,)),
+                |_| Ok(()),
+            );
+        });
+    }
+
+    fn wants_delivery_rate(&self) -> bool {
+        self.wants_rate
+    }
+
+    fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+
+    fn inspect(&self, now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        if self.failures.stopped() {
+            return;
+        }
+        let Some(hook) = self.live.as_ref().and_then(|l| l.inspect.as_ref()) else { return };
+        Python::with_gil(|py| {
+            let result = (|| -> PyResult<()> {
+                let reported = hook.bind(py).call1((now,))?;
+                let reported = reported
+                    .downcast::<PyDict>()
+                    .map_err(|_| PyTypeError::new_err("returned something else than a dict of names to numbers"))?;
+                for (k, v) in reported.iter() {
+                    let name: String = k
+                        .extract()
+                        .map_err(|_| PyTypeError::new_err(format!("returned the key {k}: expected a str")))?;
+                    let value: f64 = v
+                        .extract()
+                        .map_err(|_| PyTypeError::new_err(format!("returned {name} = {v}: expected a number")))?;
+                    out(static_name(&name), value);
+                }
+                Ok(())
+            })();
+            if let Err(err) = result {
+                self.fail(py, "inspect", now, err);
+            }
+        });
+    }
+}
+
+// ---- what the hooks receive -----------------------------------------------------------------
+
+/// How the stack counts increases and gates growth (the flow's stack profile).
+#[pyclass(frozen, module = "ccsim._core", get_all)]
+pub struct Growth {
+    /// Cap on the slow-start increase per ACK, segments; None: no cap.
+    slow_start_cap: Option<f64>,
+    /// Skip growth when the flow is not cwnd-limited.
+    gating: bool,
+}
+
+#[pymethods]
+impl Growth {
+    fn __repr__(&self) -> String {
+        format!("Growth(slow_start_cap={:?}, gating={})", self.slow_start_cap, py_bool(self.gating))
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// One ACK that advanced the cumulative ACK. Times and durations in nanoseconds (int).
+#[pyclass(frozen, module = "ccsim._core", get_all)]
+pub struct AckSample {
+    now: u64,
+    acked: f64,
+    increase_units: f64,
+    rtt: Option<u64>,
+    ca_rtt: Option<u64>,
+    srtt: u64,
+    min_rtt: u64,
+    one_way_delay: Option<i64>,
+    echoed_ts: u64,
+    prior_in_flight: f64,
+    in_flight: f64,
+    delivered: u64,
+    round_start: bool,
+    round: u64,
+    cwnd_limited: bool,
+    growth: Py<Growth>,
+    delay: DelaySample,
+}
+
+impl AckSample {
+    fn new(a: &cc::AckSample, growth: Py<Growth>) -> Self {
+        AckSample {
+            now: a.now,
+            acked: a.acked,
+            increase_units: a.increase_units,
+            rtt: a.rtt,
+            ca_rtt: a.ca_rtt,
+            srtt: a.srtt,
+            min_rtt: a.min_rtt,
+            one_way_delay: a.one_way_delay,
+            echoed_ts: a.echoed_ts,
+            prior_in_flight: a.prior_in_flight,
+            in_flight: a.in_flight,
+            delivered: a.delivered,
+            round_start: a.round_start,
+            round: a.round,
+            cwnd_limited: a.cwnd_limited,
+            growth,
+            delay: DelaySample(a.delay),
+        }
+    }
+}
+
+#[pymethods]
+impl AckSample {
+    fn __repr__(&self) -> String {
+        format!(
+            "AckSample(now={}, acked={}, increase_units={}, rtt={}, srtt={}, in_flight={}, round_start={}, round={}, \
+             cwnd_limited={})",
+            self.now,
+            self.acked,
+            self.increase_units,
+            self.rtt.map_or("None".into(), |r| r.to_string()),
+            self.srtt,
+            self.in_flight,
+            py_bool(self.round_start),
+            self.round,
+            py_bool(self.cwnd_limited)
+        )
+    }
+}
+
+/// The sender's delay and delivery measurements on one ACK (see docs/python-cc.md).
+#[pyclass(frozen, module = "ccsim._core")]
+#[derive(Clone, Copy)]
+pub struct DelaySample(delay::DelaySample);
+
+#[pymethods]
+impl DelaySample {
+    /// This ACK's RTT sample, ns.
+    #[getter]
+    fn latest(&self) -> u64 {
+        self.0.latest
+    }
+    /// Smallest RTT sample since the connection opened (the base RTT), ns.
+    #[getter]
+    fn base(&self) -> u64 {
+        self.0.base
+    }
+    /// Largest RTT sample since the connection opened, ns.
+    #[getter]
+    fn max(&self) -> u64 {
+        self.0.max
+    }
+    /// The current round's samples (on a round-start ACK: the round that just ended).
+    #[getter]
+    fn round(&self) -> RoundRtt {
+        RoundRtt(self.0.round)
+    }
+    /// One-way delay of the echoed segment, ns (signed).
+    #[getter]
+    fn one_way_delay(&self) -> Option<i64> {
+        self.0.one_way_delay
+    }
+    /// Delivery-rate sample, or None.
+    #[getter]
+    fn rate(&self) -> Option<RateSample> {
+        self.0.rate.map(RateSample)
+    }
+    fn __repr__(&self) -> String {
+        format!("DelaySample(latest={}, base={}, max={})", self.0.latest, self.0.base, self.0.max)
+    }
+}
+
+/// Minimum, maximum, sum and count of one round's RTT samples, ns.
+#[pyclass(frozen, module = "ccsim._core")]
+#[derive(Clone, Copy)]
+pub struct RoundRtt(delay::RoundRtt);
+
+#[pymethods]
+impl RoundRtt {
+    #[getter]
+    fn min(&self) -> u64 {
+        self.0.min
+    }
+    #[getter]
+    fn max(&self) -> u64 {
+        self.0.max
+    }
+    #[getter]
+    fn sum(&self) -> u64 {
+        self.0.sum
+    }
+    #[getter]
+    fn count(&self) -> u32 {
+        self.0.count
+    }
+    /// Mean of the samples, ns; None without samples.
+    fn mean(&self) -> Option<f64> {
+        self.0.mean()
+    }
+    fn __repr__(&self) -> String {
+        format!("RoundRtt(min={}, max={}, sum={}, count={})", self.0.min, self.0.max, self.0.sum, self.0.count)
+    }
+}
+
+/// A delivery-rate sample (Linux `tcp_rate.c`).
+#[pyclass(frozen, module = "ccsim._core")]
+#[derive(Clone, Copy)]
+pub struct RateSample(delay::RateSample);
+
+#[pymethods]
+impl RateSample {
+    #[getter]
+    fn delivered(&self) -> u64 {
+        self.0.delivered
+    }
+    #[getter]
+    fn interval(&self) -> u64 {
+        self.0.interval
+    }
+    #[getter]
+    fn app_limited(&self) -> bool {
+        self.0.app_limited
+    }
+    #[getter]
+    fn retransmission(&self) -> bool {
+        self.0.retransmission
+    }
+    /// Delivery rate, segments per second.
+    fn rate(&self) -> f64 {
+        self.0.rate()
+    }
+    fn __repr__(&self) -> String {
+        format!("RateSample(delivered={}, interval={})", self.0.delivered, self.0.interval)
+    }
+}
+
+/// The start of a loss episode.
+#[pyclass(frozen, module = "ccsim._core", get_all)]
+pub struct CongestionEvent {
+    now: u64,
+    /// "loss", "ecn" or "timeout".
+    kind: &'static str,
+    in_flight: f64,
+    basis: f64,
+    first_timeout: bool,
+    srtt: u64,
+    min_rtt: u64,
+}
+
+impl From<&cc::CongestionEvent> for CongestionEvent {
+    fn from(ev: &cc::CongestionEvent) -> Self {
+        CongestionEvent {
+            now: ev.now,
+            kind: match ev.kind {
+                CongestionKind::Loss => "loss",
+                CongestionKind::Ecn => "ecn",
+                CongestionKind::Timeout => "timeout",
+            },
+            in_flight: ev.in_flight,
+            basis: ev.basis,
+            first_timeout: ev.first_timeout,
+            srtt: ev.srtt,
+            min_rtt: ev.min_rtt,
+        }
+    }
+}
+
+#[pymethods]
+impl CongestionEvent {
+    fn __repr__(&self) -> String {
+        format!(
+            "CongestionEvent(now={}, kind={:?}, in_flight={}, basis={}, first_timeout={})",
+            self.now,
+            self.kind,
+            self.in_flight,
+            self.basis,
+            py_bool(self.first_timeout)
+        )
+    }
+}
+
+/// A segment leaving the sender.
+#[pyclass(frozen, module = "ccsim._core", get_all)]
+pub struct SentSample {
+    now: u64,
+    seq: u32,
+    retransmission: bool,
+    in_flight: f64,
+}
+
+/// What a pacing algorithm sees when asked for the next transmission time.
+#[pyclass(frozen, module = "ccsim._core", get_all)]
+pub struct PacingContext {
+    now: u64,
+    cwnd: f64,
+    ssthresh: f64,
+    srtt: u64,
+    in_flight: f64,
+}
+
+/// Add the classes above to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("CongestionControlError", m.py().get_type::<CongestionControlError>())?;
+    m.add_class::<AckSample>()?;
+    m.add_class::<DelaySample>()?;
+    m.add_class::<RoundRtt>()?;
+    m.add_class::<RateSample>()?;
+    m.add_class::<Growth>()?;
+    m.add_class::<CongestionEvent>()?;
+    m.add_class::<SentSample>()?;
+    m.add_class::<PacingContext>()?;
+    Ok(())
+}

@@ -1,0 +1,322 @@
+"""Congestion control written in Python: subclass :class:`CongestionControl`, name it in a scenario.
+
+A scenario's ``cc`` may name a Python class by its import path, ``"package.module:ClassName"``,
+or by a name registered in this process with :func:`register_cc`. Its ``[flows.params]`` are
+passed to the class's constructor as keyword arguments, one instance per flow (and per transfer
+of a generator). The engine calls the instance's hooks, the same ones as the Rust trait
+``CongestionControl`` (crates/ccsim-core/src/cc/mod.rs), with the same samples; flows running a
+built-in algorithm never touch Python. See docs/python-cc.md for a tutorial.
+
+When a hook raises, the run stops: :func:`ccsim.run` raises
+:class:`~ccsim.CongestionControlError` (``ccsim._core``), whose ``__cause__`` is the exception
+raised, with its traceback through the hook's own file and line. Nothing is written.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from ccsim.errors import ScenarioError, show_value
+
+if TYPE_CHECKING:
+    from ccsim._core import AckSample, CongestionEvent, PacingContext, SentSample
+    from ccsim.scenario import Scenario
+
+__all__ = ["CongestionControl", "is_python_cc", "register_cc", "registered", "resolve"]
+
+#: The hooks a subclass may leave out; the engine calls only those a class overrides.
+OPTIONAL_HOOKS = (
+    "on_recovery_exit",
+    "on_ack_in_recovery",
+    "on_dupack",
+    "on_sent",
+    "next_send_time",
+    "on_send_blocked",
+    "inspect",
+)
+
+
+class CongestionControl:
+    """Base class of congestion-control algorithms written in Python.
+
+    The window is two plain attributes, in segments: ``cwnd`` and ``ssthresh`` (``math.inf``
+    until a first reduction). The sender owns it: before calling a hook that receives the window
+    (:meth:`on_ack`, :meth:`on_congestion`, :meth:`on_recovery_exit`) it sets both attributes to
+    the current values, and reads them back afterwards; ``cwnd`` must stay a finite number above
+    0 and ``ssthresh`` above 0. Other hooks only observe: what they write to the window is ignored
+    (and they may see values older than the sender's, e.g. during recovery). The attributes are
+    not set yet when the constructor runs.
+
+    Times and durations (``now``, RTTs) are integers in nanoseconds, as in the engine.
+
+    Class attributes: :attr:`recovery` chooses the loss recovery the sender runs,
+    :attr:`wants_delivery_rate` asks for ``ack.delay.rate`` under profiles that do not keep the
+    send records it needs otherwise (ns2 without SACK). Both are read once per flow.
+
+    :meth:`on_ack` and :meth:`on_congestion` are required; the other hooks do nothing unless
+    overridden, and one that is not overridden costs nothing (the engine does not call it).
+    The constructor may be called once more per flow group than there are flows: the engine
+    builds one instance of each group's algorithm to check it before the run.
+    """
+
+    #: "reno": RFC 5681 fast recovery (leave on the first ACK of new data); "newreno": RFC 6582
+    #: (stay until everything outstanding at its start is acknowledged).
+    recovery: ClassVar[Literal["reno", "newreno"]] = "newreno"
+    #: Whether the algorithm reads ``ack.delay.rate`` (see the class documentation).
+    wants_delivery_rate: ClassVar[bool] = False
+
+    #: Congestion window, segments (set by the sender before each hook that receives it).
+    cwnd: float
+    #: Slow-start threshold, segments.
+    ssthresh: float
+
+    def on_ack(self, ack: AckSample) -> None:
+        """An ACK advanced the cumulative ACK while not in loss recovery: update the window."""
+        raise NotImplementedError(f"{type(self).__qualname__} does not define on_ack")
+
+    def on_congestion(self, event: CongestionEvent) -> None:
+        """A loss episode starts (``event.kind``: "loss", "ecn" or "timeout"): set ``ssthresh``
+        and the reduced ``cwnd``. Called once per episode."""
+        raise NotImplementedError(f"{type(self).__qualname__} does not define on_congestion")
+
+    def on_recovery_exit(self, now: int) -> None:
+        """Fast recovery ended with a full ACK; the sender has already set cwnd = ssthresh."""
+
+    def on_ack_in_recovery(self, ack: AckSample) -> None:
+        """An ACK advanced the cumulative ACK during fast recovery (observe only)."""
+
+    def on_dupack(self, now: int) -> None:
+        """A duplicate ACK arrived, in recovery or not."""
+
+    def on_sent(self, sent: SentSample) -> None:
+        """A segment left the sender."""
+
+    def next_send_time(self, ctx: PacingContext) -> int | None:
+        """Earliest time (ns) the next segment may leave; None sends as soon as the window
+        allows. Called each time the window would allow a transmission."""
+        return None
+
+    def on_send_blocked(self, now: int) -> None:
+        """The pacing timer fired but the window did not allow a transmission."""
+
+    def inspect(self, now: int) -> dict[str, float]:
+        """The algorithm's own state, by name, when the scenario samples series: each name
+        becomes a ``cc_<name>`` column of the ``series`` table."""
+        return {}
+
+
+# ---- names ----------------------------------------------------------------------------------
+
+#: Names registered in this process: a class, or the import path of one (given to a sweep worker
+#: by the process that registered the name; imported when first used).
+_REGISTERED: dict[str, type[CongestionControl] | str] = {}
+#: Classes resolved from import paths, by path.
+_RESOLVED: dict[str, type[CongestionControl]] = {}
+
+
+def register_cc(name: str, cls: type[CongestionControl] | str) -> None:
+    """Make ``cc = "name"`` mean the class ``cls`` (or the class at the import path
+    ``"package.module:Class"``) in scenarios run from this process.
+
+    A sweep's workers in other processes get the class by its import path
+    (``cls.__module__:cls.__qualname__``), so a class used there must be importable: defined at
+    the top level of a module, not in a function or an interactive session. A name may not be a
+    built-in algorithm's and may not contain ":".
+    """
+    if not isinstance(name, str) or not name or ":" in name or name != name.strip():
+        raise ValueError(
+            f"{show_value(name)} is not a valid algorithm name; expected a non-empty string "
+            'without ":" or surrounding spaces'
+        )
+    if name in _builtin_names():
+        raise ValueError(f'"{name}" is a built-in algorithm; choose another name')
+    if isinstance(cls, str):
+        _split_path(cls)  # a clear error now rather than at the first run
+    elif not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
+        raise TypeError(f"{cls!r} is not a subclass of ccsim.CongestionControl")
+    _REGISTERED[name] = cls
+
+
+def registered() -> dict[str, str]:
+    """The names registered in this process and the import path of each one's class."""
+    return {name: _path_of(cls) for name, cls in _REGISTERED.items()}
+
+
+def register_paths(paths: Mapping[str, str]) -> None:
+    """Register names given as import paths (a sweep worker receives the parent's
+    :func:`registered`); a name this process has registered already keeps its class."""
+    for name, path in paths.items():
+        _REGISTERED.setdefault(name, path)
+
+
+def is_python_cc(name: str) -> bool:
+    """Whether a scenario's ``cc`` names a Python class (an import path or a registered name)."""
+    return ":" in name or name in _REGISTERED
+
+
+def resolve(name: str) -> type[CongestionControl]:
+    """The class a ``cc`` value names: imported from ``"package.module:Class"``, or registered
+    with :func:`register_cc`. Raises :class:`ScenarioError` (without a key path) when it cannot."""
+    target = _REGISTERED.get(name, name)
+    if isinstance(target, type):
+        return target
+    if target in _RESOLVED:
+        return _RESOLVED[target]
+    module_name, qualname = _split_path(target)
+    shown = (
+        show_value(target)
+        if target == name
+        else f"{show_value(name)} (registered as {show_value(target)})"
+    )
+    try:
+        module = _import(module_name)
+    except ImportError as error:
+        raise ScenarioError(
+            f"cannot import {shown}: {error}; the module must be importable by this Python "
+            "(installed, on PYTHONPATH or under the current directory)"
+        ) from None
+    except Exception as error:
+        raise ScenarioError(f"importing {shown} raised {type(error).__name__}: {error}") from None
+    found: Any = module
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            raise ScenarioError(
+                f"cannot import {shown}: module {module_name} has no attribute {qualname}"
+            )
+    if not (isinstance(found, type) and issubclass(found, CongestionControl)):
+        raise ScenarioError(f"{shown} is not a subclass of ccsim.CongestionControl")
+    _RESOLVED[target] = found
+    return found
+
+
+def check(name: str, params: Mapping[str, Any]) -> None:
+    """Check that ``name`` resolves to a class whose constructor accepts ``params``; raises
+    :class:`ScenarioError` with a path relative to the transfer (``cc``, ``params.x``)."""
+    try:
+        cls = resolve(name)
+    except ScenarioError as error:
+        raise error.under(("cc",)) from None
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return  # a constructor Python cannot describe: it will say so itself
+    accepted = [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    takes_any = any(p.kind == inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+    for key in params:
+        if key not in accepted and not takes_any:
+            expected = (
+                f"one of: {', '.join(accepted)}" if accepted else "none (it takes no parameters)"
+            )
+            raise ScenarioError(
+                f"{name} has no parameter {show_value(key)}; expected {expected}", ("params", key)
+            )
+    for p in signature.parameters.values():
+        required = p.default is inspect.Parameter.empty and p.kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
+        )
+        if required and p.name not in params:
+            raise ScenarioError(
+                f"{name} requires parameter {show_value(p.name)}; expected it under params",
+                ("params",),
+            )
+
+
+# ---- what the engine calls -------------------------------------------------------------------
+
+
+class _Maker:
+    """Builds one flow's instance from the parameters the engine hands over (all floats, as the
+    engine carries them), restoring the types the scenario gave them (ints, booleans)."""
+
+    def __init__(self, cls: type[CongestionControl], originals: list[dict[str, Any]]) -> None:
+        self.cls = cls
+        self.originals = originals
+        self.hooks = tuple(hook for hook in OPTIONAL_HOOKS if _overrides(cls, hook))
+
+    def __call__(self, params: dict[str, float]) -> tuple[CongestionControl, tuple[str, ...]]:
+        given: Mapping[str, Any] = next(
+            (o for o in self.originals if _as_floats(o) == params), params
+        )
+        instance = self.cls(**given)
+        if not isinstance(instance, CongestionControl):
+            raise TypeError(f"{self.cls.__qualname__}() did not return a CongestionControl")
+        return instance, self.hooks
+
+
+def makers(scenario: Scenario) -> dict[str, _Maker]:
+    """For each Python algorithm the scenario names, the callable the engine builds it with."""
+    originals: dict[str, list[dict[str, Any]]] = {}
+    for transfer in _transfers(scenario):
+        if is_python_cc(transfer.cc):
+            originals.setdefault(transfer.cc, []).append(dict(transfer.params))
+    return {name: _Maker(resolve(name), found) for name, found in originals.items()}
+
+
+def registered_in(scenario: Scenario) -> dict[str, str]:
+    """The registered names the scenario uses, with their classes' import paths (for workers)."""
+    used = {t.cc for t in _transfers(scenario) if t.cc in _REGISTERED}
+    return {name: _path_of(_REGISTERED[name]) for name in sorted(used)}
+
+
+def _transfers(scenario: Scenario) -> Iterable[Any]:
+    yield from scenario.flows
+    yield from scenario.generators
+
+
+def _as_floats(params: Mapping[str, Any]) -> dict[str, float]:
+    return {key: float(value) for key, value in params.items()}
+
+
+def _overrides(cls: type, hook: str) -> bool:
+    for klass in cls.__mro__:
+        if hook in vars(klass):
+            return klass is not CongestionControl
+    return False
+
+
+def _path_of(cls: type[CongestionControl] | str) -> str:
+    return cls if isinstance(cls, str) else f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _split_path(path: str) -> tuple[str, str]:
+    module_name, _, qualname = path.partition(":")
+    if not module_name or not qualname or ":" in qualname:
+        raise ScenarioError(
+            f'{show_value(path)} is not an import path; expected "package.module:ClassName"'
+        )
+    return module_name, qualname
+
+
+def _import(module_name: str) -> ModuleType:
+    """Import a module; when it is not found, look in the current directory too (as
+    ``python -m`` would), since the ``ccsim`` command's own directory is what Python searches."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        missing = error.name or ""
+        ours = module_name == missing or module_name.startswith(f"{missing}.")
+        cwd = os.getcwd()
+        if not ours or cwd in sys.path or "" in sys.path:
+            raise
+        sys.path.append(cwd)
+        return importlib.import_module(module_name)
+
+
+def _builtin_names() -> set[str]:
+    try:
+        from ccsim import _core
+    except ImportError:
+        return set()
+    return {info["name"] for info in _core.algorithms()}

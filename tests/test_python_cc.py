@@ -1,0 +1,399 @@
+"""Congestion control written in Python (ccsim.pycc): the tutorial's Reno gives the built-in
+reno's tables byte for byte, hooks and parameters reach the class as documented, a failing hook
+stops the run with the user's own traceback, and sweeps import the class by its path on local
+and Dask workers."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import textwrap
+import traceback
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import ccsim
+import numpy as np
+import pytest
+from ccsim.errors import ScenarioError
+from ccsim.pycc import _REGISTERED
+from ccsim.results import TABLES
+from conftest import EXAMPLES, ROOT, SMALL_DUMBBELL, requires_engine, run_cli
+
+pytestmark = requires_engine
+
+PY_RENO = "examples.python_cc.reno:Reno"
+_names = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def _importable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """The repository root (for examples.python_cc) and tmp_path (for test modules) on the
+    path; names registered by a test are forgotten after it."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registered = dict(_REGISTERED)
+    yield
+    _REGISTERED.clear()
+    _REGISTERED.update(registered)
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> Callable[[str], str]:
+    """Write Python source to a fresh module under tmp_path; returns the module's name."""
+
+    def write(source: str) -> str:
+        name = f"user_cc_{next(_names)}"
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+        return name
+
+    return write
+
+
+def column_bytes(values: Any) -> bytes | list[Any]:
+    """A column as raw bytes (numbers: NaNs and signed zeros included), or its values (str)."""
+    array = np.asarray(values)
+    return list(array) if array.dtype == object else array.tobytes()
+
+
+def assert_tables_identical(builtin: Any, python: Any, python_cc: str) -> None:
+    """Every table of the two runs is equal byte for byte, but for the flows' cc column, which
+    names each run's algorithm."""
+    for name in TABLES:
+        a, b = getattr(builtin, name), getattr(python, name)
+        if name == "flows":
+            assert set(a["cc"]) == {"reno"} and set(b["cc"]) == {python_cc}
+            a, b = a.drop(columns=["cc"]), b.drop(columns=["cc"])
+        assert list(a.columns) == list(b.columns), name
+        assert len(a) == len(b), name
+        for column in a.columns:
+            assert column_bytes(a[column]) == column_bytes(b[column]), f"{name}.{column}"
+
+
+# ---- the tutorial's Reno ------------------------------------------------------------------------
+
+IDENTITY_CASES = {
+    # examples/dumbbell.toml as it is (ns2: per-ACK counting, one RTT sample per round trip)
+    "ns2": {},
+    # the linux profile (byte counting with a slow-start cap, cwnd gating, SACK, every-ACK
+    # RTTs), with series and drops traced
+    "linux-traced": {
+        "profile": "linux",
+        "trace.sample_interval": "50ms",
+        "trace.drops": True,
+    },
+}
+
+
+@pytest.mark.parametrize("case", list(IDENTITY_CASES))
+def test_python_reno_gives_the_builtin_renos_tables_byte_for_byte(case: str) -> None:
+    base = ccsim.Scenario.load(EXAMPLES / "dumbbell.toml").with_overrides(IDENTITY_CASES[case])
+    builtin = ccsim.run(base.with_overrides({"flows.0.cc": "reno", "flows.0.label": "reno"}))
+    python = ccsim.run(base.with_overrides({"flows.0.cc": PY_RENO, "flows.0.label": "reno"}))
+    assert builtin.flows["window_cuts"].sum() > 50  # losses, recoveries and timeouts happened
+    if case == "linux-traced":
+        assert len(builtin.series) > 1000 and len(builtin.drops) > 100
+    assert_tables_identical(builtin, python, PY_RENO)
+
+
+def test_rust_flows_run_as_before_beside_a_python_flow() -> None:
+    """Mixed with CUBIC flows: the run equals the built-in Reno's, CUBIC's flows included."""
+    base = ccsim.Scenario.load(EXAMPLES / "dumbbell.toml").with_overrides({"flows.0.count": 5})
+    data = base.data()
+    data["flows"].append({**data["flows"][0], "cc": "cubic"})
+    mixed = ccsim.Scenario.model_validate(data)
+    builtin = ccsim.run(mixed.with_overrides({"flows.0.cc": "reno", "flows.0.label": "reno"}))
+    python = ccsim.run(mixed.with_overrides({"flows.0.cc": PY_RENO, "flows.0.label": "reno"}))
+    assert list(python.flows["cc"]) == [PY_RENO] * 5 + ["cubic"] * 5
+    python.flows.loc[:4, "cc"] = "reno"
+    builtin_tables = {n: getattr(builtin, n) for n in TABLES}
+    for name, table in builtin_tables.items():
+        other = getattr(python, name)
+        for column in table.columns:
+            assert column_bytes(table[column]) == column_bytes(other[column]), f"{name}.{column}"
+
+
+def test_registered_name_runs_the_class() -> None:
+    from examples.python_cc.reno import Reno
+
+    ccsim.register_cc("pyreno", Reno)
+    scenario = ccsim.Scenario.load(EXAMPLES / "dumbbell.toml").with_overrides(
+        {"duration": "3s", "flows.0.label": "x"}
+    )
+    by_name = ccsim.run(scenario.with_overrides({"flows.0.cc": "pyreno"}))
+    by_path = ccsim.run(scenario.with_overrides({"flows.0.cc": PY_RENO}))
+    assert set(by_name.flows["cc"]) == {"pyreno"}
+    assert by_name.flows.drop(columns=["cc"]).equals(by_path.flows.drop(columns=["cc"]))
+    with pytest.raises(ValueError, match='"cubic" is a built-in algorithm'):
+        ccsim.register_cc("cubic", Reno)
+    with pytest.raises(ValueError, match="not a valid algorithm name"):
+        ccsim.register_cc("a:b", Reno)
+    with pytest.raises(TypeError, match=r"not a subclass of ccsim\.CongestionControl"):
+        ccsim.register_cc("thing", dict)  # type: ignore[arg-type]
+
+
+# ---- what the hooks receive --------------------------------------------------------------------
+
+RECORDER = """
+import ccsim
+from examples.python_cc.reno import Reno
+
+class Recorder(Reno):
+    seen: dict = {}
+
+    def __init__(self, count: int = 3, gain: float = 1.0, fast: bool = False) -> None:
+        super().__init__()
+        Recorder.seen["params"] = (count, gain, fast)
+        self.acks = 0
+
+    def on_ack(self, ack):
+        self.acks += 1
+        if self.acks == 50:
+            Recorder.seen["ack"] = (ack.now, ack.acked, ack.srtt, ack.delay.base, ack.delay.round.count,
+                                    ack.growth.gating, repr(ack))
+        super().on_ack(ack)
+
+    def on_congestion(self, event):
+        Recorder.seen.setdefault("kinds", set()).add(event.kind)
+        super().on_congestion(event)
+
+    def on_sent(self, sent):
+        Recorder.seen["sent"] = Recorder.seen.get("sent", 0) + 1
+
+    def on_dupack(self, now):
+        Recorder.seen["dupacks"] = Recorder.seen.get("dupacks", 0) + 1
+
+    def inspect(self, now):
+        return {"acks": float(self.acks), "gain": 2.0}
+"""
+
+
+def test_hooks_and_parameters_reach_the_class(module: Callable[[str], str]) -> None:
+    name = module(RECORDER)
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {
+            "flows.0.cc": f"{name}:Recorder",
+            "flows.0.params": {"count": 7, "gain": 2, "fast": True},
+            "trace.sample_interval": "100ms",
+        }
+    )
+    results = ccsim.run(scenario)
+    seen = sys.modules[name].Recorder.seen
+    count, gain, fast = seen["params"]
+    # the scenario's types, not the engine's floats
+    assert (count, gain, fast) == (7, 2, True) and type(count) is int and type(fast) is bool
+    now, acked, srtt, base, round_count, gating, shown = seen["ack"]
+    assert now > 0 and acked >= 1 and srtt > 0 and base > 0 and round_count >= 1
+    assert gating is False and shown.startswith("AckSample(now=")
+    assert seen["sent"] > 100 and seen["dupacks"] > 0 and "loss" in seen["kinds"]
+    series = results.series
+    python_rows = series[series["flow"] < 2]
+    assert (python_rows["cc_gain"] == 2.0).all() and python_rows["cc_acks"].iloc[-1] > 50
+    assert series[series["flow"] == 2]["cc_acks"].isna().all()  # the built-in reno flow
+
+
+def test_parameters_are_checked_against_the_constructor(module: Callable[[str], str]) -> None:
+    name = module(RECORDER)
+    base = ccsim.Scenario.from_toml(SMALL_DUMBBELL)
+    with pytest.raises(ScenarioError) as caught:
+        base.with_overrides({"flows.0.cc": f"{name}:Recorder", "flows.0.params": {"cnt": 1}})
+    assert str(caught.value) == (
+        f'flows[0].params.cnt: {name}:Recorder has no parameter "cnt"; '
+        "expected one of: count, gain, fast"
+    )
+
+
+@pytest.mark.parametrize(
+    ("cc", "message"),
+    [
+        (
+            "no_such_module_xyz:Cc",
+            'flows[1].cc: cannot import "no_such_module_xyz:Cc": No module named',
+        ),
+        ("examples.python_cc.reno:Nope", "module examples.python_cc.reno has no attribute Nope"),
+        ("examples.python_cc.reno:MIN_SSTHRESH", "is not a subclass of ccsim.CongestionControl"),
+        ("a:b:c", '"a:b:c" is not an import path; expected "package.module:ClassName"'),
+    ],
+)
+def test_a_path_that_does_not_name_a_class_is_bad_input(cc: str, message: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides({"flows.1.cc": cc})
+    assert message in str(caught.value)
+    assert str(caught.value).startswith("flows[1].cc: ")
+
+
+# ---- failures ----------------------------------------------------------------------------------
+
+FAILING = """
+from examples.python_cc.reno import Reno
+
+class Failing(Reno):
+    def __init__(self, after: int = 200) -> None:
+        super().__init__()
+        self.after = after
+        self.acks = 0
+
+    def on_ack(self, ack):
+        self.acks += 1
+        if self.acks > self.after:
+            raise ZeroDivisionError("the user's own error")  # FAILS HERE
+        super().on_ack(ack)
+
+class Interrupted(Reno):
+    def on_congestion(self, event):
+        raise KeyboardInterrupt
+
+class BadWindow(Reno):
+    def on_ack(self, ack):
+        self.cwnd = float("nan")
+
+class BadInit(Reno):
+    def __init__(self) -> None:
+        raise ValueError("no window for you")  # INIT FAILS HERE
+"""
+
+
+def line_of(source: str, marker: str) -> int:
+    return next(
+        i for i, line in enumerate(textwrap.dedent(source).splitlines(), 1) if marker in line
+    )
+
+
+def test_an_exception_in_a_hook_stops_the_run_with_the_users_traceback(
+    module: Callable[[str], str], tmp_path: Path
+) -> None:
+    name = module(FAILING)
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {"flows.0.cc": f"{name}:Failing"}
+    )
+    with pytest.raises(ccsim.CongestionControlError) as caught:
+        ccsim.run(scenario)
+    error = caught.value
+    assert str(error).startswith(f'on_ack of "{name}:Failing" (flow labelled "{name}:Failing", at ')
+    assert str(error).endswith("raised ZeroDivisionError: the user's own error")
+    cause = error.__cause__
+    assert isinstance(cause, ZeroDivisionError)
+    last = traceback.extract_tb(cause.__traceback__)[-1]
+    assert Path(last.filename) == tmp_path / f"{name}.py"
+    assert last.lineno == line_of(FAILING, "FAILS HERE") and last.name == "on_ack"
+
+
+def test_the_command_line_prints_the_traceback_and_writes_nothing(
+    module: Callable[[str], str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = module(FAILING)  # found in the current directory; its base class on PYTHONPATH
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    (tmp_path / "s.toml").write_text(
+        SMALL_DUMBBELL.replace('cc = "newreno"', f'cc = "{name}:Failing"'), encoding="utf-8"
+    )
+    result = run_cli("run", "s.toml", "--out", "out", "--quiet", cwd=tmp_path)
+    assert result.returncode == 1
+    where = f'File "{tmp_path / name}.py", line {line_of(FAILING, "FAILS HERE")}, in on_ack'
+    assert where in result.stderr
+    assert "CongestionControlError: on_ack of" in result.stderr
+    assert "panic" not in result.stderr.lower()
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_failing_constructor_stops_the_build(
+    module: Callable[[str], str], tmp_path: Path
+) -> None:
+    name = module(FAILING)
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {"flows.0.cc": f"{name}:BadInit"}
+    )
+    with pytest.raises(ccsim.CongestionControlError, match="the constructor of") as caught:
+        ccsim.run(scenario)
+    last = traceback.extract_tb(caught.value.__cause__.__traceback__)[-1]
+    assert (Path(last.filename), last.lineno) == (
+        tmp_path / f"{name}.py",
+        line_of(FAILING, "INIT FAILS HERE"),
+    )
+
+
+def test_a_window_that_is_not_a_window_stops_the_run(module: Callable[[str], str]) -> None:
+    name = module(FAILING)
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {"flows.0.cc": f"{name}:BadWindow"}
+    )
+    with pytest.raises(ccsim.CongestionControlError, match="cwnd = NaN: expected a finite"):
+        ccsim.run(scenario)
+
+
+def test_ctrl_c_inside_a_hook_is_a_keyboard_interrupt(module: Callable[[str], str]) -> None:
+    name = module(FAILING)
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {"flows.0.cc": f"{name}:Interrupted"}
+    )
+    with pytest.raises(KeyboardInterrupt):
+        ccsim.run(scenario)
+
+
+# ---- sweeps ------------------------------------------------------------------------------------
+
+SWEEP = """
+name = "pysweep"
+[axes]
+"flows.0.cc" = ["reno", "{path}"]
+"""
+
+
+def sweep_flows(result: Any) -> Any:
+    return result.query("SELECT cc, seed, flow, goodput_bps, drops FROM flows ORDER BY ALL")
+
+
+def test_sweep_on_local_workers_imports_the_class_by_its_path(
+    write_sweep: Callable[..., Path], tmp_path: Path
+) -> None:
+    from examples.python_cc.reno import Reno
+
+    ccsim.register_cc("pyreno-registered", Reno)
+    path = write_sweep(SWEEP.format(path=f'{PY_RENO}", "pyreno-registered'))
+    result = ccsim.sweep(path, tmp_path / "out", workers=2)
+    assert result.ok and result.completed == 3
+    flows = sweep_flows(result)
+    by_cc = {
+        cc: group.drop(columns=["cc"]).reset_index(drop=True) for cc, group in flows.groupby("cc")
+    }
+    assert set(by_cc) == {"reno", PY_RENO, "pyreno-registered"}
+    assert by_cc["reno"].equals(by_cc[PY_RENO]) and by_cc["reno"].equals(by_cc["pyreno-registered"])
+
+
+def test_a_worker_that_cannot_import_the_class_says_which_flow_and_path(
+    write_sweep: Callable[..., Path], tmp_path: Path
+) -> None:
+    # A class this process has (its module was made here, not imported from a file) and a worker
+    # process cannot import.
+    made_here = types.ModuleType("made_here_only")
+    exec("from examples.python_cc.reno import Reno\nclass Here(Reno): pass", made_here.__dict__)
+    sys.modules["made_here_only"] = made_here
+    try:
+        ccsim.register_cc("here-only", made_here.Here)
+        path = write_sweep('name = "lost"\n[axes]\n"flows.0.cc" = ["reno", "here-only"]\n')
+        result = ccsim.sweep(path, tmp_path / "out", workers=2)
+    finally:
+        del sys.modules["made_here_only"]
+    assert result.completed == 1 and len(result.failures) == 1
+    error = result.failures[0].error
+    assert error.startswith(
+        'flows[0].cc: cannot import "here-only" (registered as "made_here_only:Here")'
+    )
+    assert "No module named 'made_here_only'" in error
+
+
+def test_sweep_on_a_dask_cluster_of_processes(
+    write_sweep: Callable[..., Path], tmp_path: Path
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    path = write_sweep(SWEEP.format(path=PY_RENO))
+    local = ccsim.sweep(path, tmp_path / "local", workers=1)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        result = ccsim.sweep(path, tmp_path / "dask", scheduler=cluster.scheduler_address)
+    assert result.ok and result.completed == 2
+    assert sweep_flows(result).equals(sweep_flows(local))
+    flows = sweep_flows(result)
+    assert set(flows["cc"]) == {"reno", PY_RENO}
