@@ -126,7 +126,11 @@ def test_version(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["--help"], ["run", "validate", "algorithms", "sweep", "query", "plot", "--version"]),
+        (
+            ["--help"],
+            ["run", "validate", "algorithms", "sweep", "query", "plot", "report", "--version"],
+        ),
+        (["report", "--help"], ["DIR", "--out", "FILE", "self-contained", "docs/reports.md"]),
         (["run", "--help"], ["SCENARIO", "--out", "--set", "--quiet", "KEY=VALUE"]),
         (["validate", "--help"], ["SCENARIO", "--set"]),
         (["algorithms", "--help"], ["parameters"]),

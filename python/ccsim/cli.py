@@ -40,7 +40,8 @@ app = typer.Typer(
     help="Packet-level simulator for TCP congestion control.\n\n"
     "Run a scenario file with `ccsim run SCENARIO.toml` (docs/scenario-format.md); "
     "run many, compared flow by flow, with `ccsim sweep SWEEP.toml` (docs/experiments.md), "
-    "then `ccsim query` and `ccsim plot` the results.",
+    "then `ccsim query` and `ccsim plot` the results, and `ccsim report` them as one HTML "
+    "file (docs/reports.md).",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -337,11 +338,13 @@ def study(
 ) -> None:
     """Run a named study of the seed papers and print ours next to the published numbers.
 
-    Prints the setup (assumptions and stack profile included), runs it through the sweep
-    machinery (parallel, resumable, cached in the study directory), and prints the comparison
-    table and one verdict per claim, computed from the numbers against the criterion the study
-    states, which says who wins or which sign: reproduced, partly, reversed (the effect goes the
-    other way), not reproduced, or not run. Writes ID.csv, ID.png and ID-verdicts.csv.
+    Prints the setup (assumptions, warm-up and stack profile included), runs it through the
+    sweep machinery (parallel, resumable, cached in the study directory), and prints the
+    comparison table (our mean over seeds with its 95% confidence interval and n, next to the
+    published value) and one verdict per claim, computed from the numbers against the criterion
+    the study states, which says who wins or which sign: reproduced, partly, reversed (the effect
+    goes the other way), not reproduced, or not run. Writes ID.csv, ID.png, ID-verdicts.csv and
+    study.json (what `ccsim report DIR` reads).
     """
     from ccsim import studies
 
@@ -603,6 +606,41 @@ def plot(
     written = make_plots(directory, kinds, out, fmt, x=x, y=y, hue=hue)
     for path in written:
         _console.print(escape(str(path)))
+
+
+@app.command()
+def report(
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR",
+            help="A results directory (ccsim run), a sweep directory (ccsim sweep) or a study "
+            "directory (ccsim study).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="FILE",
+            help="The HTML file to write; default: DIR/report.html.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Write one self-contained HTML report of a run, a sweep or a study.
+
+    The file holds the setup and assumptions, the stack profile, the tables (means with 95%
+    confidence intervals over replicates; a study's verdicts), every figure as an embedded PNG,
+    the command that reproduces the results and the ccsim version: it can be mailed or archived
+    on its own. See docs/reports.md.
+    """
+    from ccsim.report import write_report
+
+    written = write_report(directory, out)
+    _console.print(f"wrote {escape(str(written))} ({written.stat().st_size / 1024:.0f} KiB)")
 
 
 def _describe_param(param: Mapping[str, Any]) -> str:

@@ -138,6 +138,12 @@ class Results:
             f"{self._summary.get('duration_s')} s simulated>"
         )
 
+    def _repr_html_(self) -> str:
+        """The summary, the stack profile and the flows and links tables, for Jupyter."""
+        from ccsim.report import results_html
+
+        return results_html(self)
+
     # ---- files ------------------------------------------------------------------------------
 
     def write(self, directory: str | os.PathLike[str], *, command: str | None = None) -> Path:

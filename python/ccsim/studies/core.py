@@ -272,6 +272,13 @@ class StudyReport:
         """The verdict of the claim at ``index`` (in the study's order)."""
         return self.verdicts[index].verdict
 
+    def _repr_html_(self) -> str:
+        """The setup, the comparison table (mean, 95% CI, n) and the verdicts, for Jupyter."""
+        from ccsim.report import study_report_html
+
+        return study_report_html(self)
+
+
 def available_algorithms() -> set[str] | None:
     """The engine's algorithm names (None without an engine)."""
     from ccsim.scenario import _algorithms
