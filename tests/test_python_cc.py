@@ -397,3 +397,19 @@ def test_sweep_on_a_dask_cluster_of_processes(
     assert sweep_flows(result).equals(sweep_flows(local))
     flows = sweep_flows(result)
     assert set(flows["cc"]) == {"reno", PY_RENO}
+
+
+def test_the_tutorials_sweep_compares_delay_reno_with_cubic() -> None:
+    sweep = ccsim.Sweep.load(EXAMPLES / "python_cc" / "sweep_delay_vs_cubic.toml")
+    points = sweep.points()
+    assert len(points) == 36  # 4 buffers x (cubic, delay-reno, the reno reference) x 3 seeds
+    ccs = {p.scenario.flows[0].cc for p in points}
+    assert ccs == {"cubic", "reno", "examples.python_cc.delay_reno:DelayReno"}
+    # one run of it: the delay threshold keeps the queue short where CUBIC fills it
+    by_cc = {
+        p.scenario.flows[0].cc: p.scenario.with_overrides({"duration": "10s"})
+        for p in points
+        if p.params.get("buffer") == "4bdp" and p.scenario.seed == 1
+    }
+    rtt = {cc: ccsim.run(s).flows["mean_rtt_s"].mean() for cc, s in by_cc.items()}
+    assert rtt["examples.python_cc.delay_reno:DelayReno"] < 0.04 < 0.06 < rtt["cubic"]
