@@ -16,7 +16,9 @@
 //! nothing iterates a hash map on an output path. The same resolved scenario gives the same
 //! tables, bit for bit, on any machine.
 
-#![forbid(unsafe_code)]
+// No unsafe code, with one reviewed exception: a cache prefetch hint on the links' pipes
+// (`net/link.rs`), which cannot fault and changes no result.
+#![deny(unsafe_code)]
 
 pub mod cc;
 pub mod engine;

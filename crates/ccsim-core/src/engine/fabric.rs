@@ -4,7 +4,7 @@
 
 use super::event::{Event, EventQueue};
 use crate::net::link::{Link, LinkId, Offer};
-use crate::net::packet::{Packet, PacketKind};
+use crate::net::packet::{Packet, PacketKind, SackStore};
 use crate::net::qdisc::Verdict;
 use crate::trace::DropLog;
 use crate::units::Time;
@@ -37,6 +37,8 @@ pub struct Fabric {
     pub events: EventQueue,
     pub flow_drops: Vec<FlowDrops>,
     pub drop_log: Option<DropLog>,
+    /// SACK blocks of the ACKs in flight.
+    pub sacks: SackStore,
     /// Packets that crossed a link (one per link crossed).
     pub hops: u64,
 }
@@ -50,6 +52,7 @@ impl Fabric {
             events: EventQueue::default(),
             flow_drops: Vec::new(),
             drop_log: log_drops.then(DropLog::default),
+            sacks: SackStore::default(),
             hops: 0,
         }
     }
@@ -119,6 +122,7 @@ impl Fabric {
     }
 
     fn record_drop(&mut self, link: LinkId, pkt: &Packet, now: Time, kind: DropKind) {
+        self.sacks.release(pkt.sack);
         let d = &mut self.flow_drops[pkt.flow as usize];
         if pkt.kind == PacketKind::Data {
             d.data += 1;

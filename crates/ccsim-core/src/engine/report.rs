@@ -54,6 +54,13 @@ impl Simulation {
             .collect()
     }
 
+    /// SACK blocks held by the network's store, and ACKs inside links that carry some: equal
+    /// when every ACK's blocks are taken back on arrival or released on a drop.
+    pub fn sack_blocks_held(&self) -> (usize, usize) {
+        let carried = self.fab.links.iter().flat_map(|l| l.in_link()).filter(|p| p.sack.is_some()).count();
+        (self.fab.sacks.in_use(), carried)
+    }
+
     pub fn link_conservation(&self) -> Vec<LinkConservation> {
         self.fab
             .links
@@ -137,7 +144,7 @@ impl Simulation {
         t.push("link", Column::U32((0..ls.len() as u32).collect()));
         t.push("src", Column::Str(ls.iter().map(|l| node(l.src)).collect()));
         t.push("dst", Column::Str(ls.iter().map(|l| node(l.dst)).collect()));
-        t.push("rate_bps", Column::U64(ls.iter().map(|l| l.rate_bps).collect()));
+        t.push("rate_bps", Column::U64(ls.iter().map(|l| l.rate_bps()).collect()));
         t.push("delay_s", Column::F64(ls.iter().map(|l| secs(l.delay)).collect()));
         t.push("utilization", Column::F64(ls.iter().map(|l| l.clipped_totals(end).0 as f64 / 1e9 / dur).collect()));
         t.push("arrivals", Column::U64(ls.iter().map(|l| l.counters.arrivals).collect()));

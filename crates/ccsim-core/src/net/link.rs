@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 
 use super::loss::LossModel;
-use super::packet::Packet;
+use super::packet::{Packet, HEADER_BYTES};
 use super::qdisc::{Qdisc, QueueView, Verdict};
 use crate::rng::{uniform, Stream};
 use crate::units::{tx_time, Dur, Time};
@@ -48,7 +48,7 @@ pub enum Offer {
 pub struct Link {
     pub src: NodeId,
     pub dst: NodeId,
-    pub rate_bps: u64,
+    rate_bps: u64,
     pub delay: Dur,
     pub monitor: bool,
     qdisc: Qdisc,
@@ -60,6 +60,11 @@ pub struct Link {
     waiting_bytes: u64,
     /// Packets in transmission or propagation, with their arrival time at the far end.
     pipe: VecDeque<(Time, Packet)>,
+    /// Transmission times of a pure ACK and of the last data packet size seen: most packets
+    /// are one of the two, and this saves a 64-bit division per hop.
+    ack_tx: Dur,
+    data_size: u32,
+    data_tx: Dur,
     /// Router processing jitter (None: packets reach the queue on arrival). Boxed: most links
     /// have none, and the hot fields stay together.
     jitter: Option<Box<Jitter>>,
@@ -86,12 +91,20 @@ impl Link {
             qdisc,
             loss,
             busy_until: 0,
+            ack_tx: tx_time(HEADER_BYTES, rate_bps),
+            data_size: 0,
+            data_tx: 0,
             waiting: VecDeque::new(),
             waiting_bytes: 0,
             pipe: VecDeque::new(),
             jitter: None,
             counters: LinkCounters::default(),
         }
+    }
+
+    /// The link's rate, fixed when it is built (the transmission times below depend on it).
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
     }
 
     /// Give the router feeding this link a random processing delay, uniform in [0, max].
@@ -170,7 +183,7 @@ impl Link {
             return Offer::Dropped(verdict);
         }
         let start = self.busy_until.max(now);
-        let tx = tx_time(pkt.size, self.rate_bps);
+        let tx = self.tx_time(pkt.size);
         if must_wait {
             self.waiting.push_back((start, pkt.size));
             self.waiting_bytes += pkt.size as u64;
@@ -184,12 +197,32 @@ impl Link {
         Offer::Accepted { schedule_at: (self.pipe.len() == 1).then_some(exit) }
     }
 
+    /// Transmission time of `size` bytes at this link's rate.
+    #[inline(always)]
+    fn tx_time(&mut self, size: u32) -> Dur {
+        if size == HEADER_BYTES {
+            self.ack_tx
+        } else if size == self.data_size {
+            self.data_tx
+        } else {
+            self.data_size = size;
+            self.data_tx = tx_time(size, self.rate_bps);
+            self.data_tx
+        }
+    }
+
     /// Take the packet at the head of the pipe (its arrival time has come). Returns it and the
     /// arrival time of the next one, if any, which the caller schedules.
     #[inline]
     pub fn pop_arrival(&mut self) -> (Packet, Option<Time>) {
         let (_, pkt) = self.pipe.pop_front().expect("link event with an empty pipe");
         self.counters.departures += 1;
+        // The entry after the new head is read at this link's next event, typically a few
+        // microseconds later: ask for it now, as it was written milliseconds ago and has left the
+        // cache (hundreds of pipes interleave, too many streams for the hardware prefetcher).
+        if let Some(after) = self.pipe.get(1) {
+            prefetch(after);
+        }
         (pkt, self.pipe.front().map(|&(t, _)| t))
     }
 
@@ -205,6 +238,26 @@ impl Link {
         let wait_over: u128 = self.waiting.iter().map(|&(start, _)| start.saturating_sub(end) as u128).sum();
         (self.counters.busy_ns.saturating_sub(busy_over), self.counters.wait_ns.saturating_sub(wait_over))
     }
+}
+
+/// Hint the CPU to bring `entry` into the cache (no effect on results; a no-op off x86-64).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn prefetch<T>(entry: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = entry as *const T as *const i8;
+        // SAFETY: SSE is part of x86-64, and a prefetch never faults, whatever the address.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            if std::mem::size_of::<T>() > 64 {
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = entry;
 }
 
 #[cfg(test)]

@@ -1,4 +1,9 @@
 //! The packet: a small plain struct moved by value from sender to queue to pipe to receiver.
+//!
+//! Its size matters: a 1 Gbps path holds thousands of packets in its pipes, each written when it
+//! enters a link and read milliseconds later, long out of the cache. So the few ACKs that carry
+//! SACK blocks keep them in a [`SackStore`] beside the network and the packet holds a 4-byte
+//! [`SackRef`]: a packet is 40 bytes, a pipe entry 48 (72 with the blocks inline).
 
 use crate::units::Time;
 
@@ -43,6 +48,77 @@ impl SackBlocks {
     }
 }
 
+/// Where an ACK's SACK blocks are kept in the [`SackStore`]; [`SackRef::NONE`] for none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackRef(u32);
+
+impl SackRef {
+    pub const NONE: SackRef = SackRef(0);
+
+    pub fn is_some(self) -> bool {
+        self != SackRef::NONE
+    }
+}
+
+/// The SACK blocks of ACKs in flight. An ACK's blocks are stored when it is sent and taken back
+/// when it arrives (or freed when it is dropped); slots are reused, so the store stays as small
+/// as the number of SACK-carrying ACKs in flight at once.
+#[derive(Debug, Default)]
+pub struct SackStore {
+    slots: Vec<SackBlocks>,
+    free: Vec<u32>,
+}
+
+impl SackStore {
+    /// Keep `blocks` for an ACK about to be sent; no blocks need no slot.
+    pub fn store(&mut self, blocks: SackBlocks) -> SackRef {
+        if blocks.len == 0 {
+            return SackRef::NONE;
+        }
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = blocks;
+                i
+            }
+            None => {
+                self.slots.push(blocks);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        SackRef(slot + 1)
+    }
+
+    /// The blocks of an ACK that arrived; its slot is free again.
+    #[inline]
+    pub fn take(&mut self, r: SackRef) -> SackBlocks {
+        if r == SackRef::NONE {
+            return SackBlocks::default();
+        }
+        self.free.push(r.0 - 1);
+        self.slots[(r.0 - 1) as usize]
+    }
+
+    /// The blocks of an ACK still in flight, left in place (for inspection and capture).
+    pub fn get(&self, r: SackRef) -> SackBlocks {
+        if r == SackRef::NONE {
+            return SackBlocks::default();
+        }
+        self.slots[(r.0 - 1) as usize]
+    }
+
+    /// An ACK carrying `r` was dropped.
+    pub fn release(&mut self, r: SackRef) {
+        if r != SackRef::NONE {
+            self.free.push(r.0 - 1);
+        }
+    }
+
+    /// Blocks stored and not yet taken or released.
+    pub fn in_use(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Data/Syn: time the sender sent it. Ack: the echoed send time (TCP timestamp).
@@ -56,26 +132,48 @@ pub struct Packet {
     pub size: u32,
     /// Index of the route this packet follows, and of the next link on it.
     pub route: u32,
+    /// Ack: its SACK blocks in the network's [`SackStore`], when it carries any.
+    pub sack: SackRef,
     pub hop: u16,
     pub kind: PacketKind,
-    /// Ack: SACK blocks, when the flow uses SACK.
-    pub sack: SackBlocks,
 }
 
 impl Packet {
     /// A data segment of flow 0 on route 0, sent at time 0 (for unit tests).
     #[cfg(test)]
     pub fn test_data(seq: u32, size: u32) -> Packet {
-        Packet {
-            ts: 0,
-            ts_recv: 0,
-            flow: 0,
-            seq,
-            size,
-            route: 0,
-            hop: 0,
-            kind: PacketKind::Data,
-            sack: SackBlocks::default(),
-        }
+        Packet { ts: 0, ts_recv: 0, flow: 0, seq, size, route: 0, sack: SackRef::NONE, hop: 0, kind: PacketKind::Data }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_and_its_pipe_entry_stay_small() {
+        assert_eq!(std::mem::size_of::<Packet>(), 40);
+        assert_eq!(std::mem::size_of::<(Time, Packet)>(), 48);
+    }
+
+    #[test]
+    fn sack_blocks_round_trip_through_the_store_and_slots_are_reused() {
+        let mut store = SackStore::default();
+        assert_eq!(store.store(SackBlocks::default()), SackRef::NONE, "no blocks, no slot");
+        let mut a = SackBlocks::default();
+        a.push((5, 7));
+        let mut b = a;
+        b.push((9, 12));
+        let (ra, rb) = (store.store(a), store.store(b));
+        assert_ne!(ra, rb);
+        assert_eq!(store.in_use(), 2);
+        assert_eq!(store.get(rb), b, "looking leaves the blocks in place");
+        assert_eq!(store.take(rb), b);
+        store.release(ra);
+        assert_eq!(store.in_use(), 0);
+        let rc = store.store(b);
+        assert!(rc == ra || rc == rb, "a freed slot is reused");
+        assert_eq!(store.take(rc).iter().collect::<Vec<_>>(), vec![(5, 7), (9, 12)]);
+        assert_eq!(store.take(SackRef::NONE), SackBlocks::default());
     }
 }

@@ -122,7 +122,7 @@ impl Receiver {
     fn send(&mut self, kind: PacketKind, echo: (Time, Time), now: Time, fab: &mut Fabric) {
         self.unacked = 0;
         self.delack_timer.cancel();
-        let sack = self.sack_blocks();
+        let sack = fab.sacks.store(self.sack_blocks());
         let ack = Packet {
             ts: echo.0,
             ts_recv: echo.1,
@@ -130,9 +130,9 @@ impl Receiver {
             seq: self.rcv_nxt,
             size: HEADER_BYTES,
             route: self.ack_route,
+            sack,
             hop: 0,
             kind,
-            sack,
         };
         fab.send(ack, now);
     }
@@ -160,7 +160,7 @@ mod tests {
     }
 
     fn acks(fab: &Fabric) -> Vec<(u32, Vec<(u32, u32)>)> {
-        fab.links[0].in_link().map(|p| (p.seq, p.sack.iter().collect())).collect()
+        fab.links[0].in_link().map(|p| (p.seq, fab.sacks.get(p.sack).iter().collect())).collect()
     }
 
     #[test]

@@ -54,6 +54,11 @@ impl Scoreboard {
     /// number of segments newly SACKed (an ACK with new SACK information counts as a duplicate
     /// ACK, RFC 6675 section 2).
     pub fn on_ack(&mut self, una: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
+        let mut blocks = blocks.peekable();
+        if self.sacked.is_empty() && self.retransmitted.is_empty() && blocks.peek().is_none() {
+            // Nothing to forget, to add or to overtake: the ACK of a window without holes.
+            return 0;
+        }
         self.sacked.remove_below(una);
         self.retransmitted.remove_below(una);
         let mut added = 0;

@@ -19,7 +19,7 @@ use crate::cc::{
 };
 use crate::engine::event::{Event, LazyTimer, TimerKind};
 use crate::engine::fabric::Fabric;
-use crate::net::packet::{Packet, PacketKind, SackBlocks, HEADER_BYTES};
+use crate::net::packet::{Packet, PacketKind, SackBlocks, SackRef, HEADER_BYTES};
 use crate::rng::{stream, Entity, Purpose};
 use crate::units::{Dur, Time};
 
@@ -219,17 +219,7 @@ impl Sender {
     }
 
     fn packet(&self, kind: PacketKind, seq: u32, size: u32, now: Time) -> Packet {
-        Packet {
-            ts: now,
-            ts_recv: 0,
-            flow: self.flow,
-            seq,
-            size,
-            route: self.route,
-            hop: 0,
-            kind,
-            sack: SackBlocks::default(),
-        }
+        Packet { ts: now, ts_recv: 0, flow: self.flow, seq, size, route: self.route, sack: SackRef::NONE, hop: 0, kind }
     }
 
     /// Open the connection: a 40-byte SYN, answered by a SYN-ACK that gives the first RTT sample.
@@ -274,14 +264,15 @@ impl Sender {
                 false
             }
             (PacketKind::Ack, SenderState::Open) => {
+                let sack = fab.sacks.take(pkt.sack);
                 let newly_sacked = match &mut self.scoreboard {
-                    Some(sb) => sb.on_ack(pkt.seq.max(self.snd_una), pkt.sack.iter()),
+                    Some(sb) => sb.on_ack(pkt.seq.max(self.snd_una), sack.iter()),
                     None => 0,
                 };
                 if pkt.seq > self.snd_una {
-                    self.on_new_ack(pkt, now, fab)
+                    self.on_new_ack(pkt, &sack, now, fab)
                 } else {
-                    let sacked = self.send_log.on_sack(pkt.sack.iter());
+                    let sacked = self.send_log.on_sack(sack.iter());
                     self.meter.on_delivered(now, sacked.delivered, sacked.newest);
                     if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
                         self.on_dupack(now, fab);
@@ -291,7 +282,10 @@ impl Sender {
                     false
                 }
             }
-            _ => false,
+            _ => {
+                fab.sacks.release(pkt.sack);
+                false
+            }
         }
     }
 
@@ -330,11 +324,11 @@ impl Sender {
     /// to the timestamp echo when a retransmission was acknowledged or nothing sent once was;
     /// None under one-per-RTT timing, where the algorithms use the echo), then the segments newly
     /// delivered and the most recently sent of them.
-    fn newly_acked(&mut self, pkt: &Packet, now: Time) -> (Option<Dur>, u32, Newest) {
+    fn newly_acked(&mut self, pkt: &Packet, sack: &SackBlocks, now: Time) -> (Option<Dur>, u32, Newest) {
         if !self.keeps_send_log {
             return (None, 0, Newest::default());
         }
-        let sacked = self.send_log.on_sack(pkt.sack.iter());
+        let sacked = self.send_log.on_sack(sack.iter());
         let covered = self.send_log.on_cumulative_ack(pkt.seq);
         let mut newest = covered.newest;
         newest.merge(sacked.newest);
@@ -345,7 +339,7 @@ impl Sender {
         (ca_rtt, sacked.delivered + covered.delivered, newest)
     }
 
-    fn on_new_ack(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
+    fn on_new_ack(&mut self, pkt: &Packet, sack: &SackBlocks, now: Time, fab: &mut Fabric) -> bool {
         let prior_flight = self.flight();
         let newly = pkt.seq - self.snd_una;
         self.snd_una = pkt.seq;
@@ -353,7 +347,7 @@ impl Sender {
         self.una_timeouts = 0;
         self.dupacks = 0;
         let rtt = self.rtt_sample(pkt, now);
-        let (ca_rtt, delivered, newest) = self.newly_acked(pkt, now);
+        let (ca_rtt, delivered, newest) = self.newly_acked(pkt, sack, now);
         let round_start = pkt.seq >= self.round_end;
         if round_start {
             self.round += 1;

@@ -58,9 +58,9 @@ impl Bench {
             seq,
             size: 40,
             route: 0,
+            sack: SackRef::NONE,
             hop: 0,
             kind: PacketKind::Ack,
-            sack: SackBlocks::default(),
         };
         self.sender.on_ack(&pkt, now, &mut self.fab);
     }
@@ -94,9 +94,9 @@ fn with_a_handshake_data_waits_for_the_syn_ack() {
         seq: 0,
         size: 40,
         route: 0,
+        sack: SackRef::NONE,
         hop: 0,
         kind: PacketKind::SynAck,
-        sack: SackBlocks::default(),
     };
     b.sender.on_ack(&syn_ack, 2 * MS, &mut b.fab);
     assert_eq!(b.sent(), Bench::data(0..10), "Linux's initial window of 10");
