@@ -189,6 +189,13 @@ impl PyCc {
         Ok(())
     }
 
+    /// Whether the class overrides an optional hook (checked before taking the GIL: a hook it
+    /// does not override costs a branch).
+    #[inline]
+    fn overrides(&self, hook: impl FnOnce(&Live) -> bool) -> bool {
+        self.live.as_ref().is_some_and(hook)
+    }
+
     /// The live algorithm, unless this run has stopped on a failure.
     #[inline]
     fn live(&mut self) -> Option<&mut Live> {
@@ -316,6 +323,9 @@ impl CongestionControl for PyCc {
     }
 
     fn on_recovery_exit(&mut self, now: Time, w: &mut Window) {
+        if !self.overrides(|l| l.on_recovery_exit.is_some()) {
+            return;
+        }
         Python::with_gil(|py| {
             self.call(
                 py,
@@ -329,6 +339,9 @@ impl CongestionControl for PyCc {
     }
 
     fn on_ack_in_recovery(&mut self, ack: &cc::AckSample) {
+        if !self.overrides(|l| l.on_ack_in_recovery.is_some()) {
+            return;
+        }
         Python::with_gil(|py| {
             self.call(
                 py,
@@ -342,12 +355,18 @@ impl CongestionControl for PyCc {
     }
 
     fn on_dupack(&mut self, now: Time) {
+        if !self.overrides(|l| l.on_dupack.is_some()) {
+            return;
+        }
         Python::with_gil(|py| {
             self.call(py, ("on_dupack", now), None, |l| l.on_dupack.as_ref(), |_, _| Ok((now,)), |_| Ok(()));
         });
     }
 
     fn on_sent(&mut self, sent: &cc::SentSample) {
+        if !self.overrides(|l| l.on_sent.is_some()) {
+            return;
+        }
         Python::with_gil(|py| {
             let s = SentSample {
                 now: sent.now,
@@ -367,6 +386,9 @@ impl CongestionControl for PyCc {
     }
 
     fn next_send_time(&mut self, ctx: &cc::PacingContext) -> Option<Time> {
+        if !self.overrides(|l| l.next_send_time.is_some()) {
+            return None;
+        }
         Python::with_gil(|py| {
             let c = PacingContext {
                 now: ctx.now,
@@ -398,6 +420,9 @@ impl CongestionControl for PyCc {
     }
 
     fn on_send_blocked(&mut self, now: Time) {
+        if !self.overrides(|l| l.on_send_blocked.is_some()) {
+            return;
+        }
         Python::with_gil(|py| {
             self.call(
                 py,
