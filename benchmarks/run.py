@@ -10,7 +10,8 @@ Each scenario runs in a fresh Python process, so its peak memory (ru_maxrss) is 
 scenarios are ordinary scenario files: `ccsim run benchmarks/scenarios/<name>.toml` simulates
 exactly the same thing and reports the same goodput and drops printed here. The memory check runs
 scenario (a) for twice its duration: without sampled series, peak memory must not grow with
-simulated time.
+simulated time. A scenario may name an algorithm written in Python by its import path from the
+repository's root (`examples.python_cc.reno:Reno`): the child runs there.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ scenario = ccsim.Scenario.load(sys.argv[1])
 if len(sys.argv) > 2:
     scenario = scenario.with_overrides({"duration": sys.argv[2]})
 start = time.perf_counter()
-built = ccsim.runner.engine().Simulation(json.dumps(scenario.resolve()))
+built = ccsim.runner.build(scenario)  # with the scenario's Python algorithms, if any
 build = time.perf_counter() - start
 del built
 rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -56,7 +57,8 @@ print(json.dumps({
 
 def measure(path: Path, duration: str | None = None) -> dict:
     args = [sys.executable, "-c", CHILD, str(path)] + ([duration] if duration else [])
-    out = subprocess.run(args, check=True, capture_output=True, text=True)
+    # From the repository's root, so that a scenario may name a Python algorithm of examples/.
+    out = subprocess.run(args, check=True, capture_output=True, text=True, cwd=HERE.parent)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
