@@ -10,6 +10,8 @@ Tutorial: docs/python-cc.md.
 
 from __future__ import annotations
 
+from typing import ClassVar, Literal
+
 import ccsim
 
 #: Smallest ssthresh after a reduction, segments (RFC 5681 eq. 4).
@@ -20,7 +22,9 @@ class Reno(ccsim.CongestionControl):
     """AIMD(alpha, beta): slow start, ``alpha`` segments per RTT in congestion avoidance, the
     window cut to ``beta`` times the basis on a loss, one segment after a timeout."""
 
-    recovery = "reno"  # RFC 5681 fast recovery: leave on the first ACK of new data
+    # RFC 5681 fast recovery: leave on the first ACK of new data. (Typed as the base class types
+    # it, so that a subclass may choose "newreno".)
+    recovery: ClassVar[Literal["reno", "newreno"]] = "reno"
 
     def __init__(self, alpha: float = 1.0, beta: float = 0.5) -> None:
         self.alpha = alpha
