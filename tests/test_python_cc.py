@@ -6,8 +6,12 @@ and Dask workers."""
 from __future__ import annotations
 
 import itertools
+import os
+import signal
+import subprocess
 import sys
 import textwrap
+import time
 import traceback
 import types
 from collections.abc import Callable, Iterator
@@ -20,7 +24,7 @@ import pytest
 from ccsim.errors import ScenarioError
 from ccsim.pycc import _REGISTERED
 from ccsim.results import TABLES
-from conftest import EXAMPLES, ROOT, SMALL_DUMBBELL, requires_engine, run_cli
+from conftest import EXAMPLES, PACKAGE_PARENT, ROOT, SMALL_DUMBBELL, requires_engine, run_cli
 
 pytestmark = requires_engine
 
@@ -413,3 +417,33 @@ def test_the_tutorials_sweep_compares_delay_reno_with_cubic() -> None:
     }
     rtt = {cc: ccsim.run(s).flows["mean_rtt_s"].mean() for cc, s in by_cc.items()}
     assert rtt["examples.python_cc.delay_reno:DelayReno"] < 0.04 < 0.06 < rtt["cubic"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_ctrl_c_stops_a_run_with_a_python_algorithm_promptly(tmp_path: Path) -> None:
+    """SIGINT while the engine holds the GIL for a Python algorithm: the command stops within a
+    second or so, says it was interrupted, and writes nothing."""
+    long_run = SMALL_DUMBBELL.replace('duration = "2s"', 'duration = "3600s"').replace(
+        'cc = "newreno"', f'cc = "{PY_RENO}"'
+    )
+    (tmp_path / "long.toml").write_text(long_run, encoding="utf-8")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_PARENT), str(ROOT)])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "run", "long.toml", "--out", "out", "-q"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(3)  # importing, loading, building: the run is under way by now
+    assert process.poll() is None
+    process.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    _, stderr = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 5
+    assert process.returncode == 130, stderr
+    assert "interrupted; nothing was written" in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "out").exists()
