@@ -565,7 +565,11 @@ def _describe_entry(entry: Any) -> str:
 def _sweep_summary_table(runs: pd.DataFrame, columns: Sequence[str]) -> str:
     from ccsim.sweeps import summarise_runs
 
-    metrics = [m for m in SWEEP_METRICS if m[0] in runs.columns]
+    # The summary numbers some finished run has (no transfer times in a sweep of bulk flows).
+    done = runs[runs["status"] == "done"]
+    metrics = [m for m in SWEEP_METRICS if m[0] in runs and done[m[0]].notna().any()]
+    if not metrics:
+        return _paragraph("Summary: no finished run yet.", "note")
     summary = summarise_runs(runs, columns, [m[0] for m in metrics])
     keys = [c for c in columns if c != "seed"]
     header = [*keys, "n / points", *(f"{h} (mean ± 95% CI)" for _, h, _, _ in metrics)]

@@ -840,6 +840,8 @@ def summarise_runs(
     from ccsim.metrics import mean_ci
 
     keys = [p for p in params if p != "seed"]
+    if not metrics:
+        raise ValueError("no summary number to summarise; expected at least one metric")
     done = runs["status"] == "done"
     frames = []
     for index, metric in enumerate(metrics):

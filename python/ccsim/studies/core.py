@@ -716,8 +716,7 @@ def _print_report(report: StudyReport, console: Any) -> None:
     study, table = report.study, report.table
     rich_table = Table(
         title=f"{study.id}: ccsim vs published ({study.source})",
-        caption=f"ours: mean over n runs; {CI_LEVEL:.0%} CI: Student's t interval of the mean "
-        "(- with a single run)",
+        caption=f"ours: mean of n runs; {CI_LEVEL:.0%} CI: Student's t (-: one run)",
     )
     header, rows = shown_rows(table)
     for column in header:
