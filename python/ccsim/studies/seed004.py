@@ -597,6 +597,10 @@ STUDIES: tuple[Study, ...] = (
         "short-file sources; Reno, HSTCP, Scalable, BIC, H-TCP, Compound and AReno alone and "
         "mixed with Reno, with and without random loss; every flow compared with itself "
         "under Reno",
+        warmup=(
+            "none: each long-lived flow's goodput over its own life, backbone utilization over "
+            "the whole run, every finished short transfer"
+        ),
         assumptions=L1_ASSUME,
         sweeps=_sweeps,
         analyse=_analyse,
