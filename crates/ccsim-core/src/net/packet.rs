@@ -136,13 +136,55 @@ pub struct Packet {
     pub sack: SackRef,
     pub hop: u16,
     pub kind: PacketKind,
+    /// ECN bits ([`ecn`]): the IP codepoint on data, the TCP flags ECE and CWR.
+    pub ecn: u8,
+}
+
+/// ECN (RFC 3168) in one byte of the packet: the IP codepoint (ECT set by an ECN-capable sender,
+/// CE set by a queue that marks instead of dropping) and the TCP flags (ECE echoed on ACKs by the
+/// receiver, CWR set by the sender on the first data packet after it reduced its window).
+pub mod ecn {
+    /// ECN-capable transport, ECT(0).
+    pub const ECT: u8 = 1;
+    /// Congestion experienced.
+    pub const CE: u8 = 2;
+    /// ACK: ECN-Echo.
+    pub const ECE: u8 = 4;
+    /// Data: Congestion Window Reduced.
+    pub const CWR: u8 = 8;
+}
+
+impl Packet {
+    /// Whether a queue may mark this packet instead of dropping it.
+    #[inline]
+    pub fn is_ect(&self) -> bool {
+        self.ecn & ecn::ECT != 0
+    }
+
+    /// Congestion experienced: a marking queue sets CE on an ECN-capable packet.
+    #[inline]
+    pub fn mark_ce(&mut self) {
+        debug_assert!(self.is_ect(), "CE on a packet that is not ECN-capable");
+        self.ecn |= ecn::CE;
+    }
 }
 
 impl Packet {
     /// A data segment of flow 0 on route 0, sent at time 0 (for unit tests).
     #[cfg(test)]
     pub fn test_data(seq: u32, size: u32) -> Packet {
-        Packet { ts: 0, ts_recv: 0, flow: 0, seq, size, route: 0, sack: SackRef::NONE, hop: 0, kind: PacketKind::Data }
+        Packet {
+            ts: 0,
+            ts_recv: 0,
+            flow: 0,
+            seq,
+            size,
+            route: 0,
+            sack: SackRef::NONE,
+            hop: 0,
+            kind: PacketKind::Data,
+            ecn: 0,
+        }
     }
 }
 

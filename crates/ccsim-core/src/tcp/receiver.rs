@@ -133,6 +133,7 @@ impl Receiver {
             sack,
             hop: 0,
             kind,
+            ecn: 0,
         };
         fab.send(ack, now);
     }

@@ -219,7 +219,18 @@ impl Sender {
     }
 
     fn packet(&self, kind: PacketKind, seq: u32, size: u32, now: Time) -> Packet {
-        Packet { ts: now, ts_recv: 0, flow: self.flow, seq, size, route: self.route, sack: SackRef::NONE, hop: 0, kind }
+        Packet {
+            ts: now,
+            ts_recv: 0,
+            flow: self.flow,
+            seq,
+            size,
+            route: self.route,
+            sack: SackRef::NONE,
+            hop: 0,
+            kind,
+            ecn: 0,
+        }
     }
 
     /// Open the connection: a 40-byte SYN, answered by a SYN-ACK that gives the first RTT sample.

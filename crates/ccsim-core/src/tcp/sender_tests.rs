@@ -61,6 +61,7 @@ impl Bench {
             sack: SackRef::NONE,
             hop: 0,
             kind: PacketKind::Ack,
+            ecn: 0,
         };
         self.sender.on_ack(&pkt, now, &mut self.fab);
     }
@@ -97,6 +98,7 @@ fn with_a_handshake_data_waits_for_the_syn_ack() {
         sack: SackRef::NONE,
         hop: 0,
         kind: PacketKind::SynAck,
+        ecn: 0,
     };
     b.sender.on_ack(&syn_ack, 2 * MS, &mut b.fab);
     assert_eq!(b.sent(), Bench::data(0..10), "Linux's initial window of 10");
