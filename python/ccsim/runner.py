@@ -125,9 +125,11 @@ def build(scenario: Scenario) -> Any:
     except ValueError as error:
         # The engine rejects what the schema cannot see (e.g. no route between two nodes).
         raise ScenarioError(_group_paths(scenario, str(error))) from None
-    except (KeyboardInterrupt, SystemExit, core.CongestionControlError):
+    except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:
+        if _from_a_hook(error):
+            raise  # a Python algorithm's constructor raised: the user's exception is its cause
         raise EngineError(
             f"{scenario.name}: the engine failed while building the simulation: {error}"
         ) from error
@@ -149,11 +151,23 @@ def _engine_call(scenario: Scenario, doing: str, method: Any, *args: Any) -> Any
     """Call the engine, turning any failure into an EngineError that names the scenario."""
     try:
         return method(*args)
-    except (KeyboardInterrupt, SystemExit, engine().CongestionControlError):
-        raise  # the user's own exception, raised in a Python algorithm's hook, as its cause
+    except (KeyboardInterrupt, SystemExit):
+        raise
     except BaseException as error:
+        if _from_a_hook(error):
+            raise  # a Python algorithm's hook raised: the user's exception is its cause
         # pyo3 reports a Rust panic as PanicException, which derives from BaseException.
         raise EngineError(f"{scenario.name}: the engine failed while {doing}: {error}") from error
+
+
+def _from_a_hook(error: BaseException) -> bool:
+    """Whether ``error`` is the engine's report of an exception raised by a hook of a
+    congestion-control algorithm written in Python (``CongestionControlError``)."""
+    try:
+        from ccsim._core import CongestionControlError
+    except ImportError:
+        return False
+    return isinstance(error, CongestionControlError)
 
 
 _FLOW_INDEX = re.compile(r"\bflows\[(\d+)\]")
