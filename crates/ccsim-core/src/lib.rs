@@ -16,8 +16,8 @@
 //! nothing iterates a hash map on an output path. The same resolved scenario gives the same
 //! tables, bit for bit, on any machine.
 
-// No unsafe code, with one reviewed exception: a cache prefetch hint on the links' pipes
-// (`net/link.rs`), which cannot fault and changes no result.
+// No unsafe code, with one reviewed exception: the cache prefetch hints of the links' pipes
+// (`net/ring.rs`), which cannot fault and change no result.
 #![deny(unsafe_code)]
 
 pub mod cc;

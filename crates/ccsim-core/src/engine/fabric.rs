@@ -71,21 +71,21 @@ impl Fabric {
 
     /// Put a packet on the first link of its route.
     #[inline]
-    pub fn send(&mut self, mut pkt: Packet, now: Time) {
-        pkt.hop = 0;
-        self.enter_link(pkt, now);
+    pub fn send(&mut self, pkt: Packet, now: Time) {
+        self.enter_link(&pkt, 0, now);
     }
 
+    /// The packet reaches link number `hop` of its route.
     #[inline]
-    fn enter_link(&mut self, pkt: Packet, now: Time) {
+    fn enter_link(&mut self, pkt: &Packet, hop: u16, now: Time) {
         let (off, _) = self.routes[pkt.route as usize];
-        let link = self.route_links[off as usize + pkt.hop as usize];
+        let link = self.route_links[off as usize + hop as usize];
         let l = &mut self.links[link as usize];
         if l.has_jitter() {
-            return self.hold_at_router(link, pkt, now);
+            return self.hold_at_router(link, Packet { hop, ..*pkt }, now);
         }
-        let offer = l.offer(pkt, now);
-        self.settle(link, &pkt, offer, now);
+        let offer = l.offer(pkt, hop, now);
+        self.settle(link, pkt, offer, now);
     }
 
     /// A link with router jitter: the packet waits in the processing stage first. Kept out of
@@ -105,7 +105,7 @@ impl Fabric {
         if let Some(t) = next {
             self.events.push(t, Event::LinkIngress(link));
         }
-        let offer = l.admit(pkt, now);
+        let offer = l.admit(&pkt, pkt.hop, now);
         self.settle(link, &pkt, offer, now);
     }
 
@@ -139,8 +139,8 @@ impl Fabric {
     #[inline]
     pub fn link_arrival(&mut self, link: LinkId, now: Time) -> Option<Packet> {
         let l = &mut self.links[link as usize];
-        let (mut pkt, next) = l.pop_arrival();
-        if let Some(t) = next {
+        let pkt = l.pop_arrival();
+        if let Some(t) = l.head_time() {
             self.events.push(t, Event::LinkArrival(link));
         }
         self.hops += 1;
@@ -149,10 +149,10 @@ impl Fabric {
             self.record_drop(link, &pkt, now, DropKind::Loss);
             return None;
         }
-        pkt.hop += 1;
+        let hop = pkt.hop + 1;
         let (_, len) = self.routes[pkt.route as usize];
-        if pkt.hop < len {
-            self.enter_link(pkt, now);
+        if hop < len {
+            self.enter_link(&pkt, hop, now);
             None
         } else {
             Some(pkt)

@@ -5,5 +5,6 @@ pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod qdisc;
+pub mod ring;
 pub mod routing;
 pub mod topology;

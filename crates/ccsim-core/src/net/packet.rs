@@ -10,9 +10,10 @@ use crate::units::Time;
 /// Bytes of TCP/IP header on every data packet, and the size of a pure ACK.
 pub const HEADER_BYTES: u32 = 40;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(u8)]
 pub enum PacketKind {
+    #[default]
     Data,
     Ack,
     /// Connection set-up; carries no data. Answered by `SynAck`.
@@ -119,7 +120,7 @@ impl SackStore {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
     /// Data/Syn: time the sender sent it. Ack: the echoed send time (TCP timestamp).
     pub ts: Time,
