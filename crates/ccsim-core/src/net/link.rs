@@ -57,7 +57,7 @@ pub struct Link {
     /// When the transmitter finishes the last admitted packet.
     busy_until: Time,
     /// Transmission start times and sizes of packets still waiting.
-    waiting: VecDeque<(Time, u32)>,
+    waiting: Ring<(Time, u32)>,
     waiting_bytes: u64,
     /// Packets in transmission or propagation, with their arrival time at the far end.
     pipe: Ring<(Time, Packet)>,
@@ -95,7 +95,7 @@ impl Link {
             ack_tx: tx_time(HEADER_BYTES, rate_bps),
             data_size: 0,
             data_tx: 0,
-            waiting: VecDeque::new(),
+            waiting: Ring::default(),
             waiting_bytes: 0,
             pipe: Ring::default(),
             jitter: None,
