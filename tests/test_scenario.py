@@ -884,7 +884,7 @@ def test_an_explicit_value_equal_to_the_default_is_kept(profile: str, window: in
 @requires_engine
 def test_the_rtt_floor_is_the_same_in_python_and_the_engine() -> None:
     """A dumbbell RTT of exactly twice the bottleneck delay is accepted by both, 1 ns less by
-    both (net/topology.rs Network::attach and Dumbbell._check_rtt)."""
+    both (engine/topology.rs Network::attach and Dumbbell._check_rtt)."""
     from ccsim import _core
 
     ok = Scenario.from_toml(SMALL_DUMBBELL).with_overrides({"flows.0.rtt": "10ms"})

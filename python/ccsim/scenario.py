@@ -659,7 +659,7 @@ class Dumbbell(_Table):
     def _check_rtt(self, rtt: int, path: KeyPath) -> None:
         # The access links make up the rest of the RTT, so it cannot be below the bottleneck's
         # share (equal means access links without delay). The engine applies the same rule
-        # (net/topology.rs, Network::attach).
+        # (engine/topology.rs, Network::attach).
         floor = 2 * self.bottleneck_delay
         if rtt < floor:
             raise ScenarioError(

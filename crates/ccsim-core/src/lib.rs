@@ -2,14 +2,21 @@
 //!
 //! A packet-level discrete-event simulator for TCP congestion control.
 //!
-//! Layers, bottom up:
-//! * [`units`], [`rng`]: integer time, rates and sizes; seeded random streams.
-//! * [`net`]: packets, links (FIFO queue + transmitter + propagation pipe), queue disciplines
-//!   (DropTail, RED), random loss, shortest-path routing, built-in topologies.
-//! * [`tcp`]: the one-way TCP sender and receiver, RTT estimation, stack profiles.
+//! Layers, bottom up. A module imports only modules on lower lines (tests and doc links aside),
+//! so no two modules import each other:
+//! * [`units`], [`math`], [`rng`]: integer time, rates and sizes; deterministic maths; seeded
+//!   random streams. [`profile`]: which implementation a run models (ns-2, the RFCs, Linux).
+//! * [`event`]: the event scheduler (events, the event queue, lazily re-armed timers).
+//! * [`net`]: packets, links (queue discipline + transmitter + propagation pipe), queue
+//!   disciplines, random loss, routes, and the fabric that carries packets between endpoints
+//!   and records the drops. It knows nothing of TCP: endpoints hand it packets and get them back.
 //! * [`cc`]: the congestion-control trait, the registry, one file per algorithm.
-//! * [`traffic`]: bulk flows, finite transfers, closed- and open-loop generators.
-//! * [`engine`]: the event queue and the run loop; [`results`] and [`trace`]: output columns.
+//! * [`tcp`]: the one-way TCP sender and receiver, RTT estimation, stack profiles.
+//! * [`spec`]: the resolved scenario. [`traffic`]: bulk flows, finite transfers, closed- and
+//!   open-loop generators.
+//! * [`trace`] and [`results`]: output columns.
+//! * [`engine`]: builds a run from a scenario (topologies included) and runs the event loop,
+//!   dispatching each event to the network or an endpoint.
 //!
 //! Determinism: the core reads no clock and no OS entropy. Every random draw comes from a stream
 //! keyed by (scenario seed, entity, purpose), events at equal times run in insertion order, and
@@ -22,8 +29,10 @@
 
 pub mod cc;
 pub mod engine;
+pub mod event;
 pub mod math;
 pub mod net;
+pub mod profile;
 pub mod results;
 pub mod rng;
 pub mod spec;

@@ -101,7 +101,7 @@ pub const PARAMS: &[ParamInfo] = &[
 /// HyStart is on under the `linux` profile, as Linux enables it by default (`tcp_cubic.c`
 /// `hystart = 1`); the parameter's own default (off) holds under `ns2` and `rfc`.
 pub const PROFILE_DEFAULTS: &[ProfileDefault] =
-    &[ProfileDefault { param: "hystart", profile: crate::tcp::profile::Profile::Linux, value: 1.0 }];
+    &[ProfileDefault { param: "hystart", profile: crate::profile::Profile::Linux, value: 1.0 }];
 
 /// Linux: before the first loss, at least one segment per 20 acknowledged (5% per RTT).
 const NO_LOSS_MAX_CNT: f64 = 20.0;
@@ -493,7 +493,7 @@ mod tests {
     #[test]
     fn hystart_is_on_by_default_only_under_the_linux_profile() {
         use crate::cc::registry::{build, build_for_profile};
-        use crate::tcp::profile::Profile;
+        use crate::profile::Profile;
         use std::collections::BTreeMap;
         let rng = || crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
         let exit = |mut cc: Box<dyn CongestionControl>| {

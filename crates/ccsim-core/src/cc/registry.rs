@@ -29,8 +29,8 @@ use super::vegas::{self, Vegas};
 use super::westwood::{self, Westwood};
 use super::yeah::{self, Yeah};
 use super::CongestionControl;
+use crate::profile::Profile;
 use crate::rng::Stream;
-use crate::tcp::profile::Profile;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {

@@ -4,13 +4,15 @@ use std::collections::BTreeMap;
 
 use rand::Rng;
 
-use super::event::Event;
-use super::fabric::{Fabric, FlowDrops};
+use super::topology::Network;
 use super::Simulation;
 use crate::cc::CongestionControl;
+use crate::event::Event;
+use crate::net::drops::FlowDrops;
+use crate::net::fabric::Fabric;
 use crate::net::link::{LinkId, NodeId};
 use crate::net::routing::Graph;
-use crate::net::topology::{Endpoints, Network};
+use crate::net::Endpoints;
 use crate::rng::{stream, Entity, Purpose, Stream};
 use crate::spec::{ArrivalSpec, FlowTemplate, GeneratorSpec, ScenarioSpec, MAX_TIME_NS};
 use crate::tcp::clock::ClockSkew;

@@ -1,12 +1,11 @@
 //! The simulation: builds the network and flows from a resolved scenario and runs the event loop.
 
 mod build;
-pub mod event;
-pub mod fabric;
 mod report;
+pub mod topology;
 
-use event::{Event, TimerKind};
-use fabric::Fabric;
+use crate::event::{Event, TimerKind};
+use crate::net::fabric::Fabric;
 
 use crate::spec::ScenarioSpec;
 use crate::tcp::profile::StackConfig;

@@ -1,10 +1,19 @@
-//! The network: packets, links (queue + pipe), queue disciplines, loss models, routing and the
-//! built-in topologies.
+//! The network: packets, links (queue discipline + transmitter + propagation pipe), queue
+//! disciplines, loss models, routes, and the [`fabric::Fabric`] that carries packets between
+//! endpoints and records what it drops.
 
+pub mod drops;
+pub mod fabric;
 pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod qdisc;
 pub mod ring;
 pub mod routing;
-pub mod topology;
+
+/// Where a flow's packets enter and leave the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoints {
+    pub src: link::NodeId,
+    pub dst: link::NodeId,
+}

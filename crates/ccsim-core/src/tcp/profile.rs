@@ -8,13 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::units::{Dur, NS_PER_MS, NS_PER_S};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Profile {
-    Ns2,
-    Rfc,
-    Linux,
-}
+pub use crate::profile::Profile;
 
 /// What the reduction on a loss is computed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,8 +6,8 @@
 //! then the most recently reported others (RFC 2018 section 4).
 
 use super::ranges::RangeSet;
-use crate::engine::event::{Event, LazyTimer, TimerKind};
-use crate::engine::fabric::Fabric;
+use crate::event::{Event, LazyTimer, TimerKind};
+use crate::net::fabric::Fabric;
 use crate::net::packet::{Packet, PacketKind, SackBlocks, HEADER_BYTES};
 use crate::units::{Dur, Time};
 
@@ -142,7 +142,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::fabric::FlowDrops;
+    use crate::net::drops::FlowDrops;
     use crate::net::link::Link;
     use crate::net::loss::LossModel;
     use crate::net::qdisc::{DropTail, Qdisc};

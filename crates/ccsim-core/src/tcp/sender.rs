@@ -17,8 +17,8 @@ use super::send_overhead::SendOverhead;
 use crate::cc::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, Recovery, SentSample, Window,
 };
-use crate::engine::event::{Event, LazyTimer, TimerKind};
-use crate::engine::fabric::Fabric;
+use crate::event::{Event, LazyTimer, TimerKind};
+use crate::net::fabric::Fabric;
 use crate::net::packet::{Packet, PacketKind, SackBlocks, SackRef, HEADER_BYTES};
 use crate::rng::{stream, Entity, Purpose};
 use crate::units::{Dur, Time};

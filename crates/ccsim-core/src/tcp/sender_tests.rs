@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::engine::fabric::FlowDrops;
+use crate::net::drops::FlowDrops;
 use crate::net::link::Link;
 use crate::net::loss::LossModel;
 use crate::net::qdisc::{droptail::DropTail, Qdisc};

@@ -6,7 +6,7 @@
 //! workload even though transfers finish, and so start, at different times.
 
 use crate::net::link::NodeId;
-use crate::net::topology::Endpoints;
+use crate::net::Endpoints;
 use crate::rng::{exponential, pareto, stream, uniform, Entity, Purpose, Stream};
 use crate::spec::{ArrivalSpec, FlowTemplate, RttDist, SizeDist};
 use crate::tcp::receiver::Receiver;

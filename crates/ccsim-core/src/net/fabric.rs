@@ -2,32 +2,12 @@
 //! log. Endpoints hand packets to [`Fabric::send`]; [`Fabric::link_arrival`] moves a packet across
 //! one link and returns it once it reaches the end of its route.
 
-use super::event::{Event, EventQueue};
+use super::drops::{DropKind, DropLog, FlowDrops};
+use crate::event::{Event, EventQueue};
 use crate::net::link::{Link, LinkId, Offer};
 use crate::net::packet::{Packet, PacketKind, SackStore};
 use crate::net::qdisc::Verdict;
-use crate::trace::DropLog;
 use crate::units::Time;
-
-/// Drops of one flow's packets, anywhere in the network.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FlowDrops {
-    /// Data segments.
-    pub data: u64,
-    /// SYN, SYN-ACK and ACK packets.
-    pub control: u64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum DropKind {
-    /// Buffer overflow or a forced AQM drop.
-    Overflow = 0,
-    /// Early AQM drop.
-    Early = 1,
-    /// Random loss on the link.
-    Loss = 2,
-}
 
 pub struct Fabric {
     pub links: Vec<Link>,

@@ -8,10 +8,11 @@
 
 use std::collections::HashMap;
 
-use super::link::{Link, LinkId, NodeId};
-use super::loss::LossModel;
-use super::qdisc::red::RedParams;
-use super::qdisc::{DropTail, Qdisc, Red};
+use crate::net::link::{Link, LinkId, NodeId};
+use crate::net::loss::LossModel;
+use crate::net::qdisc::red::RedParams;
+use crate::net::qdisc::{DropTail, Qdisc, Red};
+use crate::net::Endpoints;
 use crate::rng::{stream, Entity, Purpose};
 use crate::spec::{LinkParams, LossSpec, QueueSpec, TopologySpec};
 use crate::units::Dur;
@@ -30,13 +31,6 @@ enum Kind {
     Dumbbell { left: NodeId, right: NodeId, bottleneck_delay: Dur, access_rate: u64, access_queue: QueueSpec },
     ParkingLot { hop_delay: Dur, access_rate: u64, access_delay: Dur, access_queue: QueueSpec },
     Explicit,
-}
-
-/// Where a flow's packets enter and leave the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Endpoints {
-    pub src: NodeId,
-    pub dst: NodeId,
 }
 
 impl Network {

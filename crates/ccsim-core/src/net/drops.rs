@@ -1,0 +1,47 @@
+//! What the network records of the packets it drops: per-flow counts and the optional drop log.
+
+use super::link::LinkId;
+use super::packet::Packet;
+use crate::units::{secs, Time};
+
+/// Drops of one flow's packets, anywhere in the network.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowDrops {
+    /// Data segments.
+    pub data: u64,
+    /// SYN, SYN-ACK and ACK packets.
+    pub control: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DropKind {
+    /// Buffer overflow or a forced AQM drop.
+    Overflow = 0,
+    /// Early AQM drop.
+    Early = 1,
+    /// Random loss on the link.
+    Loss = 2,
+}
+
+#[derive(Default)]
+pub struct DropLog {
+    pub t_s: Vec<f64>,
+    pub link: Vec<u32>,
+    pub flow: Vec<u32>,
+    pub seq: Vec<u32>,
+    /// 0 data, 1 ACK/SYN-ACK.
+    pub is_ack: Vec<u8>,
+    pub kind: Vec<u8>,
+}
+
+impl DropLog {
+    pub fn push(&mut self, now: Time, link: LinkId, pkt: &Packet, kind: DropKind) {
+        self.t_s.push(secs(now));
+        self.link.push(link);
+        self.flow.push(pkt.flow);
+        self.seq.push(pkt.seq);
+        self.is_ack.push(u8::from(!pkt.kind.is_forward()));
+        self.kind.push(kind as u8);
+    }
+}
