@@ -63,8 +63,37 @@ pub struct StackSpec {
 pub enum QueueSpec {
     /// Tail drop. The limits count packets waiting, not the one being transmitted.
     Droptail { limit_pkts: Option<u64>, limit_bytes: Option<u64> },
-    /// Random Early Detection (Floyd & Jacobson 1993, ns-2 variant). Thresholds in packets.
-    Red { limit_pkts: u64, min_th: f64, max_th: f64, max_p: f64, w_q: f64, gentle: bool, wait: bool, mean_pktsize: u32 },
+    /// Random Early Detection (Floyd & Jacobson 1993, ns-2 variant). Thresholds in packets;
+    /// `min_th`, `max_th` or `w_q` = 0: ns-2's automatic value. `byte_mode`: ns-2's `bytes_`.
+    /// `ecn`: early drops of ECN-capable packets become CE marks.
+    Red {
+        limit_pkts: u64,
+        min_th: f64,
+        max_th: f64,
+        max_p: f64,
+        w_q: f64,
+        gentle: bool,
+        wait: bool,
+        mean_pktsize: u32,
+        #[serde(default, skip_serializing_if = "is_false")]
+        byte_mode: bool,
+        #[serde(default, skip_serializing_if = "is_false")]
+        ecn: bool,
+    },
+    /// CoDel (RFC 8289), with a tail-drop limit in packets.
+    Codel { limit_pkts: u64, target_ns: u64, interval_ns: u64, ecn: bool },
+    /// FQ-CoDel (RFC 8290): `flows` hashed queues under CoDel, DRR with `quantum_bytes`;
+    /// `limit_pkts` over all queues.
+    FqCodel { limit_pkts: u64, target_ns: u64, interval_ns: u64, ecn: bool, flows: u32, quantum_bytes: u32 },
+    /// PIE (RFC 8033), delay measured by timestamps; `alpha` and `beta` in 1/s.
+    Pie { limit_pkts: u64, target_ns: u64, tupdate_ns: u64, alpha: f64, beta: f64, max_burst_ns: u64, ecn: bool },
+    /// Step marking (DCTCP): an arrival finding `k_pkts` packets or `k_bytes` bytes waiting is
+    /// marked (ECN-capable, `ecn` on) or dropped; tail drop at the limits.
+    Step { limit_pkts: Option<u64>, limit_bytes: Option<u64>, k_pkts: Option<u64>, k_bytes: Option<u64>, ecn: bool },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -357,13 +386,17 @@ pub fn profile_name(p: Profile) -> &'static str {
 
 impl QueueSpec {
     /// The `kind` of every queue discipline, as written in a spec.
-    pub const KINDS: &'static [&'static str] = &["droptail", "red"];
+    pub const KINDS: &'static [&'static str] = &["droptail", "red", "codel", "fq_codel", "pie", "step"];
 
     /// This queue's `kind` (a match, so that a new discipline must be added to [`Self::KINDS`]).
     pub fn kind(&self) -> &'static str {
         match self {
             QueueSpec::Droptail { .. } => "droptail",
             QueueSpec::Red { .. } => "red",
+            QueueSpec::Codel { .. } => "codel",
+            QueueSpec::FqCodel { .. } => "fq_codel",
+            QueueSpec::Pie { .. } => "pie",
+            QueueSpec::Step { .. } => "step",
         }
     }
 
@@ -375,31 +408,73 @@ impl QueueSpec {
             }
             Ok(())
         };
+        let positive_pkts =
+            |k: &str, v: u64| if v == 0 { Err(out_of_range(&key(k), v, "at least 1 packet")) } else { pkts(k, v) };
+        let bytes = |k: &str, v: Option<u64>| match v {
+            Some(b) if b > MAX_QUEUE_BYTES => {
+                Err(out_of_range(&key(k), b, &format!("at most {MAX_QUEUE_BYTES} bytes")))
+            }
+            _ => Ok(()),
+        };
         match self {
             QueueSpec::Droptail { limit_pkts, limit_bytes } => {
                 if let Some(p) = limit_pkts {
                     pkts("limit_pkts", *p)?;
                 }
-                if let Some(b) = limit_bytes {
-                    if *b > MAX_QUEUE_BYTES {
-                        return Err(out_of_range(&key("limit_bytes"), b, &format!("at most {MAX_QUEUE_BYTES} bytes")));
-                    }
-                }
+                bytes("limit_bytes", *limit_bytes)?;
             }
             QueueSpec::Red { limit_pkts, min_th, max_th, max_p, w_q, mean_pktsize, .. } => {
                 pkts("limit_pkts", *limit_pkts)?;
-                check_float(&key("min_th"), *min_th, f64::MIN_POSITIVE, MAX_QUEUE_PKTS as f64)?;
-                check_float(&key("max_th"), *max_th, f64::MIN_POSITIVE, MAX_QUEUE_PKTS as f64)?;
-                if max_th <= min_th {
+                // 0: automatic (ns-2).
+                check_float(&key("min_th"), *min_th, 0.0, MAX_QUEUE_PKTS as f64)?;
+                check_float(&key("max_th"), *max_th, 0.0, MAX_QUEUE_PKTS as f64)?;
+                if *min_th > 0.0 && *max_th > 0.0 && max_th <= min_th {
                     return Err(format!(
                         "{}: {max_th} is not above min_th ({min_th}); expected max_th > min_th",
                         key("max_th")
                     ));
                 }
                 check_float(&key("max_p"), *max_p, f64::MIN_POSITIVE, 1.0)?;
-                check_float(&key("w_q"), *w_q, f64::MIN_POSITIVE, 1.0)?;
+                check_float(&key("w_q"), *w_q, 0.0, 1.0)?;
                 if *mean_pktsize == 0 {
                     return Err(out_of_range(&key("mean_pktsize"), mean_pktsize, "at least 1 byte"));
+                }
+            }
+            QueueSpec::Codel { limit_pkts, target_ns, interval_ns, .. } => {
+                positive_pkts("limit_pkts", *limit_pkts)?;
+                check_time(&key("target_ns"), *target_ns, 1)?;
+                check_time(&key("interval_ns"), *interval_ns, 1)?;
+            }
+            QueueSpec::FqCodel { limit_pkts, target_ns, interval_ns, flows, quantum_bytes, .. } => {
+                positive_pkts("limit_pkts", *limit_pkts)?;
+                check_time(&key("target_ns"), *target_ns, 1)?;
+                check_time(&key("interval_ns"), *interval_ns, 1)?;
+                if !(1..=65_536).contains(flows) {
+                    return Err(out_of_range(&key("flows"), flows, "1..=65536 queues"));
+                }
+                if !(1..=1 << 20).contains(quantum_bytes) {
+                    return Err(out_of_range(&key("quantum_bytes"), quantum_bytes, "1..=1048576 bytes"));
+                }
+            }
+            QueueSpec::Pie { limit_pkts, target_ns, tupdate_ns, alpha, beta, max_burst_ns, .. } => {
+                positive_pkts("limit_pkts", *limit_pkts)?;
+                check_time(&key("target_ns"), *target_ns, 1)?;
+                check_time(&key("tupdate_ns"), *tupdate_ns, 1)?;
+                check_time(&key("max_burst_ns"), *max_burst_ns, 0)?;
+                check_float(&key("alpha"), *alpha, 0.0, 1e6)?;
+                check_float(&key("beta"), *beta, 0.0, 1e6)?;
+            }
+            QueueSpec::Step { limit_pkts, limit_bytes, k_pkts, k_bytes, .. } => {
+                if let Some(p) = limit_pkts {
+                    pkts("limit_pkts", *p)?;
+                }
+                bytes("limit_bytes", *limit_bytes)?;
+                if let Some(k) = k_pkts {
+                    pkts("k_pkts", *k)?;
+                }
+                bytes("k_bytes", *k_bytes)?;
+                if k_pkts.is_none() && k_bytes.is_none() {
+                    return Err(format!("{}: missing; expected a marking threshold k_pkts or k_bytes", key("k_pkts")));
                 }
             }
         }
@@ -596,6 +671,10 @@ mod tests {
         for kind in QueueSpec::KINDS {
             let json = match *kind {
                 "droptail" => r#"{"kind":"droptail","limit_pkts":5,"limit_bytes":null}"#.to_string(),
+                "codel" => r#"{"kind":"codel","limit_pkts":5,"target_ns":5,"interval_ns":100,"ecn":false}"#.to_string(),
+                "fq_codel" => r#"{"kind":"fq_codel","limit_pkts":5,"target_ns":5,"interval_ns":100,"ecn":false,"flows":1024,"quantum_bytes":1500}"#.to_string(),
+                "pie" => r#"{"kind":"pie","limit_pkts":5,"target_ns":5,"tupdate_ns":5,"alpha":0.125,"beta":1.25,"max_burst_ns":5,"ecn":true}"#.to_string(),
+                "step" => r#"{"kind":"step","limit_pkts":5,"limit_bytes":null,"k_pkts":3,"k_bytes":null,"ecn":true}"#.to_string(),
                 _ => format!(
                     r#"{{"kind":"{kind}","limit_pkts":5,"min_th":1,"max_th":2,"max_p":0.1,"w_q":0.002,"gentle":true,"wait":true,"mean_pktsize":500}}"#
                 ),

@@ -164,18 +164,23 @@ impl Simulation {
             series.close_row();
             true
         });
-        let links = &mut self.fab.links;
+        let links = &self.fab.links;
         let monitored = self.monitored.get_or_insert_with(|| {
             links.iter().enumerate().filter(|(_, l)| l.monitor).map(|(i, _)| i as u32).collect()
         });
         for &i in monitored.iter() {
-            let l = &mut links[i as usize];
+            // A dequeue discipline catches up with the transmissions completed by now.
+            self.fab.serve(i, now);
+            let l = &mut self.fab.links[i as usize];
             let (pkts, bytes) = l.queue_len(now);
-            self.queues.t_s.push(secs(now));
-            self.queues.link.push(i);
-            self.queues.queue_pkts.push(pkts as u32);
-            self.queues.queue_bytes.push(bytes);
-            self.queues.avg_queue_pkts.push(l.average_queue().unwrap_or(f64::NAN));
+            let q = &mut self.queues;
+            q.t_s.push(secs(now));
+            q.link.push(i);
+            q.queue_pkts.push(pkts as u32);
+            q.queue_bytes.push(bytes);
+            q.avg_queue_pkts.push(l.average_queue().unwrap_or(f64::NAN));
+            l.inspect_queue(&mut |name, value| q.record_aqm(name, value));
+            q.close_row();
         }
         if now + interval <= self.duration {
             self.fab.events.push(now + interval, Event::Sample);

@@ -162,6 +162,9 @@ impl Simulation {
     /// Finish the run (if needed) and assemble the result tables.
     pub fn finish(&mut self) -> RunResults {
         self.run();
+        for link in 0..self.fab.links.len() as u32 {
+            self.fab.serve(link, self.now);
+        }
         let s = std::mem::take(&mut self.series);
         let mut series = Table::default();
         series.push("t_s", Column::F64(s.t_s));
@@ -182,7 +185,12 @@ impl Simulation {
         queues.push("queue_pkts", Column::U32(q.queue_pkts));
         queues.push("queue_bytes", Column::U64(q.queue_bytes));
         queues.push("avg_queue_pkts", Column::F64(q.avg_queue_pkts));
-        let d = self.fab.drop_log.take().unwrap_or_default();
+        let mut aqm = q.aqm;
+        aqm.sort_by_key(|(name, _)| *name);
+        for (name, values) in aqm {
+            queues.push(name, Column::F64(values));
+        }
+        let d = self.fab.take_drop_log().unwrap_or_default();
         let mut drops = Table::default();
         drops.push("t_s", Column::F64(d.t_s));
         drops.push("link", Column::U32(d.link));

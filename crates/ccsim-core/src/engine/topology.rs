@@ -10,8 +10,10 @@ use std::collections::HashMap;
 
 use crate::net::link::{Link, LinkId, NodeId};
 use crate::net::loss::LossModel;
+use crate::net::qdisc::codel::CoDelParams;
+use crate::net::qdisc::pie::PieParams;
 use crate::net::qdisc::red::RedParams;
-use crate::net::qdisc::{DropTail, Qdisc, Red};
+use crate::net::qdisc::{CoDel, DropTail, FqCodel, Pie, Qdisc, Red, Step};
 use crate::net::Endpoints;
 use crate::rng::{stream, Entity, Purpose};
 use crate::spec::{LinkParams, LossSpec, QueueSpec, TopologySpec};
@@ -114,11 +116,7 @@ impl Network {
             QueueSpec::Droptail { limit_pkts, limit_bytes } => {
                 Qdisc::DropTail(DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes })
             }
-            QueueSpec::Red { limit_pkts, min_th, max_th, max_p, w_q, gentle, wait, mean_pktsize } => {
-                let valid = min_th < max_th && *max_p > 0.0 && *max_p <= 1.0 && *w_q > 0.0 && *w_q <= 1.0;
-                if !valid {
-                    return Err("red: expected 0 < min_th < max_th, 0 < max_p <= 1, 0 < w_q <= 1".into());
-                }
+            QueueSpec::Red { limit_pkts, min_th, max_th, max_p, w_q, gentle, wait, mean_pktsize, byte_mode, ecn } => {
                 let params = RedParams {
                     limit_pkts: *limit_pkts,
                     min_th: *min_th,
@@ -128,9 +126,50 @@ impl Network {
                     gentle: *gentle,
                     wait: *wait,
                     mean_pktsize: *mean_pktsize,
-                };
+                    byte_mode: *byte_mode,
+                    ecn: *ecn,
+                }
+                .automatic(p.rate_bps);
+                let valid = params.min_th < params.max_th
+                    && params.max_p > 0.0
+                    && params.max_p <= 1.0
+                    && params.w_q > 0.0
+                    && params.w_q <= 1.0;
+                if !valid {
+                    return Err(format!(
+                        "red: expected 0 < min_th < max_th, 0 < max_p <= 1, 0 < w_q <= 1 (automatic values included: \
+                         min_th {}, max_th {})",
+                        params.min_th, params.max_th
+                    ));
+                }
                 let rng = stream(self.seed, Entity::Link, id as u64, Purpose::Aqm);
                 Qdisc::Red(Box::new(Red::new(params, p.rate_bps, rng)))
+            }
+            QueueSpec::Codel { limit_pkts, target_ns, interval_ns, ecn } => {
+                let params = CoDelParams { target: *target_ns, interval: *interval_ns, ecn: *ecn };
+                Qdisc::CoDel(Box::new(CoDel::new(params, *limit_pkts)))
+            }
+            QueueSpec::FqCodel { limit_pkts, target_ns, interval_ns, ecn, flows, quantum_bytes } => {
+                let params = CoDelParams { target: *target_ns, interval: *interval_ns, ecn: *ecn };
+                let key = rand::RngCore::next_u64(&mut stream(self.seed, Entity::Link, id as u64, Purpose::Aqm));
+                Qdisc::FqCodel(Box::new(FqCodel::new(params, *limit_pkts, *flows, *quantum_bytes, key)))
+            }
+            QueueSpec::Pie { limit_pkts, target_ns, tupdate_ns, alpha, beta, max_burst_ns, ecn } => {
+                let params = PieParams {
+                    limit_pkts: *limit_pkts,
+                    target: *target_ns,
+                    tupdate: *tupdate_ns,
+                    alpha: *alpha,
+                    beta: *beta,
+                    max_burst: *max_burst_ns,
+                    ecn: *ecn,
+                };
+                let rng = stream(self.seed, Entity::Link, id as u64, Purpose::Aqm);
+                Qdisc::Pie(Box::new(Pie::new(params, rng)))
+            }
+            QueueSpec::Step { limit_pkts, limit_bytes, k_pkts, k_bytes, ecn } => {
+                let tail = DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes };
+                Qdisc::Step(Box::new(Step { tail, k_pkts: *k_pkts, k_bytes: *k_bytes, ecn: *ecn, marks: 0 }))
             }
         };
         let loss = match p.loss {

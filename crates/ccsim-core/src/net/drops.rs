@@ -45,3 +45,20 @@ impl DropLog {
         self.kind.push(kind as u8);
     }
 }
+
+impl DropLog {
+    /// Sort the rows by (time, link), keeping the order of rows that tie.
+    pub fn sort_by_time(&mut self) {
+        let mut order: Vec<usize> = (0..self.t_s.len()).collect();
+        order.sort_by(|&a, &b| self.t_s[a].total_cmp(&self.t_s[b]).then(self.link[a].cmp(&self.link[b])));
+        fn permute<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
+            *v = order.iter().map(|&i| v[i]).collect();
+        }
+        permute(&mut self.t_s, &order);
+        permute(&mut self.link, &order);
+        permute(&mut self.flow, &order);
+        permute(&mut self.seq, &order);
+        permute(&mut self.is_ack, &order);
+        permute(&mut self.kind, &order);
+    }
+}

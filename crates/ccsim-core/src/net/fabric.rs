@@ -21,6 +21,9 @@ pub struct Fabric {
     pub sacks: SackStore,
     /// Packets that crossed a link (one per link crossed).
     pub hops: u64,
+    /// Some drop was recorded after later drops on other links (dequeue disciplines).
+    dropped_late: bool,
+    scratch: Vec<(Time, Packet, Verdict)>,
 }
 
 impl Fabric {
@@ -34,6 +37,8 @@ impl Fabric {
             drop_log: log_drops.then(DropLog::default),
             sacks: SackStore::default(),
             hops: 0,
+            dropped_late: false,
+            scratch: Vec::new(),
         }
     }
 
@@ -61,21 +66,68 @@ impl Fabric {
         let (off, _) = self.routes[pkt.route as usize];
         let link = self.route_links[off as usize + hop as usize];
         let l = &mut self.links[link as usize];
-        if l.has_jitter() {
-            return self.hold_at_router(link, Packet { hop, ..*pkt }, now);
+        if l.is_special() {
+            return self.enter_special(link, Packet { hop, ..*pkt }, now);
         }
         let offer = l.offer(pkt, hop, now);
         self.settle(link, pkt, offer, now);
     }
 
-    /// A link with router jitter: the packet waits in the processing stage first. Kept out of
-    /// line so that the common path stays small enough to inline.
+    /// A link with router jitter (the packet waits in the processing stage first) or a
+    /// discipline that decides at dequeue. Kept out of line so that the common path stays small
+    /// enough to inline.
     #[cold]
     #[inline(never)]
-    fn hold_at_router(&mut self, link: LinkId, pkt: Packet, now: Time) {
-        if let Some(t) = self.links[link as usize].hold(pkt, now) {
-            self.events.push(t, Event::LinkIngress(link));
+    fn enter_special(&mut self, link: LinkId, pkt: Packet, now: Time) {
+        let l = &mut self.links[link as usize];
+        if l.has_jitter() {
+            if let Some(t) = l.hold(pkt, now) {
+                self.events.push(t, Event::LinkIngress(link));
+            }
+            return;
         }
+        l.counters.arrivals += 1;
+        self.enqueue(link, pkt, now);
+    }
+
+    /// Queue a packet (already counted as an arrival) in a dequeue discipline.
+    fn enqueue(&mut self, link: LinkId, pkt: Packet, now: Time) {
+        if let Some(t) = self.links[link as usize].enqueue(pkt, now) {
+            self.events.push(t, Event::LinkArrival(link));
+        }
+        self.record_queue_drops(link);
+    }
+
+    /// Record the drops a dequeue discipline made (at their own times).
+    fn record_queue_drops(&mut self, link: LinkId) {
+        let mut drops = std::mem::take(&mut self.scratch);
+        drops.extend(self.links[link as usize].take_drops());
+        self.dropped_late |= !drops.is_empty();
+        for (at, pkt, v) in drops.drain(..) {
+            let kind = if v == Verdict::DropEarly { DropKind::Early } else { DropKind::Overflow };
+            self.record_drop(link, &pkt, at, kind);
+        }
+        self.scratch = drops;
+    }
+
+    /// Run a dequeue discipline's transmitter up to `now` (before the link is sampled, and at the
+    /// end of a run).
+    pub fn serve(&mut self, link: LinkId, now: Time) {
+        if self.links[link as usize].decides_at_dequeue() {
+            self.links[link as usize].serve(now);
+            self.record_queue_drops(link);
+        }
+    }
+
+    /// The drop log in time order. Dequeue disciplines record drops when their link is next
+    /// touched, after drops elsewhere at later times: those runs sort the log by (time, link),
+    /// which keeps each link's own order.
+    pub fn take_drop_log(&mut self) -> Option<DropLog> {
+        let mut log = self.drop_log.take()?;
+        if self.dropped_late {
+            log.sort_by_time();
+        }
+        Some(log)
     }
 
     /// The packet at the head of `link`'s processing stage reaches the queue.
@@ -84,6 +136,9 @@ impl Fabric {
         let (pkt, next) = l.release();
         if let Some(t) = next {
             self.events.push(t, Event::LinkIngress(link));
+        }
+        if l.decides_at_dequeue() {
+            return self.enqueue(link, pkt, now);
         }
         let offer = l.admit(&pkt, pkt.hop, now);
         self.settle(link, &pkt, offer, now);
@@ -118,6 +173,10 @@ impl Fabric {
     /// (returns `None`), is lost (`None`), or has reached its destination (returned).
     #[inline]
     pub fn link_arrival(&mut self, link: LinkId, now: Time) -> Option<Packet> {
+        if self.links[link as usize].decides_at_dequeue() {
+            // Transmissions completed by now hand their packets to the pipe first.
+            self.serve(link, now);
+        }
         let l = &mut self.links[link as usize];
         let pkt = l.pop_arrival();
         if let Some(t) = l.head_time() {

@@ -1,10 +1,21 @@
-//! A unidirectional link: FIFO output queue, transmitter, and propagation pipe.
+//! A unidirectional link: a queue discipline, a transmitter, and a propagation pipe.
 //!
-//! Head-only scheduling: when a packet is admitted its transmission start and its arrival at the
-//! far end are fixed at once (the queue is FIFO and the rate constant), and it goes straight into
-//! the pipe. The pipe is ordered by arrival time, so the link needs exactly one pending event, for
-//! the packet at its head. Packets still waiting for the transmitter are tracked by their start
-//! times alone, which is all queue length, RED and the statistics need.
+//! Admission disciplines (DropTail, RED, step marking) use head-only scheduling: when a packet is
+//! admitted its transmission start and its arrival at the far end are fixed at once (the queue is
+//! FIFO and the rate constant), and it goes straight into the pipe. The pipe is ordered by
+//! arrival time, so the link needs exactly one pending event, for the packet at its head. Packets
+//! still waiting for the transmitter are tracked by their start times alone, which is all queue
+//! length, RED and the statistics need.
+//!
+//! Dequeue disciplines (CoDel, FQ-CoDel, PIE) hold the waiting packets themselves. Each time the
+//! transmitter frees, at `busy_until`, the discipline picks the next packet, which then enters
+//! the pipe with its arrival time. These transmit completions need no events of their own: the
+//! link runs them, each at its own time, whenever it is next touched ([`Link::serve`]: at an
+//! arrival, at its pipe event, when sampled). That is exact, because a completion at time T
+//! depends only on the packets that arrived by T (each arrival runs the completions due before
+//! it first), and it is always in time: the packet sent at T leaves the pipe at T + tx + delay,
+//! after the packet before it, whose pipe event (at T + delay) runs the completion at the latest.
+//! So a link of either kind has at most one pending event: its pipe head.
 //!
 //! Optional router jitter puts a processing stage in front of the queue: each packet reaches the
 //! queue a uniform random time in [0, jitter] after it reached the router, never before the
@@ -14,7 +25,7 @@ use std::collections::VecDeque;
 
 use super::loss::LossModel;
 use super::packet::{Packet, HEADER_BYTES};
-use super::qdisc::{Qdisc, QueueView, Verdict};
+use super::qdisc::{DropSink, Qdisc, QueueView, Verdict};
 use super::ring::Ring;
 use crate::rng::{uniform, Stream};
 use crate::units::{tx_time, Dur, Time};
@@ -69,6 +80,8 @@ pub struct Link {
     /// Router processing jitter (None: packets reach the queue on arrival). Boxed: most links
     /// have none, and the hot fields stay together.
     jitter: Option<Box<Jitter>>,
+    /// Packets a dequeue discipline dropped, until the network records them.
+    dropped: DropSink,
     pub counters: LinkCounters,
 }
 
@@ -99,6 +112,7 @@ impl Link {
             waiting_bytes: 0,
             pipe: Ring::default(),
             jitter: None,
+            dropped: Vec::new(),
             counters: LinkCounters::default(),
         }
     }
@@ -115,6 +129,18 @@ impl Link {
 
     pub fn has_jitter(&self) -> bool {
         self.jitter.is_some()
+    }
+
+    /// Whether the discipline decides at dequeue (packets go through [`Self::enqueue`]).
+    pub fn decides_at_dequeue(&self) -> bool {
+        self.qdisc.decides_at_dequeue()
+    }
+
+    /// Whether packets entering this link leave the fast path (router jitter, or a discipline
+    /// that decides at dequeue).
+    #[inline(always)]
+    pub fn is_special(&self) -> bool {
+        self.jitter.is_some() || self.qdisc.decides_at_dequeue()
     }
 
     /// A packet reached the router (a link with jitter only). Returns the time to schedule the
@@ -150,8 +176,61 @@ impl Link {
 
     /// Queue length (packets, bytes) at `now`, not counting the packet in transmission.
     pub fn queue_len(&mut self, now: Time) -> (usize, u64) {
+        if self.qdisc.decides_at_dequeue() {
+            self.serve(now);
+            return self.qdisc.held();
+        }
         self.advance(now);
         (self.waiting.len(), self.waiting_bytes)
+    }
+
+    /// The discipline's own state for the `queues` series (see [`Qdisc::inspect`]).
+    pub fn inspect_queue(&self, f: &mut dyn FnMut(&'static str, f64)) {
+        self.qdisc.inspect(f);
+    }
+
+    /// Run the transmitter up to `now` (dequeue disciplines): each transmit completion due by
+    /// then, at its own time, hands the discipline's next packet to the pipe.
+    pub fn serve(&mut self, now: Time) {
+        while self.busy_until <= now {
+            let at = self.busy_until;
+            let Some(pkt) = self.qdisc.dequeue(at, &mut self.dropped) else { break };
+            // Waiting time is counted as packets leave the queue (the fast path counts it on
+            // arrival, when it is already known).
+            self.counters.wait_ns += self.qdisc.last_sojourn() as u128;
+            self.transmit(pkt, at);
+        }
+        self.qdisc.advance(now);
+    }
+
+    /// Start transmitting `pkt` at `at` (dequeue disciplines).
+    fn transmit(&mut self, pkt: Packet, at: Time) {
+        let tx = self.tx_time(pkt.size);
+        self.busy_until = at + tx;
+        self.counters.busy_ns += tx as u128;
+        self.pipe.push_back((self.busy_until + self.delay, pkt));
+    }
+
+    /// Queue a packet (already counted as an arrival) in a dequeue discipline. Returns the time to
+    /// schedule the link's pipe event at, when the pipe was empty. Drops (the arrival or others)
+    /// wait in the link until [`Self::take_drops`].
+    pub fn enqueue(&mut self, pkt: Packet, now: Time) -> Option<Time> {
+        self.serve(now);
+        let was_empty = self.pipe.is_empty();
+        // Completions due by now have run: if the transmitter is free, it has been idle (nothing
+        // was queued) and the next one is now.
+        self.busy_until = self.busy_until.max(now);
+        self.qdisc.enqueue(pkt, now, &mut self.dropped);
+        let (held, _) = self.qdisc.held();
+        self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(held as u64);
+        self.serve(now);
+        (was_empty && !self.pipe.is_empty()).then(|| self.pipe.front().expect("not empty").0)
+    }
+
+    /// Packets dropped by a dequeue discipline since the last call, each with its drop time.
+    pub fn take_drops(&mut self) -> std::vec::Drain<'_, (Time, Packet, Verdict)> {
+        self.counters.queue_drops += self.dropped.len() as u64;
+        self.dropped.drain(..)
     }
 
     /// The discipline's average queue length, if it keeps one (RED).
@@ -182,11 +261,15 @@ impl Link {
             must_wait,
             idle_since: if must_wait { None } else { Some(self.busy_until) },
         };
-        let verdict = self.qdisc.admit(&view, pkt.size);
-        if verdict != Verdict::Enqueue {
-            self.counters.queue_drops += 1;
-            return Offer::Dropped(verdict);
-        }
+        let verdict = self.qdisc.admit(&view, pkt.size, pkt.is_ect());
+        let ecn = match verdict {
+            Verdict::Enqueue => pkt.ecn,
+            Verdict::Mark => pkt.ecn | super::packet::ecn::CE,
+            Verdict::DropOverflow | Verdict::DropEarly => {
+                self.counters.queue_drops += 1;
+                return Offer::Dropped(verdict);
+            }
+        };
         let start = self.busy_until.max(now);
         let tx = self.tx_time(pkt.size);
         if must_wait {
@@ -198,7 +281,7 @@ impl Link {
         self.busy_until = start + tx;
         self.counters.busy_ns += tx as u128;
         let exit = self.busy_until + self.delay;
-        self.pipe.push_back((exit, Packet { hop, ..*pkt }));
+        self.pipe.push_back((exit, Packet { hop, ecn, ..*pkt }));
         Offer::Accepted { schedule_at: (self.pipe.len() == 1).then_some(exit) }
     }
 
@@ -236,7 +319,7 @@ impl Link {
     /// Packets inside the link (being processed, waiting, in transmission or propagating).
     pub fn in_link(&self) -> impl Iterator<Item = &Packet> {
         let stage = self.jitter.iter().flat_map(|j| j.stage.iter().map(|(_, p)| p));
-        stage.chain(self.pipe.iter().map(|(_, p)| p))
+        stage.chain(self.qdisc.packets()).chain(self.pipe.iter().map(|(_, p)| p))
     }
 
     /// Busy time and waiting time up to `end` only (the tail beyond the run is cut off).
@@ -335,5 +418,64 @@ mod tests {
         }
         assert_eq!(seqs, (0..200).collect::<Vec<_>>());
         assert_eq!(l.counters.arrivals, 200, "counted once, when they reached the router");
+    }
+}
+
+#[cfg(test)]
+mod dequeue_tests {
+    use super::*;
+    use crate::net::packet::ecn;
+    use crate::net::qdisc::codel::CoDelParams;
+    use crate::net::qdisc::{CoDel, DropTail, Step};
+
+    const MS: Time = 1_000_000;
+
+    fn ect(seq: u32) -> Packet {
+        let mut p = Packet::test_data(seq, 1000);
+        p.ecn = ecn::ECT;
+        p
+    }
+
+    /// Under CoDel a burst leaves exactly as under DropTail (1 ms apart, after 10 ms of
+    /// propagation), and only the first arrival asks for an event.
+    #[test]
+    fn a_dequeue_discipline_keeps_one_pending_event_and_exact_departures() {
+        let q = Qdisc::CoDel(Box::new(CoDel::new(CoDelParams { target: 5 * MS, interval: 100 * MS, ecn: false }, 100)));
+        let mut l = Link::new(0, 1, 8_000_000, 10 * MS, q, LossModel::None);
+        assert_eq!(l.enqueue(Packet::test_data(0, 1000), 0), Some(11 * MS));
+        for seq in 1..4 {
+            assert_eq!(l.enqueue(Packet::test_data(seq, 1000), 0), None);
+        }
+        assert_eq!(l.queue_len(0), (3, 3000));
+        let mut arrivals = vec![];
+        let mut next = Some(11 * MS);
+        while let Some(t) = next {
+            l.serve(t);
+            let p = l.pop_arrival();
+            arrivals.push((p.seq, t));
+            next = l.head_time();
+        }
+        assert_eq!(arrivals, vec![(0, 11 * MS), (1, 12 * MS), (2, 13 * MS), (3, 14 * MS)]);
+        assert_eq!(l.take_drops().count(), 0);
+    }
+
+    /// Hand-made ECN-capable packets through a step-marking link: those finding 2 or more
+    /// waiting are marked CE, none is dropped.
+    #[test]
+    fn a_marking_link_sets_ce_instead_of_dropping() {
+        let tail = DropTail { limit_pkts: Some(100), limit_bytes: None };
+        let q = Qdisc::Step(Box::new(Step { tail, k_pkts: Some(2), k_bytes: None, ecn: true, marks: 0 }));
+        let mut l = Link::new(0, 1, 8_000_000, 0, q, LossModel::None);
+        for seq in 0..6 {
+            assert!(matches!(l.offer(&ect(seq), 0, 0), Offer::Accepted { .. }));
+        }
+        let mut ce = vec![];
+        for _ in 0..6 {
+            let p = l.pop_arrival();
+            ce.push(p.ecn & ecn::CE != 0);
+        }
+        // Seq 0 is transmitted at once; 1 and 2 find 0 and 1 waiting; 3..5 find 2, 3, 4.
+        assert_eq!(ce, vec![false, false, false, true, true, true]);
+        assert_eq!(l.counters.queue_drops, 0);
     }
 }

@@ -5,7 +5,13 @@
 //! first arrival after the average crosses `min_th` is never dropped; arrivals to a queue of at
 //! most one packet are never dropped early; gentle mode ramps the probability from `max_p` to 1
 //! between `max_th` and `2 max_th`; the `wait` rule spaces drops uniformly in [1/p_b, 2/p_b].
-//! Thresholds are in packets (packet mode).
+//! Thresholds are in packets.
+//!
+//! Options: byte mode (ns-2's `bytes_`: the average follows the backlog in bytes divided by
+//! `mean_pktsize`, and a packet's drop probability is scaled by its size over `mean_pktsize`, so
+//! small packets are dropped less); ECN (an early drop of an ECN-capable packet becomes a CE
+//! mark; forced drops above `max_th`, or `2 max_th` in gentle mode, stay drops); and ns-2's
+//! automatic parameters ([`RedParams::automatic`]).
 
 use super::{QueueView, Verdict};
 use crate::rng::{uniform, Stream};
@@ -20,6 +26,31 @@ pub struct RedParams {
     pub gentle: bool,
     pub wait: bool,
     pub mean_pktsize: u32,
+    pub byte_mode: bool,
+    pub ecn: bool,
+}
+
+/// ns-2's target queueing delay for the automatic minimum threshold (`targetdelay_`, 5 ms).
+const AUTO_TARGET_DELAY_S: f64 = 0.005;
+
+impl RedParams {
+    /// Fill in parameters given as 0 the way ns-2 does (`queue/red.cc`, after Floyd, Gummadi and
+    /// Shenker's Adaptive RED): `min_th` = max(5, half the packets the link sends in the target
+    /// delay of 5 ms); `max_th` = 3 `min_th`; `w_q` = 1 - exp(-1/C), with C the link's rate in
+    /// mean-sized packets per second (a time constant of one second).
+    pub fn automatic(mut self, rate_bps: u64) -> Self {
+        let ptc = rate_bps as f64 / (8.0 * self.mean_pktsize as f64);
+        if self.min_th == 0.0 {
+            self.min_th = (AUTO_TARGET_DELAY_S * ptc / 2.0).max(5.0);
+        }
+        if self.max_th == 0.0 {
+            self.max_th = 3.0 * self.min_th;
+        }
+        if self.w_q == 0.0 {
+            self.w_q = 1.0 - crate::math::exp(-1.0 / ptc);
+        }
+        self
+    }
 }
 
 pub struct Red {
@@ -33,12 +64,14 @@ pub struct Red {
     /// Whether the average was already above min_th at the previous arrival.
     above_min: bool,
     rng: Stream,
+    /// CE marks made instead of early drops.
+    pub marks: u64,
 }
 
 impl Red {
     pub fn new(p: RedParams, rate_bps: u64, rng: Stream) -> Self {
         let ptc = rate_bps as f64 / (8.0 * p.mean_pktsize as f64);
-        Red { p, ptc, avg: 0.0, count: 0, above_min: false, rng }
+        Red { p, ptc, avg: 0.0, count: 0, above_min: false, rng, marks: 0 }
     }
 
     /// EWMA update with the queue length seen by the arrival (before it is queued).
@@ -48,7 +81,8 @@ impl Red {
             let idle_samples = (self.ptc * secs(q.now.saturating_sub(since))) as i32;
             self.avg *= keep.powi(idle_samples);
         }
-        self.avg = keep * self.avg + self.p.w_q * q.len_pkts as f64;
+        let len = if self.p.byte_mode { q.len_bytes as f64 / self.p.mean_pktsize as f64 } else { q.len_pkts as f64 };
+        self.avg = keep * self.avg + self.p.w_q * len;
     }
 
     /// Drop probability before spacing (p_b).
@@ -80,7 +114,23 @@ impl Red {
         pa.min(1.0)
     }
 
-    pub fn admit(&mut self, q: &QueueView, _size: u32) -> Verdict {
+    pub fn ecn(&self) -> bool {
+        self.p.ecn
+    }
+
+    /// [`Self::admit`], with an early drop of an ECN-capable packet turned into a mark when the
+    /// queue marks.
+    #[inline]
+    pub fn admit_ecn(&mut self, q: &QueueView, size: u32, ect: bool) -> Verdict {
+        let v = self.admit(q, size);
+        if v == Verdict::DropEarly && ect && self.p.ecn {
+            self.marks += 1;
+            return Verdict::Mark;
+        }
+        v
+    }
+
+    pub fn admit(&mut self, q: &QueueView, size: u32) -> Verdict {
         self.update_average(q);
         self.count += 1;
         let mut verdict = Verdict::Enqueue;
@@ -92,7 +142,11 @@ impl Red {
                 self.above_min = true;
                 self.count = 1;
             } else {
-                let pa = self.spaced_probability(self.base_probability());
+                let mut pb = self.base_probability();
+                if self.p.byte_mode {
+                    pb = (pb * size as f64 / self.p.mean_pktsize as f64).min(1.0);
+                }
+                let pa = self.spaced_probability(pb);
                 if uniform(&mut self.rng) <= pa && pa > 0.0 {
                     verdict = Verdict::DropEarly;
                 }
@@ -125,6 +179,8 @@ mod tests {
             gentle: true,
             wait,
             mean_pktsize: 500,
+            byte_mode: false,
+            ecn: false,
         };
         Red::new(p, 10_000_000, stream(1, Entity::Link, 0, Purpose::Aqm))
     }
@@ -204,5 +260,60 @@ mod tests {
         for _ in 0..1000 {
             assert_eq!(r.admit(&busy(1), 500), Verdict::Enqueue);
         }
+    }
+
+    #[test]
+    fn automatic_parameters_follow_ns2() {
+        // 100 Mb/s in 500-byte packets: 25,000 packets/s; 5 ms of them is 125, half is 62.5.
+        let p = RedParams { min_th: 0.0, max_th: 0.0, w_q: 0.0, ..red(true).p }.automatic(100_000_000);
+        assert_eq!((p.min_th, p.max_th), (62.5, 187.5));
+        assert!((p.w_q - (1.0 - (-1.0f64 / 25_000.0).exp())).abs() < 1e-15);
+        // A slow link keeps the floor of 5 packets.
+        let p = RedParams { min_th: 0.0, max_th: 0.0, ..red(true).p }.automatic(1_000_000);
+        assert_eq!((p.min_th, p.max_th, p.w_q), (5.0, 15.0, 0.002));
+    }
+
+    #[test]
+    fn byte_mode_averages_bytes_and_spares_small_packets() {
+        let mut r = red(true);
+        r.p.byte_mode = true;
+        let v = QueueView { now: 0, len_pkts: 10, len_bytes: 10_000, must_wait: true, idle_since: None };
+        r.update_average(&v);
+        assert!((r.avg - 0.002 * 20.0).abs() < 1e-12, "10,000 bytes = 20 mean packets");
+        // At a fixed average, 50-byte packets are dropped a tenth as often as 500-byte ones.
+        let mut frac = [0.0; 2];
+        for (i, size) in [500u32, 50].into_iter().enumerate() {
+            let mut drops = 0;
+            for _ in 0..100_000 {
+                r.avg = 10.0;
+                r.p.w_q = 0.0;
+                if r.admit(&busy(10), size) != Verdict::Enqueue {
+                    drops += 1;
+                }
+            }
+            frac[i] = drops as f64 / 100_000.0;
+        }
+        assert!(frac[1] < frac[0] / 5.0, "{frac:?}");
+    }
+
+    #[test]
+    fn ecn_marks_early_drops_of_capable_packets_only() {
+        let mut r = red(true);
+        r.p.ecn = true;
+        let (mut marks, mut drops) = (0, 0);
+        for i in 0..20_000 {
+            r.avg = 10.0;
+            r.p.w_q = 0.0;
+            match r.admit_ecn(&busy(10), 500, i % 2 == 0) {
+                Verdict::Mark => marks += 1,
+                Verdict::DropEarly => drops += 1,
+                _ => {}
+            }
+        }
+        assert!(marks > 100 && drops > 100, "{marks} {drops}");
+        assert_eq!(r.marks, marks);
+        // Forced drops stay drops.
+        r.avg = 31.0;
+        assert_eq!(r.admit_ecn(&busy(10), 500, true), Verdict::DropOverflow);
     }
 }
