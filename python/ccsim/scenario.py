@@ -116,7 +116,9 @@ Threshold = Annotated[float, Field(strict=True, gt=0, le=1e12, allow_inf_nan=Fal
 Seed = Annotated[int, Field(strict=True, ge=0, lt=2**64)]
 Name = Annotated[str, Field(strict=True, min_length=1)]
 Flag = Annotated[bool, Field(strict=True)]
-QueueKind = Literal["droptail", "red"]
+QueueKind = Literal["droptail", "red", "codel", "fq_codel", "pie", "step"]
+#: RED's thresholds and weight: a number, or "auto" for ns-2's automatic value.
+Auto = Literal["auto"]
 
 #: Access links must not be where packets are lost, so their default buffer is deep.
 DEFAULT_ACCESS_BUFFER = "10000pkts"
@@ -214,18 +216,26 @@ _STACK_ENGINE_NAMES = {
 
 
 class Red(_Table):
-    """RED parameters (ns-2 names and defaults); thresholds in packets."""
+    """RED parameters (ns-2 names and defaults); thresholds in packets. ``"auto"``: ns-2's
+    automatic value (min_th = max(5, half of 5 ms of packets), max_th = 3 min_th,
+    w_q = 1 - exp(-1/C) with C packets per second)."""
 
-    min_th: Threshold = 5.0
-    max_th: Threshold = 15.0
+    min_th: Threshold | Auto = 5.0
+    max_th: Threshold | Auto = 15.0
     max_p: Annotated[float, Field(strict=True, gt=0, le=1)] = 0.1
-    w_q: Annotated[float, Field(strict=True, gt=0, le=1)] = 0.002
+    w_q: Annotated[float, Field(strict=True, gt=0, le=1)] | Auto = 0.002
     gentle: Flag = True
     wait: Flag = True
     mean_pktsize: Count = 500
+    #: ns-2's byte mode: the average follows bytes / mean_pktsize, small packets dropped less.
+    byte_mode: Flag = False
+    #: Mark ECN-capable packets (CE) instead of dropping them early.
+    ecn: Flag = False
 
     @model_validator(mode="after")
     def _thresholds_ordered(self) -> Red:
+        if self.min_th == "auto" or self.max_th == "auto":
+            return self
         if self.max_th <= self.min_th:
             raise ScenarioError(
                 f"{show_value(self.max_th)} is not above min_th ({self.min_th}); "
@@ -235,39 +245,134 @@ class Red(_Table):
         return self
 
 
-def _check_queue(queue: str, red: Red | None, buffer: Buffer) -> Red | None:
-    """The RED table to use (defaults filled in when ``queue = "red"``), or an error."""
-    if queue == "droptail":
-        if red is not None:
-            raise ScenarioError('given but queue is "droptail"; expected queue = "red"', ("red",))
-        return None
-    if buffer.unit == "bytes":
+class Codel(_Table):
+    """CoDel parameters (RFC 8289)."""
+
+    target: Annotated[Time, _time_at_least(1)] = "5ms"  # type: ignore[assignment]
+    interval: Annotated[Time, _time_at_least(1)] = "100ms"  # type: ignore[assignment]
+    #: Mark ECN-capable packets (CE) instead of dropping them.
+    ecn: Flag = False
+
+
+class FqCodel(Codel):
+    """FQ-CoDel parameters (RFC 8290): CoDel's, the number of flow queues and the DRR quantum."""
+
+    flows: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 1024
+    #: Bytes a queue may send per round (default: one packet, MSS + 40 bytes of headers).
+    quantum: Annotated[int, Field(strict=True, ge=1, le=2**20)] | None = None
+
+
+class Pie(_Table):
+    """PIE parameters (RFC 8033); alpha and beta in 1/s."""
+
+    target: Annotated[Time, _time_at_least(1)] = "15ms"  # type: ignore[assignment]
+    tupdate: Annotated[Time, _time_at_least(1)] = "15ms"  # type: ignore[assignment]
+    alpha: Annotated[float, Field(strict=True, ge=0, le=1e6, allow_inf_nan=False)] = 0.125
+    beta: Annotated[float, Field(strict=True, ge=0, le=1e6, allow_inf_nan=False)] = 1.25
+    max_burst: Time = "150ms"  # type: ignore[assignment]
+    #: Mark ECN-capable packets (CE) instead of dropping them while the probability is <= 10 %.
+    ecn: Flag = False
+
+
+class Step(_Table):
+    """Step marking for DCTCP: an arrival that finds ``k`` (packets or bytes) waiting is marked
+    CE if ECN-capable (else dropped); behind it the queue is a tail drop at ``buffer``."""
+
+    k: BufferSize = "20pkts"  # type: ignore[assignment]
+    ecn: Flag = True
+
+
+#: The parameter table of each queue kind that has one.
+_QUEUE_TABLES: dict[str, type[_Table]] = {
+    "red": Red,
+    "codel": Codel,
+    "fq_codel": FqCodel,
+    "pie": Pie,
+    "step": Step,
+}
+
+
+def _check_queue(model: Any) -> None:
+    """Fill in the table of the model's queue kind (defaults when absent) and reject tables of
+    other kinds and buffers in bytes for disciplines limited in packets."""
+    for kind in _QUEUE_TABLES:
+        if kind != model.queue and getattr(model, kind) is not None:
+            raise ScenarioError(
+                f'given but queue is "{model.queue}"; expected queue = "{kind}"', (kind,)
+            )
+    table = _QUEUE_TABLES.get(model.queue)
+    if table is None:
+        return
+    if getattr(model, model.queue) is None:
+        setattr(model, model.queue, table())
+    if model.queue != "step" and model.buffer.unit == "bytes":
+        name = {"red": "RED", "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE"}[model.queue]
         raise ScenarioError(
-            f'"{buffer}" is a size in bytes, but a RED queue is limited in packets; '
+            f'"{model.buffer}" is a size in bytes, but a {name} queue is limited in packets; '
             'expected a buffer like "100pkts" or "1bdp"',
             ("buffer",),
         )
-    return red if red is not None else Red()
+
+
+def _auto(value: float | str) -> float:
+    """RED's "auto" is 0 in the engine."""
+    return 0.0 if value == "auto" else float(value)
 
 
 def _queue_spec(
-    queue: str, red: Red | None, buffer: Buffer, rate_bps: int, rtt: Fraction | None, packet: int
+    model: Any, buffer: Buffer, rate_bps: int, rtt: Fraction | None, packet: int
 ) -> dict[str, Any]:
-    """The engine's ``QueueSpec``."""
+    """The engine's ``QueueSpec`` for the model's queue (``model`` None: a tail drop)."""
     limit_pkts, limit_bytes = buffer.limits(rate_bps, rtt, packet)
+    queue = "droptail" if model is None else model.queue
     if queue == "droptail":
         return {"kind": "droptail", "limit_pkts": limit_pkts, "limit_bytes": limit_bytes}
-    assert red is not None  # filled in by _check_queue
+    t = getattr(model, queue)
+    if queue == "red":
+        spec = {
+            "kind": "red",
+            "limit_pkts": limit_pkts,
+            "min_th": _auto(t.min_th),
+            "max_th": _auto(t.max_th),
+            "max_p": t.max_p,
+            "w_q": _auto(t.w_q),
+            "gentle": t.gentle,
+            "wait": t.wait,
+            "mean_pktsize": t.mean_pktsize,
+        }
+        # Only when set, so that existing RED scenarios resolve as before.
+        spec |= {k: True for k in ("byte_mode", "ecn") if getattr(t, k)}
+        return spec
+    if queue in ("codel", "fq_codel"):
+        spec = {
+            "kind": queue,
+            "limit_pkts": limit_pkts,
+            "target_ns": t.target,
+            "interval_ns": t.interval,
+            "ecn": t.ecn,
+        }
+        if queue == "fq_codel":
+            spec |= {"flows": t.flows, "quantum_bytes": t.quantum or packet}
+        return spec
+    if queue == "pie":
+        return {
+            "kind": "pie",
+            "limit_pkts": limit_pkts,
+            "target_ns": t.target,
+            "tupdate_ns": t.tupdate,
+            "alpha": t.alpha,
+            "beta": t.beta,
+            "max_burst_ns": t.max_burst,
+            "ecn": t.ecn,
+        }
+    k_pkts, k_bytes = t.k.limits(rate_bps, rtt, packet)
     return {
-        "kind": "red",
+        "kind": "step",
         "limit_pkts": limit_pkts,
-        "min_th": red.min_th,
-        "max_th": red.max_th,
-        "max_p": red.max_p,
-        "w_q": red.w_q,
-        "gentle": red.gentle,
-        "wait": red.wait,
-        "mean_pktsize": red.mean_pktsize,
+        "limit_bytes": limit_bytes,
+        "k_pkts": k_pkts,
+        "k_bytes": k_bytes,
+        "ecn": t.ecn,
     }
 
 
@@ -620,6 +725,10 @@ class Dumbbell(_Table):
     buffer: BufferSize = "1bdp"  # type: ignore[assignment]
     queue: QueueKind = "droptail"
     red: Red | None = None
+    codel: Codel | None = None
+    fq_codel: FqCodel | None = None
+    pie: Pie | None = None
+    step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0
     access_buffer: BufferSize = DEFAULT_ACCESS_BUFFER  # type: ignore[assignment]
@@ -632,7 +741,7 @@ class Dumbbell(_Table):
     def _fill_defaults(self) -> Dumbbell:
         if self.access_rate is None:
             self.access_rate = ACCESS_RATE_FACTOR * self.bottleneck_rate
-        self.red = _check_queue(self.queue, self.red, self.buffer)
+        _check_queue(self)
         return self
 
     def check_flow(self, flow: FlowGroup, path: KeyPath) -> None:
@@ -681,8 +790,8 @@ class Dumbbell(_Table):
 
     def resolve(self, rtt: Fraction | None, packet: int) -> dict[str, Any]:
         assert self.access_rate is not None
-        queue = _queue_spec(self.queue, self.red, self.buffer, self.bottleneck_rate, rtt, packet)
-        access = _queue_spec("droptail", None, self.access_buffer, self.access_rate, rtt, packet)
+        queue = _queue_spec(self, self.buffer, self.bottleneck_rate, rtt, packet)
+        access = _queue_spec(None, self.access_buffer, self.access_rate, rtt, packet)
         rate, delay = self.bottleneck_rate, self.bottleneck_delay
         return {
             "kind": "dumbbell",
@@ -703,6 +812,10 @@ class ParkingLot(_Table):
     buffer: BufferSize = "1bdp"  # type: ignore[assignment]
     queue: QueueKind = "droptail"
     red: Red | None = None
+    codel: Codel | None = None
+    fq_codel: FqCodel | None = None
+    pie: Pie | None = None
+    step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0
     access_rate: Rate | None = None  # default: ACCESS_RATE_FACTOR x rate
@@ -716,7 +829,7 @@ class ParkingLot(_Table):
     def _fill_defaults(self) -> ParkingLot:
         if self.access_rate is None:
             self.access_rate = ACCESS_RATE_FACTOR * self.rate
-        self.red = _check_queue(self.queue, self.red, self.buffer)
+        _check_queue(self)
         return self
 
     def router_names(self) -> list[str]:
@@ -744,8 +857,8 @@ class ParkingLot(_Table):
 
     def resolve(self, rtt: Fraction | None, packet: int) -> dict[str, Any]:
         assert self.access_rate is not None
-        queue = _queue_spec(self.queue, self.red, self.buffer, self.rate, rtt, packet)
-        access = _queue_spec("droptail", None, self.access_buffer, self.access_rate, rtt, packet)
+        queue = _queue_spec(self, self.buffer, self.rate, rtt, packet)
+        access = _queue_spec(None, self.access_buffer, self.access_rate, rtt, packet)
         return {
             "kind": "parking_lot",
             "routers": self.routers,
@@ -780,6 +893,10 @@ class ExplicitLink(_Table):
     buffer: BufferSize = "1bdp"  # type: ignore[assignment]
     queue: QueueKind = "droptail"
     red: Red | None = None
+    codel: Codel | None = None
+    fq_codel: FqCodel | None = None
+    pie: Pie | None = None
+    step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0
     duplex: Flag = True
@@ -798,12 +915,12 @@ class ExplicitLink(_Table):
                 "is set but duplex = false (there is no reverse link); expected 0 or duplex = true",
                 ("reverse_loss",),
             )
-        self.red = _check_queue(self.queue, self.red, self.buffer)
+        _check_queue(self)
         return self
 
     def resolve(self, rtt: Fraction | None, packet: int) -> list[dict[str, Any]]:
         """One engine ``ExplicitLink`` per direction."""
-        queue = _queue_spec(self.queue, self.red, self.buffer, self.rate, rtt, packet)
+        queue = _queue_spec(self, self.buffer, self.rate, rtt, packet)
         forward = {"src": self.src, "dst": self.dst, "monitor": self.monitor}
         forward |= _link_params(self.rate, self.delay, queue, self.loss, self.jitter)
         if not self.duplex:
