@@ -634,6 +634,9 @@ BAD_INPUTS = [
     (_with(dumbbell(), "1.5pkts", "topology", "buffer"), "topology.buffer: ", "not a whole number of packets"),
     (_with(dumbbell(), "fast", "stack", "min_rto"), "stack.min_rto: ", '"fast" is not a time'),
     (_with(dumbbell(), 1, "stack", "delayed_ack"), "stack.delayed_ack: ", "expected a valid boolean"),
+    (_with(dumbbell(), "nwereno", "stack", "recovery"), "stack.recovery: ", 'expected "reno", "newreno" or "sack"'),
+    (_with(dumbbell(), {"sack": True, "recovery": "newreno"}, "stack"), "stack.sack: ",
+     "true contradicts recovery = 'newreno'; expected false with that recovery"),
     (_with(dumbbell(), "x", "trace"), "trace: ", "is not a table"),
     (_with(dumbbell(), "0s", "trace", "sample_interval"), "trace.sample_interval: ", "is zero"),
     # generators
@@ -822,6 +825,7 @@ CHOICES = {
     "ssthresh_basis": ["window", "flight_size", "cwnd"],
     "rto_formula": ["rfc6298", "linux"],
     "rtt_sampling": ["one_per_rtt", "every_ack"],
+    "recovery": ["reno", "newreno", "sack"],
 }
 
 

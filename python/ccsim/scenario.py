@@ -184,10 +184,25 @@ class Stack(_Table):
     partial_window_deflation: Flag | None = None
     restart_rto_every_partial_ack: Flag | None = None
     dupack_threshold: Annotated[int, Field(strict=True, ge=1, le=2**20)] | None = None
+    recovery: Literal["reno", "newreno", "sack"] | None = None
     sack: Flag | None = None
     default_max_window: Annotated[int, Field(strict=True, ge=1, le=2**32)] | None = None
     handshake: Flag | None = None
     send_overhead: Time | None = None
+
+    @model_validator(mode="after")
+    def _sack_agrees_with_recovery(self) -> Stack:
+        # ``sack`` is the older spelling of ``recovery = "sack"``; both written must agree.
+        if self.sack is None or self.recovery is None:
+            return self
+        if self.sack != (self.recovery == "sack"):
+            expected = "true" if self.recovery == "sack" else "false"
+            raise ScenarioError(
+                f"{str(self.sack).lower()} contradicts recovery = {self.recovery!r}; expected "
+                f'{expected} with that recovery, or only one of the two keys (sack = true is recovery = "sack")',
+                ("sack",),
+            )
+        return self
 
     def resolve(self) -> dict[str, Any]:
         """The engine's ``StackOverrides``: only the knobs that were set."""

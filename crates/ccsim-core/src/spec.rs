@@ -360,6 +360,9 @@ impl StackSpec {
                 return Err(out_of_range(&key("default_max_window_pkts"), w, &format!("1..={MAX_WINDOW_PKTS}")));
             }
         }
+        if let Some(e) = o.recovery_conflict() {
+            return Err(e);
+        }
         let c = StackConfig::resolve(self.profile, o);
         if c.max_rto_ns < c.min_rto_ns {
             return Err(format!(
@@ -708,6 +711,8 @@ mod tests {
             (r#""dupack_threshold":0"#, "stack.dupack_threshold"),
             (r#""clock_granularity_ns":0"#, "stack.clock_granularity_ns"),
             (r#""max_backoff":0"#, "stack.max_backoff"),
+            (r#""sack":true,"recovery":"newreno""#, "stack.sack"),
+            (r#""sack":false,"recovery":"sack""#, "stack.sack"),
         ];
         for (o, key) in bad_stack {
             let e = ScenarioSpec::from_json(&spec(o, LINK)).unwrap_err();

@@ -149,7 +149,9 @@ pub struct PacingContext {
     pub in_flight: f64,
 }
 
-/// Which loss-recovery procedure the sender runs for this algorithm.
+/// The loss-recovery procedure an algorithm's sources used: what its flows run when the stack
+/// names none ([`crate::tcp::profile::StackConfig::recovery`]; the procedures themselves are in
+/// [`crate::tcp::recovery`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {
     /// RFC 5681 fast recovery: leave on the first ACK of new data.
@@ -202,6 +204,9 @@ pub trait CongestionControl: Send + Sync {
         false
     }
 
+    /// The customary recovery procedure, read once when a flow is built and used only when the
+    /// stack names none: older scenarios keep meaning what they meant (`reno` ran Reno recovery).
+    /// The sender never asks; which procedure runs is the stack's setting.
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
     }

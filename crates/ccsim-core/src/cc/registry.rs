@@ -73,7 +73,8 @@ pub struct ProfileDefault {
 pub struct AlgorithmInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    /// The loss recovery the sender runs: "reno" or "newreno".
+    /// The algorithm's customary loss recovery, "reno" or "newreno" (with default parameters):
+    /// what a flow runs when the stack names no procedure (`StackConfig::recovery`).
     pub recovery: &'static str,
     pub params: &'static [ParamInfo],
     /// Defaults that differ by stack profile (e.g. CUBIC's HyStart, on under `linux`).
@@ -541,6 +542,24 @@ mod tests {
         assert_eq!(names, sorted);
         for a in algorithms() {
             assert_eq!(build(a.name, &BTreeMap::new(), rng()).unwrap().name(), a.name);
+        }
+    }
+
+    /// The `recovery` column the CLI lists is the customary procedure a flow runs when the stack
+    /// names none, and a `newreno` parameter switches it.
+    #[test]
+    fn the_listed_recovery_is_the_customary_one_and_newreno_switches_it() {
+        use super::super::Recovery;
+        for a in algorithms() {
+            let cc = build(a.name, &BTreeMap::new(), rng()).unwrap();
+            let listed = if a.recovery == "reno" { Recovery::Reno } else { Recovery::NewReno };
+            assert_eq!(cc.recovery(), listed, "{}", a.name);
+            if a.params.iter().any(|p| p.name == "newreno") {
+                for (v, want) in [(0.0, Recovery::Reno), (1.0, Recovery::NewReno)] {
+                    let values = BTreeMap::from([("newreno".to_string(), v)]);
+                    assert_eq!(build(a.name, &values, rng()).unwrap().recovery(), want, "{}", a.name);
+                }
+            }
         }
     }
 }

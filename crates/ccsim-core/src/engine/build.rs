@@ -18,6 +18,7 @@ use crate::spec::{ArrivalSpec, FlowTemplate, GeneratorSpec, ScenarioSpec, MAX_TI
 use crate::tcp::clock::ClockSkew;
 use crate::tcp::profile::StackConfig;
 use crate::tcp::receiver::Receiver;
+use crate::tcp::recovery::Procedure;
 use crate::tcp::sender::{Sender, SenderSetup};
 use crate::trace::{FlowSeries, QueueSeries};
 use crate::traffic::{draw_rtt, slot_choice, Flow, Generator, PathSummary, Placement};
@@ -247,6 +248,7 @@ impl Simulation {
         // Keyed by the flow id, generator transfers included: deterministic for a given scenario.
         let cc = (self.cc_factory)(t, stream(self.seed, Entity::Flow, id as u64, Purpose::Congestion))?;
         let max_window = t.max_window_pkts.unwrap_or(self.stack.default_max_window_pkts) as f64;
+        let recovery = self.stack.recovery_for(cc.recovery());
         let setup = SenderSetup {
             flow: id,
             data_route: place.data_route,
@@ -254,6 +256,7 @@ impl Simulation {
             size_bytes: size,
             max_window,
             stack: self.stack.clone(),
+            recovery,
             seed: self.seed,
             clock: ClockSkew { offset_ns: t.clock_offset_ns, drift_ppm: t.clock_drift_ppm },
         };
@@ -271,7 +274,7 @@ impl Simulation {
                 place.ack_route,
                 delayed_ack,
                 self.stack.delayed_ack_timeout_ns,
-                self.stack.sack,
+                recovery == Procedure::Sack,
             ),
             started: false,
             origin,

@@ -6,6 +6,7 @@ pub mod delay_meter;
 pub mod profile;
 pub mod ranges;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod sack;
 pub mod send_log;

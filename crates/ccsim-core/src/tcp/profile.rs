@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::recovery::Procedure;
 use crate::units::{Dur, NS_PER_MS, NS_PER_S};
 
 pub use crate::profile::Profile;
@@ -77,8 +78,13 @@ pub struct StackConfig {
     pub restart_rto_every_partial_ack: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupack_threshold: u32,
-    /// Receivers report SACK blocks and senders recover with a SACK scoreboard (RFC 6675)
-    /// instead of Reno/NewReno recovery.
+    /// The loss-recovery procedure every flow runs; `None`: each flow runs its algorithm's
+    /// customary one (Reno for `reno` and the Reno-based originals, NewReno otherwise; see
+    /// [`crate::cc::CongestionControl::recovery`]).
+    pub recovery: Option<Procedure>,
+    /// Receivers report SACK blocks and senders recover with a SACK scoreboard (RFC 6675):
+    /// `recovery` is `sack`. Kept as a knob of its own for older scenarios; always equal to
+    /// `recovery == Some(Sack)`.
     pub sack: bool,
     /// Receiver window used when a flow sets none, segments.
     pub default_max_window_pkts: u64,
@@ -118,6 +124,7 @@ impl StackConfig {
                 partial_window_deflation: false,
                 restart_rto_every_partial_ack: true,
                 dupack_threshold: 3,
+                recovery: None,
                 sack: false,
                 default_max_window_pkts: 1_000_000,
                 handshake: false,
@@ -144,6 +151,7 @@ impl StackConfig {
                 partial_window_deflation: true,
                 restart_rto_every_partial_ack: false,
                 dupack_threshold: 3,
+                recovery: None,
                 sack: false,
                 default_max_window_pkts: 1_000_000,
                 handshake: true,
@@ -170,6 +178,7 @@ impl StackConfig {
                 partial_window_deflation: true,
                 restart_rto_every_partial_ack: false,
                 dupack_threshold: 3,
+                recovery: Some(Procedure::Sack),
                 sack: true,
                 default_max_window_pkts: 1_000_000,
                 handshake: true,
@@ -213,7 +222,6 @@ impl StackConfig {
             partial_window_deflation,
             restart_rto_every_partial_ack,
             dupack_threshold,
-            sack,
             default_max_window_pkts,
             handshake,
             send_overhead_ns
@@ -225,7 +233,29 @@ impl StackConfig {
         if let Some(cap) = o.slow_start_cap {
             c.slow_start_cap = if cap > 0.0 { Some(cap) } else { None };
         }
+        c.recovery = Self::resolve_recovery(c.recovery, o);
+        c.sack = c.recovery == Some(Procedure::Sack);
         c
+    }
+
+    /// `recovery` as written; else `sack = true` means `sack`, and `sack = false` turns a
+    /// profile's SACK off, leaving each flow its algorithm's customary procedure. (A scenario
+    /// that writes both must agree with itself: [`StackOverrides::recovery_conflict`].)
+    fn resolve_recovery(profile: Option<Procedure>, o: &StackOverrides) -> Option<Procedure> {
+        match (o.recovery, o.sack) {
+            (Some(r), _) => Some(r),
+            (None, Some(true)) => Some(Procedure::Sack),
+            (None, Some(false)) if profile == Some(Procedure::Sack) => None,
+            (None, _) => profile,
+        }
+    }
+
+    /// The procedure a flow runs: the stack's, else its algorithm's customary one.
+    pub fn recovery_for(&self, customary: crate::cc::Recovery) -> Procedure {
+        self.recovery.unwrap_or(match customary {
+            crate::cc::Recovery::Reno => Procedure::Reno,
+            crate::cc::Recovery::NewReno => Procedure::NewReno,
+        })
     }
 }
 
@@ -252,8 +282,25 @@ pub struct StackOverrides {
     pub partial_window_deflation: Option<bool>,
     pub restart_rto_every_partial_ack: Option<bool>,
     pub dupack_threshold: Option<u32>,
+    pub recovery: Option<Procedure>,
+    /// Alias: `true` is `recovery = "sack"`.
     pub sack: Option<bool>,
     pub default_max_window_pkts: Option<u64>,
     pub handshake: Option<bool>,
     pub send_overhead_ns: Option<Dur>,
+}
+
+impl StackOverrides {
+    /// `sack` and `recovery` both written and disagreeing: the message naming both keys.
+    pub fn recovery_conflict(&self) -> Option<String> {
+        let (Some(r), Some(sack)) = (self.recovery, self.sack) else { return None };
+        (sack != (r == Procedure::Sack)).then(|| {
+            format!(
+                "stack.sack: {sack} contradicts stack.recovery = {:?}; expected sack = {} with that recovery, \
+                 or only one of the two keys (sack = true is recovery = \"sack\")",
+                r.as_str(),
+                r == Procedure::Sack
+            )
+        })
+    }
 }

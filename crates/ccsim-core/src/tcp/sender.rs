@@ -1,21 +1,23 @@
 //! The TCP sender: handshake, window-limited transmission (paced when the algorithm asks), RTT
-//! sampling, fast retransmit with Reno or NewReno recovery (RFC 5681 / RFC 6582, with ns-2's
-//! variants where the profile says) or, when the stack uses SACK, conservative SACK-based recovery
-//! (RFC 6675), and the retransmission timer with exponential backoff (RFC 6298), followed by
-//! go-back-N without SACK or by retransmitting every unSACKed segment with it.
+//! sampling, loss detection by duplicate ACKs (or SACK), fast retransmit and the recovery
+//! procedure the stack names ([`super::recovery`]: Reno, NewReno or RFC 6675 SACK), and the
+//! retransmission timer with exponential backoff (RFC 6298).
 //!
 //! The congestion-control algorithm owns the window arithmetic; the sender owns everything about
-//! which segment goes when, and calls the algorithm exactly once per loss episode.
+//! which segment goes when, and calls the algorithm exactly once per loss episode. What differs
+//! between recovery procedures (inflation, partial ACKs, the scoreboard, what to send next) lives
+//! in the procedure's module; the sender keeps what they share: the duplicate-ACK count, the
+//! recovery point and whether it is in recovery.
 
 use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
 use super::profile::{RttSampling, SsthreshBasis, StackConfig};
+use super::recovery::{InRecovery, LossRecovery, Procedure, SeqState};
 use super::rtt::RttEstimator;
-use super::sack::Scoreboard;
 use super::send_log::{Newest, SendLog};
 use super::send_overhead::SendOverhead;
 use crate::cc::{
-    AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, Recovery, SentSample, Window,
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, SentSample, Window,
 };
 use crate::event::{Event, LazyTimer, TimerKind};
 use crate::net::fabric::Fabric;
@@ -54,6 +56,9 @@ pub struct SenderSetup {
     pub size_bytes: Option<u64>,
     pub max_window: f64,
     pub stack: StackConfig,
+    /// The loss-recovery procedure: the stack's, or the algorithm's customary one when the stack
+    /// names none (resolved by whoever builds the flow).
+    pub recovery: Procedure,
     /// The scenario's seed, for the sender's own random stream (send overhead).
     pub seed: u64,
     /// The receiver's clock against this sender's (one-way delays only).
@@ -72,16 +77,13 @@ pub struct Sender {
     pub snd_nxt: u32,
     pub snd_max: u32,
     pub w: Window,
-    /// Fast-recovery inflation (duplicate ACKs counted as segments that left), kept apart from
-    /// the algorithm's cwnd, as ns-2 keeps `dupwnd_`.
-    inflation: f64,
     rwnd: f64,
     dupacks: u32,
     in_recovery: bool,
     /// Recovery point: one past the highest segment sent when the last episode began.
     recover: u32,
-    partial_acks: u32,
-    retransmit_pending: bool,
+    /// The loss-recovery procedure and its state (inflation, scoreboard).
+    recovery: LossRecovery,
     rtt: RttEstimator,
     pub rto_timer: LazyTimer,
     pub pace_timer: LazyTimer,
@@ -91,9 +93,6 @@ pub struct Sender {
     /// The segment being timed (one-per-RTT sampling) and its send time.
     timed: Option<(u32, Time)>,
     cc: Box<dyn CongestionControl>,
-    recovery: Recovery,
-    /// The SACK scoreboard, when the stack uses SACK (then `recovery` is not used).
-    scoreboard: Option<Scoreboard>,
     /// Send records of outstanding segments: the congestion-control RTT sample (every-ACK
     /// sampling only) and the delivery-rate sample.
     send_log: SendLog,
@@ -130,9 +129,9 @@ impl Sender {
         };
         let stack = setup.stack;
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
-        let recovery = cc.recovery();
-        let keeps_send_log = stack.rtt_sampling == RttSampling::EveryAck || stack.sack || cc.wants_delivery_rate();
-        let scoreboard = stack.sack.then(|| Scoreboard::new(stack.dupack_threshold));
+        let recovery = LossRecovery::new(setup.recovery, &stack);
+        let keeps_send_log =
+            stack.rtt_sampling == RttSampling::EveryAck || recovery.uses_sack() || cc.wants_delivery_rate();
         let overhead = (stack.send_overhead_ns > 0).then(|| {
             let rng = stream(setup.seed, Entity::Flow, setup.flow as u64, Purpose::Jitter);
             Box::new(SendOverhead::new(stack.send_overhead_ns, rng))
@@ -150,21 +149,17 @@ impl Sender {
             snd_nxt: 0,
             snd_max: 0,
             w: Window { cwnd: 1.0, ssthresh },
-            inflation: 0.0,
             rwnd: setup.max_window,
             dupacks: 0,
             in_recovery: false,
             recover: 0,
-            partial_acks: 0,
-            retransmit_pending: false,
+            recovery,
             rto_timer: LazyTimer::default(),
             pace_timer: LazyTimer::default(),
             backoff: 1,
             una_timeouts: 0,
             timed: None,
             cc,
-            recovery,
-            scoreboard,
             send_log: SendLog::default(),
             keeps_send_log,
             meter: DelayMeter::default(),
@@ -204,14 +199,30 @@ impl Sender {
         }
     }
 
-    /// Segments presumed in the network: RFC 6675 `pipe` with SACK, else everything sent and not
-    /// cumulatively acknowledged (after a timeout, since the go-back-N point).
+    /// The loss-recovery procedure this sender runs.
+    pub fn recovery_procedure(&self) -> Procedure {
+        self.recovery.procedure()
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// The window transmissions are limited by: cwnd with the recovery inflation, capped by the
+    /// receiver window (SACK recovery limits `pipe` by cwnd alone).
+    pub fn window(&self) -> f64 {
+        (self.w.cwnd + self.recovery.inflation()).min(self.rwnd)
+    }
+
+    #[inline]
+    fn seq_state(&self) -> SeqState {
+        SeqState { snd_una: self.snd_una, snd_nxt: self.snd_nxt, snd_max: self.snd_max, total_segs: self.total_segs }
+    }
+
+    /// Segments presumed in the network, as the recovery procedure counts them.
     #[inline]
     fn flight(&self) -> u32 {
-        match &self.scoreboard {
-            Some(sb) => sb.pipe(self.snd_una, self.snd_max) as u32,
-            None => self.snd_nxt - self.snd_una,
-        }
+        self.recovery.flight(&self.seq_state())
     }
 
     fn timer_event(&self, kind: TimerKind) -> Event {
@@ -276,10 +287,7 @@ impl Sender {
             }
             (PacketKind::Ack, SenderState::Open) => {
                 let sack = fab.sacks.take(pkt.sack);
-                let newly_sacked = match &mut self.scoreboard {
-                    Some(sb) => sb.on_ack(pkt.seq.max(self.snd_una), sack.iter()),
-                    None => 0,
-                };
+                let newly_sacked = self.recovery.on_ack(pkt.seq.max(self.snd_una), sack.iter());
                 if pkt.seq > self.snd_una {
                     self.on_new_ack(pkt, &sack, now, fab)
                 } else {
@@ -394,7 +402,7 @@ impl Sender {
             // The algorithm only observes ACKs in recovery (RTT samples, deliveries); the window
             // stays with the recovery procedure below.
             self.cc.on_ack_in_recovery(&sample);
-            restart_timer = self.on_ack_in_recovery(pkt.seq, newly, now);
+            restart_timer = self.on_ack_in_recovery(newly, now);
         } else {
             self.cc.on_ack(&sample, &mut self.w);
         }
@@ -412,7 +420,8 @@ impl Sender {
         } else if restart_timer {
             self.arm_rto(now, fab);
         }
-        if self.sack_detects_loss() {
+        // With SACK, the blocks of a new ACK may reveal a loss (RFC 6675 section 5).
+        if self.detects_loss() {
             self.enter_recovery(now, fab);
         } else {
             self.try_send(now, fab);
@@ -421,67 +430,38 @@ impl Sender {
     }
 
     /// Handle a new ACK during fast recovery. Returns whether to restart the RTO timer.
-    fn on_ack_in_recovery(&mut self, ack: u32, newly: u32, now: Time) -> bool {
-        if self.scoreboard.is_some() {
-            // RFC 6675: recovery ends when the recovery point is acknowledged; until then the
-            // scoreboard decides what to send and `pipe` how much.
-            if ack >= self.recover {
+    fn on_ack_in_recovery(&mut self, newly: u32, now: Time) -> bool {
+        let s = self.seq_state();
+        match self.recovery.on_new_ack_in_recovery(&s, newly, self.recover, &mut self.w) {
+            InRecovery::Exit => {
                 self.in_recovery = false;
-                self.w.cwnd = self.w.ssthresh;
                 self.exit_recovery(now);
+                true
             }
-            return true;
+            InRecovery::Continue { restart_timer } => restart_timer,
         }
-        let full = self.recovery == Recovery::Reno || ack >= self.recover;
-        if full {
-            self.in_recovery = false;
-            self.inflation = 0.0;
-            if self.recovery == Recovery::NewReno && self.stack.partial_window_deflation {
-                // RFC 6582 3.2 step 3, option 1.
-                self.w.cwnd = self.w.ssthresh.min(self.flight().max(1) as f64 + 1.0);
-            } else {
-                self.w.cwnd = self.w.ssthresh;
-            }
-            self.exit_recovery(now);
-            return true;
-        }
-        // NewReno partial ACK: the next hole is lost too; retransmit it at once.
-        self.partial_acks += 1;
-        self.retransmit_pending = true;
-        if self.stack.partial_window_deflation {
-            // RFC 6582 3.2 step 4: deflate by the amount acknowledged, add back one segment.
-            self.inflation -= newly as f64;
-            if newly >= 1 {
-                self.inflation += 1.0;
-            }
-            self.inflation = self.inflation.max(1.0 - self.w.cwnd);
-        } else {
-            // ns-2 `tcp-newreno.cc` without partial_window_deflation_: the inflation is dropped
-            // entirely on a partial ACK (dupwnd_ = 0); later duplicate ACKs inflate it again.
-            self.inflation = 0.0;
-        }
-        self.stack.restart_rto_every_partial_ack || self.partial_acks == 1
     }
 
     fn on_dupack(&mut self, now: Time, fab: &mut Fabric) {
         self.dupacks += 1;
         self.cc.on_dupack(now);
         if self.in_recovery {
-            if self.scoreboard.is_none() {
-                self.inflation += 1.0;
-            }
+            self.recovery.on_dupack_in_recovery();
             self.try_send(now, fab);
             return;
         }
-        if self.sack_detects_loss() {
-            self.enter_recovery(now, fab);
-            return;
-        }
-        // Enter recovery only if this ACK covers more than the previous recovery point
-        // (RFC 6582 section 3.2 step 1; ns-2 Reno's `bugFix_`).
-        if self.dupacks == self.stack.dupack_threshold && self.snd_una > self.recover {
+        if self.detects_loss() {
             self.enter_recovery(now, fab);
         }
+    }
+
+    /// Whether a loss starts a recovery episode now: the procedure detects one (the DupThresh-th
+    /// duplicate ACK; with SACK also the scoreboard's rule), outside recovery, and only once the
+    /// cumulative ACK has passed the previous recovery point (RFC 6582 section 3.2 step 1,
+    /// RFC 6675 section 5; ns-2 Reno's `bugFix_`).
+    #[inline]
+    fn detects_loss(&self) -> bool {
+        !self.in_recovery && self.snd_una > self.recover && self.recovery.detects_loss(self.snd_una, self.dupacks)
     }
 
     fn reduction_basis(&self) -> f64 {
@@ -502,15 +482,6 @@ impl Sender {
             srtt: self.rtt.srtt().unwrap_or(0),
             min_rtt: self.rtt.min_rtt().unwrap_or(0),
         }
-    }
-
-    /// With SACK, a loss is detected when the first unacknowledged segment is lost by the
-    /// scoreboard's rule (DupThresh SACKed segments above it) or after DupThresh duplicate ACKs,
-    /// once the cumulative ACK has passed the previous recovery point (RFC 6675 section 5).
-    fn sack_detects_loss(&self) -> bool {
-        let Some(sb) = &self.scoreboard else { return false };
-        let lost = sb.is_lost(self.snd_una) || self.dupacks >= self.stack.dupack_threshold;
-        !self.in_recovery && lost && self.snd_una > self.recover
     }
 
     /// Hand a congestion event to the algorithm, counting it when the window shrinks.
@@ -540,19 +511,11 @@ impl Sender {
         let ev = self.congestion_event(CongestionKind::Loss, now);
         self.congestion(&ev);
         self.in_recovery = true;
-        self.partial_acks = 0;
         self.recover = self.snd_max;
         if self.timed.is_some_and(|(s, _)| s == self.snd_una) {
             self.timed = None; // Karn: the timed segment is being retransmitted
         }
-        match &mut self.scoreboard {
-            // RFC 6675 section 5: no inflation; `pipe` and the scoreboard drive transmission.
-            Some(sb) => sb.start_episode(self.snd_una),
-            None => {
-                self.inflation = self.stack.dupack_threshold as f64;
-                self.retransmit_pending = true;
-            }
-        }
+        self.recovery.on_enter(self.snd_una);
         self.arm_rto(now, fab);
         self.try_send(now, fab);
     }
@@ -571,16 +534,10 @@ impl Sender {
                 self.congestion(&cev);
                 self.una_timeouts += 1;
                 self.in_recovery = false;
-                self.inflation = 0.0;
                 self.dupacks = 0;
                 self.recover = self.snd_max;
                 self.timed = None;
-                self.retransmit_pending = false;
-                match &mut self.scoreboard {
-                    // Everything unSACKed is presumed lost and resent first; SACKed data is not.
-                    Some(sb) => sb.on_timeout(self.snd_una, self.snd_max),
-                    None => self.snd_nxt = self.snd_una, // go-back-N
-                }
+                self.recovery.on_timeout(self.snd_una, self.snd_max, &mut self.snd_nxt);
                 self.arm_rto(now, fab);
                 self.try_send(now, fab);
             }
@@ -610,9 +567,7 @@ impl Sender {
     /// largest window of records.
     fn release_transfer_state(&mut self) {
         self.send_log = SendLog::default();
-        if let Some(sb) = &mut self.scoreboard {
-            *sb = Scoreboard::new(self.stack.dupack_threshold);
-        }
+        self.recovery.release();
     }
 
     /// Data packets counted as sent but still held by the send overhead.
@@ -637,38 +592,10 @@ impl Sender {
         self.rto_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Retransmit));
     }
 
-    fn window(&self) -> f64 {
-        (self.w.cwnd + self.inflation).min(self.rwnd)
-    }
-
     /// The segment the window allows next, and whether it is a retransmission.
+    #[inline]
     fn next_segment(&self) -> Option<(u32, bool)> {
-        if let Some(sb) = &self.scoreboard {
-            return self.next_segment_sack(sb);
-        }
-        if self.retransmit_pending {
-            return Some((self.snd_una, true));
-        }
-        let allowed = (self.window() + 1e-9).floor();
-        if self.snd_nxt < self.total_segs && (self.flight() as f64) < allowed {
-            Some((self.snd_nxt, self.snd_nxt < self.snd_max))
-        } else {
-            None
-        }
-    }
-
-    /// RFC 6675 NextSeg() rules 1 and 2, sent while cwnd - pipe >= 1: the first lost segment not
-    /// yet retransmitted, else new data within the receiver window.
-    fn next_segment_sack(&self, sb: &Scoreboard) -> Option<(u32, bool)> {
-        let allowed = (self.w.cwnd + 1e-9).floor();
-        if sb.pipe(self.snd_una, self.snd_max) as f64 >= allowed {
-            return None;
-        }
-        if let Some(seq) = sb.next_lost(self.snd_una) {
-            return Some((seq, true));
-        }
-        let in_rwnd = ((self.snd_nxt - self.snd_una) as f64) < (self.rwnd + 1e-9).floor();
-        (self.snd_nxt < self.total_segs && in_rwnd).then_some((self.snd_nxt, false))
+        self.recovery.next_segment(&self.seq_state(), self.w.cwnd, self.rwnd)
     }
 
     fn try_send(&mut self, now: Time, fab: &mut Fabric) {
@@ -688,17 +615,11 @@ impl Sender {
                     return;
                 }
             }
-            if self.retransmit_pending {
-                self.retransmit_pending = false;
-            } else if let (Some(sb), true) = (&mut self.scoreboard, retransmission) {
-                sb.on_retransmit(seq, self.snd_nxt);
-            } else {
-                self.snd_nxt += 1;
-            }
+            self.recovery.on_send(seq, retransmission, &mut self.snd_nxt);
             self.transmit(seq, retransmission, now, fab);
         }
         let more_data = self.snd_nxt < self.total_segs;
-        self.cwnd_limited = more_data && self.w.cwnd + self.inflation <= self.rwnd;
+        self.cwnd_limited = more_data && self.w.cwnd + self.recovery.inflation() <= self.rwnd;
         if !more_data {
             self.meter.on_out_of_data(self.flight() as u64);
         }

@@ -20,25 +20,26 @@ struct Bench {
 }
 
 impl Bench {
-    fn new(cc: &str, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
+    fn new(cc_name: &str, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
         let q = Qdisc::DropTail(DropTail { limit_pkts: None, limit_bytes: None });
         let mut fab = Fabric::new(vec![Link::new(0, 1, 10_000_000_000, MS, q, LossModel::None)], false);
         fab.add_route(&[0]);
         fab.flow_drops.push(FlowDrops::default());
         let mut stack = StackConfig::for_profile(profile);
         tweak(&mut stack);
+        let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
+        let cc = crate::cc::registry::build(cc_name, &BTreeMap::new(), rng).unwrap();
         let setup = SenderSetup {
             flow: 0,
             data_route: 0,
             mss: 1000,
             size_bytes: None,
             max_window: 1000.0,
+            recovery: stack.recovery_for(cc.recovery()),
             stack,
             seed: 1,
             clock: Default::default(),
         };
-        let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
-        let cc = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap();
         Bench { sender: Sender::new(setup, cc), fab, seen: 0 }
     }
 

@@ -1,0 +1,206 @@
+//! Loss recovery after fast retransmit, one module per procedure behind one enum:
+//!
+//! - [`reno`]: RFC 5681 fast recovery, left on the first ACK of new data;
+//! - [`newreno`]: RFC 6582, left only when everything outstanding at its start is acknowledged,
+//!   one hole retransmitted per partial ACK (with ns-2's variants where the profile says);
+//! - [`sack`]: RFC 6675 conservative SACK-based recovery driven by a scoreboard
+//!   ([`crate::tcp::sack::Scoreboard`]) and `pipe`.
+//!
+//! The sender owns what all three share: the duplicate-ACK count, the recovery point, whether
+//! it is in recovery, the call into the congestion-control algorithm, the timer. A procedure owns
+//! its own state (window inflation, the pending retransmission, the scoreboard) and answers the
+//! sender's questions: how much is in flight, whether a loss is detected, what to send next, what
+//! a new ACK in recovery means. An enum rather than a trait object: the sender asks on every ACK
+//! and every transmission, and a match on three variants costs less than an indirect call.
+//!
+//! Which procedure runs is the stack's `recovery` setting ([`crate::tcp::profile::StackConfig`]).
+
+pub mod newreno;
+pub mod reno;
+pub mod sack;
+
+use serde::{Deserialize, Serialize};
+
+use super::profile::StackConfig;
+use crate::cc::Window;
+
+/// The loss-recovery procedures, as the stack names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Procedure {
+    Reno,
+    #[serde(rename = "newreno")]
+    NewReno,
+    Sack,
+}
+
+impl Procedure {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Procedure::Reno => "reno",
+            Procedure::NewReno => "newreno",
+            Procedure::Sack => "sack",
+        }
+    }
+}
+
+/// The sequence-space state a procedure reads: segments, as the sender counts them.
+#[derive(Clone, Copy, Debug)]
+pub struct SeqState {
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    pub snd_max: u32,
+    /// One past the last segment of the transfer.
+    pub total_segs: u32,
+}
+
+/// What a new ACK during recovery means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InRecovery {
+    /// Recovery is over; the procedure has set cwnd for the way out.
+    Exit,
+    /// Recovery goes on; whether to restart the retransmission timer.
+    Continue { restart_timer: bool },
+}
+
+/// One flow's loss-recovery procedure and its state.
+#[derive(Clone, Debug)]
+pub enum LossRecovery {
+    Reno(reno::Reno),
+    NewReno(newreno::NewReno),
+    Sack(sack::Sack),
+}
+
+impl LossRecovery {
+    pub fn new(procedure: Procedure, stack: &StackConfig) -> Self {
+        match procedure {
+            Procedure::Reno => LossRecovery::Reno(reno::Reno::new(stack.dupack_threshold)),
+            Procedure::NewReno => LossRecovery::NewReno(newreno::NewReno::new(stack)),
+            Procedure::Sack => LossRecovery::Sack(sack::Sack::new(stack.dupack_threshold)),
+        }
+    }
+
+    pub fn procedure(&self) -> Procedure {
+        match self {
+            LossRecovery::Reno(_) => Procedure::Reno,
+            LossRecovery::NewReno(_) => Procedure::NewReno,
+            LossRecovery::Sack(_) => Procedure::Sack,
+        }
+    }
+
+    /// Whether the receiver is asked for SACK blocks and the sender keeps send records for them.
+    pub fn uses_sack(&self) -> bool {
+        matches!(self, LossRecovery::Sack(_))
+    }
+
+    /// Segments presumed in the network: RFC 6675 `pipe` with SACK, else everything sent and not
+    /// cumulatively acknowledged (after a timeout, since the go-back-N point).
+    #[inline]
+    pub fn flight(&self, s: &SeqState) -> u32 {
+        match self {
+            LossRecovery::Sack(p) => p.pipe(s),
+            _ => s.snd_nxt - s.snd_una,
+        }
+    }
+
+    /// Fast-recovery inflation added to cwnd (duplicate ACKs counted as segments that left).
+    #[inline]
+    pub fn inflation(&self) -> f64 {
+        match self {
+            LossRecovery::Reno(p) => p.inflation,
+            LossRecovery::NewReno(p) => p.reno.inflation,
+            LossRecovery::Sack(_) => 0.0,
+        }
+    }
+
+    /// Every ACK first: the SACK blocks it carries (`ack` is its cumulative ACK, at least
+    /// snd_una). Returns the segments newly SACKed (0 without SACK).
+    #[inline]
+    pub fn on_ack(&mut self, ack: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
+        match self {
+            LossRecovery::Sack(p) => p.on_ack(ack, blocks),
+            _ => 0,
+        }
+    }
+
+    /// Outside recovery and past the last recovery point: whether the sender must enter
+    /// recovery, given `dupacks` duplicate ACKs in a row.
+    #[inline]
+    pub fn detects_loss(&self, snd_una: u32, dupacks: u32) -> bool {
+        match self {
+            LossRecovery::Reno(p) => p.detects_loss(dupacks),
+            LossRecovery::NewReno(p) => p.reno.detects_loss(dupacks),
+            LossRecovery::Sack(p) => p.detects_loss(snd_una, dupacks),
+        }
+    }
+
+    /// Recovery starts with the first unacknowledged segment lost.
+    pub fn on_enter(&mut self, snd_una: u32) {
+        match self {
+            LossRecovery::Reno(p) => p.on_enter(),
+            LossRecovery::NewReno(p) => p.on_enter(),
+            LossRecovery::Sack(p) => p.on_enter(snd_una),
+        }
+    }
+
+    /// A duplicate ACK during recovery.
+    #[inline]
+    pub fn on_dupack_in_recovery(&mut self) {
+        match self {
+            LossRecovery::Reno(p) => p.on_dupack_in_recovery(),
+            LossRecovery::NewReno(p) => p.reno.on_dupack_in_recovery(),
+            LossRecovery::Sack(_) => {}
+        }
+    }
+
+    /// An ACK advanced snd_una (already updated in `s`) by `newly` segments during recovery that
+    /// began when `recover` was snd_max. On exit the procedure sets cwnd in `w`.
+    pub fn on_new_ack_in_recovery(&mut self, s: &SeqState, newly: u32, recover: u32, w: &mut Window) -> InRecovery {
+        match self {
+            LossRecovery::Reno(p) => p.on_new_ack_in_recovery(w),
+            LossRecovery::NewReno(p) => p.on_new_ack_in_recovery(s, newly, recover, w),
+            LossRecovery::Sack(p) => p.on_new_ack_in_recovery(s.snd_una, recover, w),
+        }
+    }
+
+    /// The retransmission timer fired: recovery is abandoned. Without SACK the sender goes back
+    /// to snd_una (`snd_nxt` is rewound); with it, everything unSACKed is presumed lost and resent
+    /// first, SACKed data is not.
+    pub fn on_timeout(&mut self, snd_una: u32, snd_max: u32, snd_nxt: &mut u32) {
+        match self {
+            LossRecovery::Reno(p) => p.on_timeout(snd_una, snd_nxt),
+            LossRecovery::NewReno(p) => p.reno.on_timeout(snd_una, snd_nxt),
+            LossRecovery::Sack(p) => p.on_timeout(snd_una, snd_max),
+        }
+    }
+
+    /// The segment the window allows next, and whether it is a retransmission.
+    #[inline]
+    pub fn next_segment(&self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
+        match self {
+            LossRecovery::Reno(p) => p.next_segment(s, cwnd, rwnd),
+            LossRecovery::NewReno(p) => p.reno.next_segment(s, cwnd, rwnd),
+            LossRecovery::Sack(p) => p.next_segment(s, cwnd, rwnd),
+        }
+    }
+
+    /// The segment `next_segment` offered leaves: advances `snd_nxt` when it was new data.
+    #[inline]
+    pub fn on_send(&mut self, seq: u32, retransmission: bool, snd_nxt: &mut u32) {
+        match self {
+            LossRecovery::Reno(p) => p.on_send(snd_nxt),
+            LossRecovery::NewReno(p) => p.reno.on_send(snd_nxt),
+            LossRecovery::Sack(p) => p.on_send(seq, retransmission, snd_nxt),
+        }
+    }
+
+    /// The transfer is complete: give large state back to the allocator.
+    pub fn release(&mut self) {
+        if let LossRecovery::Sack(p) = self {
+            p.release();
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod bench;

@@ -1,0 +1,170 @@
+//! Conservative SACK-based loss recovery (RFC 6675): the scoreboard
+//! ([`crate::tcp::sack::Scoreboard`]) decides which segments are lost and `pipe` how many are in
+//! the network; the sender transmits while cwnd - pipe >= 1, lost segments first (NextSeg()
+//! rule 1), then new data (rule 2). No inflation: cwnd is set once on entry (the algorithm's
+//! reduction) and to ssthresh when the recovery point is acknowledged.
+//!
+//! A loss is detected when the first unacknowledged segment is lost by the scoreboard's rule
+//! (DupThresh SACKed segments above it) or after DupThresh duplicate ACKs (RFC 6675 section 5).
+//! After a timeout everything unSACKed is presumed lost and resent first; SACKed data is not.
+
+use super::{InRecovery, SeqState};
+use crate::cc::Window;
+use crate::tcp::sack::Scoreboard;
+
+#[derive(Clone, Debug)]
+pub struct Sack {
+    scoreboard: Scoreboard,
+    dupthresh: u32,
+}
+
+impl Sack {
+    pub fn new(dupthresh: u32) -> Self {
+        Sack { scoreboard: Scoreboard::new(dupthresh), dupthresh }
+    }
+
+    #[inline]
+    pub(super) fn pipe(&self, s: &SeqState) -> u32 {
+        self.scoreboard.pipe(s.snd_una, s.snd_max) as u32
+    }
+
+    pub(super) fn on_ack(&mut self, ack: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
+        self.scoreboard.on_ack(ack, blocks)
+    }
+
+    pub(super) fn detects_loss(&self, snd_una: u32, dupacks: u32) -> bool {
+        self.scoreboard.is_lost(snd_una) || dupacks >= self.dupthresh
+    }
+
+    pub(super) fn on_enter(&mut self, snd_una: u32) {
+        self.scoreboard.start_episode(snd_una);
+    }
+
+    /// Recovery ends when the recovery point is acknowledged; until then the scoreboard decides
+    /// what to send, and every new ACK restarts the timer.
+    pub(super) fn on_new_ack_in_recovery(&mut self, snd_una: u32, recover: u32, w: &mut Window) -> InRecovery {
+        if snd_una >= recover {
+            w.cwnd = w.ssthresh;
+            InRecovery::Exit
+        } else {
+            InRecovery::Continue { restart_timer: true }
+        }
+    }
+
+    pub(super) fn on_timeout(&mut self, snd_una: u32, snd_max: u32) {
+        self.scoreboard.on_timeout(snd_una, snd_max);
+    }
+
+    /// RFC 6675 NextSeg() rules 1 and 2, sent while cwnd - pipe >= 1: the first lost segment not
+    /// yet retransmitted, else new data within the receiver window.
+    pub(super) fn next_segment(&self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
+        let allowed = (cwnd + 1e-9).floor();
+        if self.scoreboard.pipe(s.snd_una, s.snd_max) as f64 >= allowed {
+            return None;
+        }
+        if let Some(seq) = self.scoreboard.next_lost(s.snd_una) {
+            return Some((seq, true));
+        }
+        let in_rwnd = ((s.snd_nxt - s.snd_una) as f64) < (rwnd + 1e-9).floor();
+        (s.snd_nxt < s.total_segs && in_rwnd).then_some((s.snd_nxt, false))
+    }
+
+    pub(super) fn on_send(&mut self, seq: u32, retransmission: bool, snd_nxt: &mut u32) {
+        if retransmission {
+            self.scoreboard.on_retransmit(seq, *snd_nxt);
+        } else {
+            *snd_nxt += 1;
+        }
+    }
+
+    pub(super) fn release(&mut self) {
+        self.scoreboard = Scoreboard::new(self.dupthresh);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::bench::{new_data, rtx, Bench};
+    use super::super::Procedure;
+    use crate::tcp::profile::Profile;
+
+    /// Linux profile with SACK, no delayed ACKs: after the handshake the initial window of 10
+    /// leaves (0..10); 2 and 5 are lost.
+    fn window_of_ten() -> Bench {
+        let mut b = Bench::new(Procedure::Sack, Profile::Linux, |s| s.delayed_ack = false);
+        b.handshake();
+        assert_eq!(b.sent(), Bench::data(0..10));
+        b
+    }
+
+    #[test]
+    fn sacked_segments_above_a_hole_mark_it_lost_and_pipe_paces_recovery() {
+        let mut b = window_of_ten();
+        b.ack(1);
+        b.ack(2);
+        // Slow start: cwnd 12; 10..14 left.
+        assert_eq!(b.sent(), Bench::data(10..14));
+        assert_eq!(b.cwnd(), 12.0);
+        // 3 and 4 arrive: SACK [3,5); two above the hole, fewer than DupThresh: no loss yet.
+        b.ack_sack(2, &[(3, 4)]);
+        b.ack_sack(2, &[(3, 5)]);
+        assert!(!b.in_recovery());
+        // 6 arrives: SACK [6,7),[3,5): three SACKed above 2, so 2 is lost (the third-highest
+        // SACKed segment is 4 > 2): recovery. Linux's Reno: ssthresh = cwnd/2 = 6 = cwnd.
+        // pipe = outstanding 12 - sacked 3 - lost 1 (2) = 8 >= 6: nothing may leave, not even 2.
+        b.ack_sack(2, &[(6, 7), (3, 5)]);
+        assert!(b.in_recovery());
+        assert_eq!((b.cwnd(), b.ssthresh()), (6.0, 6.0));
+        assert_eq!(b.sent(), vec![]);
+        // 7, 8 arrive: SACKed 3,4,6,7,8; loss edge = 6 (third highest), so 5 is lost too:
+        // pipe = 12 - 5 - 2 = 5 < 6: retransmit 2 (pipe 6).
+        b.ack_sack(2, &[(6, 8), (3, 5)]);
+        b.ack_sack(2, &[(6, 9), (3, 5)]);
+        assert_eq!(b.sent(), vec![rtx(2)]);
+        // 9: pipe = 12 - 6 - 2 + 1 = 5: retransmit 5.
+        b.ack_sack(2, &[(6, 10), (3, 5)]);
+        assert_eq!(b.sent(), vec![rtx(5)]);
+        // 10: pipe 5 again: new data 14.
+        b.ack_sack(2, &[(6, 11), (3, 5)]);
+        assert_eq!(b.sent(), vec![new_data(14)]);
+        // The retransmitted 2 arrives: ACK 5, partial; 5's retransmission is still in flight.
+        b.ack_sack(5, &[(6, 11)]);
+        assert!(b.in_recovery());
+        // 5 arrives: ACK 11 >= recovery point 14? No: 11..15 still outstanding.
+        b.ack(11);
+        assert!(b.in_recovery());
+        b.ack(14);
+        assert!(!b.in_recovery());
+        assert_eq!(b.cwnd(), 6.0, "cwnd = ssthresh on exit");
+        assert_eq!(b.sender.stats.fast_retransmits, 1);
+        assert_eq!(b.sender.stats.retransmits, 2);
+    }
+
+    #[test]
+    fn three_duplicate_acks_without_blocks_also_detect_a_loss() {
+        let mut b = window_of_ten();
+        b.ack(2);
+        b.sent();
+        for _ in 0..3 {
+            b.ack(2);
+        }
+        assert!(b.in_recovery(), "DupThresh duplicate ACKs, even without SACK information");
+    }
+
+    #[test]
+    fn a_timeout_resends_every_unsacked_segment_but_not_the_sacked_ones() {
+        let mut b = window_of_ten();
+        b.ack_sack(0, &[(4, 6)]);
+        b.sent();
+        b.fire_rto();
+        // cwnd 1: the first lost segment only.
+        assert_eq!(b.sent(), vec![rtx(0)]);
+        // ACK 1: slow start, cwnd 2: 1 and 2 are resent (not go-back-N's snd_nxt rewind).
+        b.ack_sack(1, &[(4, 6)]);
+        assert_eq!(b.sent(), vec![rtx(1), rtx(2)]);
+        b.ack_sack(3, &[(4, 6)]);
+        // ACK 3: cwnd 4, and 1, 2 are acknowledged: pipe 0. The lost segments left, in order,
+        // skipping the SACKed 4 and 5: 3, 6, 7, 8.
+        assert_eq!(b.sent(), vec![rtx(3), rtx(6), rtx(7), rtx(8)]);
+    }
+}
