@@ -186,6 +186,7 @@ class Stack(_Table):
     dupack_threshold: Annotated[int, Field(strict=True, ge=1, le=2**20)] | None = None
     recovery: Literal["reno", "newreno", "sack"] | None = None
     sack: Flag | None = None
+    ecn: Flag | None = None
     default_max_window: Annotated[int, Field(strict=True, ge=1, le=2**32)] | None = None
     handshake: Flag | None = None
     send_overhead: Time | None = None

@@ -151,6 +151,7 @@ pub(crate) mod testing {
             round: 0,
             cwnd_limited: true,
             growth: Growth { slow_start_cap: None, gating: false },
+            ece: false,
         }
     }
 

@@ -103,13 +103,18 @@ pub struct AckSample {
     /// Whether the sender was limited by cwnd (not by the receiver window or lack of data).
     pub cwnd_limited: bool,
     pub growth: Growth,
+    /// The ACK carried ECN-Echo (only on flows with ECN). Such an ACK does not grow the window:
+    /// the sender hands it to [`CongestionControl::on_ack_in_recovery`] (observe only), and
+    /// reacts at most once per window with a [`CongestionKind::Ecn`] event.
+    pub ece: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CongestionKind {
     /// Loss detected by duplicate ACKs: fast retransmit.
     Loss,
-    /// ECN-Echo received. Not raised yet: no queue marks packets and the sender has no ECN path.
+    /// ECN-Echo received (RFC 3168): at most once per window of data, never in loss recovery.
+    /// Nothing is retransmitted; the default reaction is the algorithm's loss reduction.
     Ecn,
     /// Retransmission timeout.
     Timeout,
@@ -158,6 +163,16 @@ pub enum Recovery {
     Reno,
     /// RFC 6582: stay in recovery until all data outstanding at its start is acknowledged.
     NewReno,
+}
+
+/// How a receiver reports the CE marks it sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnFeedback {
+    /// RFC 3168 section 6.1.3: ECE on every ACK from the first CE until a segment with CWR.
+    Rfc3168,
+    /// RFC 8257 section 3.2: each ACK's ECE is the CE mark of the segments it acknowledges; on a
+    /// change an ACK for the segments before it leaves at once.
+    PerSegment,
 }
 
 /// A congestion-control algorithm. Every hook but two has a no-op default.
@@ -209,6 +224,18 @@ pub trait CongestionControl: Send + Sync {
     /// The sender never asks; which procedure runs is the stack's setting.
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
+    }
+
+    /// How this algorithm's receivers echo CE marks. [`EcnFeedback::Rfc3168`] (ECE from the
+    /// first CE until the sender's CWR) unless the algorithm needs every mark (DCTCP).
+    fn ecn_feedback(&self) -> EcnFeedback {
+        EcnFeedback::Rfc3168
+    }
+
+    /// Whether the algorithm works only with ECN: its flows are ECN-capable whatever the stack's
+    /// `ecn` says (and writing `ecn = false` is an error).
+    fn needs_ecn(&self) -> bool {
+        false
     }
 
     /// Report the algorithm's own state at `now`, one `(name, value)` pair per quantity, by

@@ -127,7 +127,8 @@ impl Simulation {
         for (i, f) in spec.flows.iter().enumerate() {
             let what = format!("flows[{i}]");
             let rng = stream(spec.seed, Entity::Flow, i as u64, Purpose::Congestion);
-            cc_factory(&f.template, rng).map_err(|e| format!("{what}.cc: {e}"))?;
+            let cc = cc_factory(&f.template, rng).map_err(|e| format!("{what}.cc: {e}"))?;
+            check_ecn(&what, &f.template, cc.needs_ecn(), spec.stack.overrides.ecn)?;
             check_template(&what, &f.template)?;
             let (src, dst) = (f.src.as_deref(), f.dst.as_deref());
             flow_eps.push(net.attach(&what, &i.to_string(), src, dst, f.rtt_ns, false, f.template.reverse)?);
@@ -137,7 +138,8 @@ impl Simulation {
             let what = format!("generators[{g}]");
             // A validation build only: transfers get their own streams in `add_flow`.
             let rng = stream(spec.seed, Entity::Generator, g as u64, Purpose::Congestion);
-            cc_factory(&gs.template, rng).map_err(|e| format!("{what}.cc: {e}"))?;
+            let cc = cc_factory(&gs.template, rng).map_err(|e| format!("{what}.cc: {e}"))?;
+            check_ecn(&what, &gs.template, cc.needs_ecn(), spec.stack.overrides.ecn)?;
             check_template(&what, &gs.template)?;
             let sources = match gs.arrivals {
                 ArrivalSpec::ClosedLoop { slots } => slots,
@@ -249,6 +251,8 @@ impl Simulation {
         let cc = (self.cc_factory)(t, stream(self.seed, Entity::Flow, id as u64, Purpose::Congestion))?;
         let max_window = t.max_window_pkts.unwrap_or(self.stack.default_max_window_pkts) as f64;
         let recovery = self.stack.recovery_for(cc.recovery());
+        let ecn = self.stack.ecn || cc.needs_ecn();
+        let feedback = cc.ecn_feedback();
         let setup = SenderSetup {
             flow: id,
             data_route: place.data_route,
@@ -257,10 +261,21 @@ impl Simulation {
             max_window,
             stack: self.stack.clone(),
             recovery,
+            ecn,
             seed: self.seed,
             clock: ClockSkew { offset_ns: t.clock_offset_ns, drift_ppm: t.clock_drift_ppm },
         };
         let delayed_ack = t.delayed_ack.unwrap_or(self.stack.delayed_ack);
+        let mut receiver = Receiver::new(
+            id,
+            place.ack_route,
+            delayed_ack,
+            self.stack.delayed_ack_timeout_ns,
+            recovery == Procedure::Sack,
+        );
+        if ecn {
+            receiver = receiver.with_ecn(feedback);
+        }
         self.flows.push(Flow {
             label: t.label.clone(),
             endpoints: place.endpoints,
@@ -269,13 +284,7 @@ impl Simulation {
             size_bytes: size,
             base_rtt: place.base_rtt,
             sender: Sender::new(setup, cc),
-            receiver: Receiver::new(
-                id,
-                place.ack_route,
-                delayed_ack,
-                self.stack.delayed_ack_timeout_ns,
-                recovery == Procedure::Sack,
-            ),
+            receiver,
             started: false,
             origin,
             sampled_bytes: 0,
@@ -340,6 +349,18 @@ fn source_placement(seed: u64, g: u32, source: u32, gs: &GeneratorSpec) -> (Opti
         (None, n) => Some(gs.rtt_choices_ns[slot_choice(seed, g, source, n, Purpose::Rtt)]),
     };
     (src, dst, rtt)
+}
+
+/// An algorithm that works only with ECN turns it on for its own flows; a scenario that turns it
+/// off explicitly contradicts itself.
+fn check_ecn(what: &str, t: &FlowTemplate, needs_ecn: bool, ecn: Option<bool>) -> Result<(), String> {
+    if needs_ecn && ecn == Some(false) {
+        return Err(format!(
+            "stack.ecn: false, but {what}.cc {:?} works only with ECN; expected ecn = true or unset",
+            t.cc
+        ));
+    }
+    Ok(())
 }
 
 fn check_template(what: &str, t: &FlowTemplate) -> Result<(), String> {

@@ -86,6 +86,9 @@ pub struct StackConfig {
     /// `recovery` is `sack`. Kept as a knob of its own for older scenarios; always equal to
     /// `recovery == Some(Sack)`.
     pub sack: bool,
+    /// ECN (RFC 3168): senders mark new data ECN-capable and react to ECN-Echo, receivers echo
+    /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
+    pub ecn: bool,
     /// Receiver window used when a flow sets none, segments.
     pub default_max_window_pkts: u64,
     /// Open each transfer with a SYN / SYN-ACK exchange before the first data segment. ns-2's
@@ -126,6 +129,7 @@ impl StackConfig {
                 dupack_threshold: 3,
                 recovery: None,
                 sack: false,
+                ecn: false,
                 default_max_window_pkts: 1_000_000,
                 handshake: false,
                 send_overhead_ns: 0,
@@ -153,6 +157,7 @@ impl StackConfig {
                 dupack_threshold: 3,
                 recovery: None,
                 sack: false,
+                ecn: false,
                 default_max_window_pkts: 1_000_000,
                 handshake: true,
                 send_overhead_ns: 0,
@@ -180,6 +185,7 @@ impl StackConfig {
                 dupack_threshold: 3,
                 recovery: Some(Procedure::Sack),
                 sack: true,
+                ecn: false,
                 default_max_window_pkts: 1_000_000,
                 handshake: true,
                 send_overhead_ns: 0,
@@ -222,6 +228,7 @@ impl StackConfig {
             partial_window_deflation,
             restart_rto_every_partial_ack,
             dupack_threshold,
+            ecn,
             default_max_window_pkts,
             handshake,
             send_overhead_ns
@@ -285,6 +292,7 @@ pub struct StackOverrides {
     pub recovery: Option<Procedure>,
     /// Alias: `true` is `recovery = "sack"`.
     pub sack: Option<bool>,
+    pub ecn: Option<bool>,
     pub default_max_window_pkts: Option<u64>,
     pub handshake: Option<bool>,
     pub send_overhead_ns: Option<Dur>,

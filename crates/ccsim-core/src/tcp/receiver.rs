@@ -4,11 +4,23 @@
 //! with its arrival time, so a sender can measure one-way delay. With SACK, every ACK carries up to
 //! three blocks of out-of-order data: first the block holding the segment that triggered the ACK,
 //! then the most recently reported others (RFC 2018 section 4).
+//!
+//! With ECN the receiver echoes CE marks in the ACKs' ECE flag, in one of two ways
+//! ([`EcnFeedback`]):
+//! - RFC 3168 (section 6.1.3): ECE on every ACK from the first CE-marked segment until a segment
+//!   with CWR arrives (CWR is applied before the same segment's CE). The segment whose CE starts
+//!   an echo is acknowledged at once rather than delayed, as Linux does since 3.7 ("dont delay
+//!   ACKs after CE": a sender that has just cut its window may have little in flight).
+//! - DCTCP (RFC 8257 section 3.2): ECE is the CE mark of the last segment received. When the
+//!   mark changes, a delayed ACK still pending for earlier segments leaves first with the old
+//!   value, and the segment that changed it is acknowledged at once (Linux `tcp_dctcp.h`), so
+//!   each ACK reports exactly the marks of the segments it covers.
 
 use super::ranges::RangeSet;
+use crate::cc::EcnFeedback;
 use crate::event::{Event, LazyTimer, TimerKind};
 use crate::net::fabric::Fabric;
-use crate::net::packet::{Packet, PacketKind, SackBlocks, HEADER_BYTES};
+use crate::net::packet::{ecn, Packet, PacketKind, SackBlocks, HEADER_BYTES};
 use crate::units::{Dur, Time};
 
 pub struct Receiver {
@@ -28,6 +40,10 @@ pub struct Receiver {
     pub delack_timer: LazyTimer,
     /// Every data packet that reached the receiver, duplicates included.
     pub packets_received: u64,
+    /// How CE is echoed; `None`: not ECN-capable.
+    ecn: Option<EcnFeedback>,
+    /// The ECE flag the next ACK carries.
+    ece: bool,
 }
 
 impl Receiver {
@@ -45,6 +61,42 @@ impl Receiver {
             echo: (0, 0),
             delack_timer: LazyTimer::default(),
             packets_received: 0,
+            ecn: None,
+            ece: false,
+        }
+    }
+
+    /// Echo CE marks as `feedback` says.
+    pub fn with_ecn(mut self, feedback: EcnFeedback) -> Self {
+        self.ecn = Some(feedback);
+        self
+    }
+
+    /// Update the echo state for an arriving data segment. Returns whether the segment must be
+    /// acknowledged at once. Kept out of line: most receivers are not ECN-capable.
+    #[inline(never)]
+    fn on_ecn(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
+        let ce = pkt.ecn & ecn::CE != 0;
+        match self.ecn {
+            None => false,
+            Some(EcnFeedback::Rfc3168) => {
+                if pkt.ecn & ecn::CWR != 0 {
+                    self.ece = false;
+                }
+                let starts_echo = ce && !self.ece;
+                self.ece |= ce;
+                starts_echo
+            }
+            Some(EcnFeedback::PerSegment) => {
+                if ce == self.ece {
+                    return false;
+                }
+                if self.unacked > 0 {
+                    self.send(PacketKind::Ack, self.echo, now, fab);
+                }
+                self.ece = ce;
+                true
+            }
         }
     }
 
@@ -54,11 +106,18 @@ impl Receiver {
             return;
         }
         self.packets_received += 1;
+        let ack_now = self.ecn.is_some() && self.on_ecn(pkt, now, fab);
         if pkt.seq == self.rcv_nxt {
             let had_holes = !self.out_of_order.is_empty();
             self.rcv_nxt = self.out_of_order.advance_from(self.rcv_nxt + 1);
             if !self.delayed_ack || had_holes {
                 self.send(PacketKind::Ack, (pkt.ts, now), now, fab);
+                return;
+            }
+            if ack_now {
+                // The echo is of the earliest segment this ACK covers (RFC 7323).
+                let echo = if self.unacked > 0 { self.echo } else { (pkt.ts, now) };
+                self.send(PacketKind::Ack, echo, now, fab);
                 return;
             }
             if self.unacked == 0 {
@@ -133,7 +192,7 @@ impl Receiver {
             sack,
             hop: 0,
             kind,
-            ecn: 0,
+            ecn: if self.ece { ecn::ECE } else { 0 },
         };
         fab.send(ack, now);
     }
@@ -190,5 +249,68 @@ mod tests {
         // 0 waits, 1 completes the pair, 2 waits, 4 is out of order: an immediate duplicate ACK.
         assert_eq!(acks(&fab), vec![(2, vec![]), (3, vec![])]);
         assert_eq!(r.packets_received, 4);
+    }
+
+    /// (cumulative ACK, ECE) of every ACK sent.
+    fn echoes(fab: &Fabric) -> Vec<(u32, bool)> {
+        fab.links[0].in_link().map(|p| (p.seq, p.ecn & ecn::ECE != 0)).collect()
+    }
+
+    /// Data segment `seq`, ECN-capable, with CE and/or CWR as asked.
+    fn ecn_data(seq: u32, ce: bool, cwr: bool) -> Packet {
+        let mut p = Packet { ecn: ecn::ECT, ..data(seq) };
+        if ce {
+            p.mark_ce();
+        }
+        if cwr {
+            p.ecn |= ecn::CWR;
+        }
+        p
+    }
+
+    #[test]
+    fn rfc3168_echoes_from_the_first_ce_until_cwr_and_acks_the_first_ce_at_once() {
+        let (r, mut fab) = setup(false, true);
+        let mut r = r.with_ecn(EcnFeedback::Rfc3168);
+        // 0, 1: a delayed pair, no echo. 2 is CE-marked: acknowledged at once, ECE on.
+        // 3 waits; 4 completes the pair: still ECE (no CWR yet). 5 carries CWR: the echo stops
+        // (5 waits); 6 completes the pair without ECE.
+        let segs = [(0, false, false), (1, false, false), (2, true, false), (3, false, false)];
+        for (seq, ce, cwr) in segs.into_iter().chain([(4, false, false), (5, false, true), (6, false, false)]) {
+            r.on_packet(&ecn_data(seq, ce, cwr), 10, &mut fab);
+        }
+        assert_eq!(echoes(&fab), vec![(2, false), (3, true), (5, true), (7, false)]);
+    }
+
+    #[test]
+    fn rfc3168_a_ce_while_echoing_follows_the_delayed_ack_rule() {
+        let (r, mut fab) = setup(false, true);
+        let mut r = r.with_ecn(EcnFeedback::Rfc3168);
+        for (seq, ce) in [(0, true), (1, true), (2, true)] {
+            r.on_packet(&ecn_data(seq, ce, false), 10, &mut fab);
+        }
+        // 0 starts the echo (at once); 1 waits; 2 completes the pair.
+        assert_eq!(echoes(&fab), vec![(1, true), (3, true)]);
+    }
+
+    #[test]
+    fn dctcp_acks_report_exactly_the_marks_of_the_segments_they_cover() {
+        let (r, mut fab) = setup(false, true);
+        let mut r = r.with_ecn(EcnFeedback::PerSegment);
+        let marks = [false, false, true, true, false, false, false];
+        for (seq, ce) in marks.into_iter().enumerate() {
+            r.on_packet(&ecn_data(seq as u32, ce, false), 10, &mut fab);
+        }
+        // 0, 1: the pair, unmarked. 2: the mark turns on with nothing pending: 2 is acknowledged
+        // at once with ECE. 3 (marked) waits. 4 turns the mark off: the pending ACK for 3 leaves
+        // first with ECE, then 4's at once without. 5 waits; 6 completes the pair, unmarked.
+        assert_eq!(echoes(&fab), vec![(2, false), (3, true), (4, true), (5, false), (7, false)]);
+    }
+
+    #[test]
+    fn without_ecn_ce_marks_are_not_echoed() {
+        let (mut r, mut fab) = setup(false, false);
+        r.on_packet(&ecn_data(0, true, false), 10, &mut fab);
+        assert_eq!(echoes(&fab), vec![(1, false)]);
     }
 }

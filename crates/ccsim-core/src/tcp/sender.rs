@@ -8,6 +8,14 @@
 //! between recovery procedures (inflation, partial ACKs, the scoreboard, what to send next) lives
 //! in the procedure's module; the sender keeps what they share: the duplicate-ACK count, the
 //! recovery point and whether it is in recovery.
+//!
+//! With ECN (RFC 3168; the stack's `ecn`, or an algorithm that needs it) new data carries ECT
+//! (retransmissions do not, section 6.1.5; nor does the SYN: ECN is not negotiated, both ends
+//! follow the stack). An ACK with ECE does not grow the window; outside loss recovery and once
+//! the data outstanding at the last reduction is acknowledged (at most once per window, section
+//! 6.1.2) it is a congestion event of kind [`CongestionKind::Ecn`]: the algorithm reduces the
+//! window, nothing is retransmitted. After every reduction (ECN, fast retransmit or timeout) the
+//! next new data segment carries CWR.
 
 use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
@@ -21,7 +29,7 @@ use crate::cc::{
 };
 use crate::event::{Event, LazyTimer, TimerKind};
 use crate::net::fabric::Fabric;
-use crate::net::packet::{Packet, PacketKind, SackBlocks, SackRef, HEADER_BYTES};
+use crate::net::packet::{ecn, Packet, PacketKind, SackBlocks, SackRef, HEADER_BYTES};
 use crate::rng::{stream, Entity, Purpose};
 use crate::units::{Dur, Time};
 
@@ -45,6 +53,8 @@ pub struct SenderStats {
     /// Congestion events after which the algorithm's window was smaller than before (Free-Drop's
     /// "congestion events" are the losses it does not forgive).
     pub window_cuts: u64,
+    /// Congestion events raised by ECN-Echo (a subset of the algorithm's calls, not of the cuts).
+    pub ecn_events: u64,
 }
 
 /// What a sender needs to know about its transfer.
@@ -59,6 +69,8 @@ pub struct SenderSetup {
     /// The loss-recovery procedure: the stack's, or the algorithm's customary one when the stack
     /// names none (resolved by whoever builds the flow).
     pub recovery: Procedure,
+    /// ECN-capable: ECT on new data, reaction to ECE (the stack's `ecn`, or the algorithm's need).
+    pub ecn: bool,
     /// The scenario's seed, for the sender's own random stream (send overhead).
     pub seed: u64,
     /// The receiver's clock against this sender's (one-way delays only).
@@ -84,6 +96,7 @@ pub struct Sender {
     recover: u32,
     /// The loss-recovery procedure and its state (inflation, scoreboard).
     recovery: LossRecovery,
+    ecn: EcnState,
     rtt: RttEstimator,
     pub rto_timer: LazyTimer,
     pub pace_timer: LazyTimer,
@@ -114,6 +127,17 @@ pub struct Sender {
     round: u64,
     pub stats: SenderStats,
     pub completed_at: Option<Time>,
+}
+
+/// The sender's half of RFC 3168.
+#[derive(Clone, Copy, Debug)]
+struct EcnState {
+    enabled: bool,
+    /// The next new data segment carries CWR: the window was reduced.
+    cwr_pending: bool,
+    /// snd_max at the last window reduction: ECE is acted on only once snd_una has passed it
+    /// (the ACK that acknowledges exactly up to it was sent for data from before the reduction).
+    reduced_at: u32,
 }
 
 impl Sender {
@@ -154,6 +178,7 @@ impl Sender {
             in_recovery: false,
             recover: 0,
             recovery,
+            ecn: EcnState { enabled: setup.ecn, cwr_pending: false, reduced_at: 0 },
             rto_timer: LazyTimer::default(),
             pace_timer: LazyTimer::default(),
             backoff: 1,
@@ -295,6 +320,9 @@ impl Sender {
                     self.meter.on_delivered(now, sacked.delivered, sacked.newest);
                     if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
                         self.on_dupack(now, fab);
+                        if self.ecn.enabled && pkt.ecn & ecn::ECE != 0 {
+                            self.on_ecn_echo(now);
+                        }
                     } else if newly_sacked > 0 {
                         self.try_send(now, fab);
                     }
@@ -359,6 +387,7 @@ impl Sender {
     }
 
     fn on_new_ack(&mut self, pkt: &Packet, sack: &SackBlocks, now: Time, fab: &mut Fabric) -> bool {
+        let ece = self.ecn.enabled && pkt.ecn & ecn::ECE != 0;
         let prior_flight = self.flight();
         let newly = pkt.seq - self.snd_una;
         self.snd_una = pkt.seq;
@@ -396,6 +425,7 @@ impl Sender {
             round: self.round,
             cwnd_limited: self.cwnd_limited,
             growth: Growth { slow_start_cap: self.stack.slow_start_cap, gating: self.stack.cwnd_gating },
+            ece,
         };
         let mut restart_timer = true;
         if self.in_recovery {
@@ -403,6 +433,10 @@ impl Sender {
             // stays with the recovery procedure below.
             self.cc.on_ack_in_recovery(&sample);
             restart_timer = self.on_ack_in_recovery(newly, now);
+        } else if ece {
+            // Congestion was signalled: no growth on this ACK (ns-2 `opencwnd` is skipped too);
+            // the algorithm observes it, and the reaction comes below.
+            self.cc.on_ack_in_recovery(&sample);
         } else {
             self.cc.on_ack(&sample, &mut self.w);
         }
@@ -420,13 +454,28 @@ impl Sender {
         } else if restart_timer {
             self.arm_rto(now, fab);
         }
-        // With SACK, the blocks of a new ACK may reveal a loss (RFC 6675 section 5).
+        // With SACK, the blocks of a new ACK may reveal a loss (RFC 6675 section 5); the loss
+        // reduction then stands for any ECN-Echo on the same ACK.
         if self.detects_loss() {
             self.enter_recovery(now, fab);
         } else {
+            if ece {
+                self.on_ecn_echo(now);
+            }
             self.try_send(now, fab);
         }
         false
+    }
+
+    /// RFC 3168 section 6.1.2: ECN-Echo reduces the window at most once per window of data and
+    /// not during loss recovery (that episode has already reduced it).
+    fn on_ecn_echo(&mut self, now: Time) {
+        if self.in_recovery || self.snd_una <= self.ecn.reduced_at {
+            return;
+        }
+        self.stats.ecn_events += 1;
+        let ev = self.congestion_event(CongestionKind::Ecn, now);
+        self.congestion(&ev);
     }
 
     /// Handle a new ACK during fast recovery. Returns whether to restart the RTO timer.
@@ -484,8 +533,13 @@ impl Sender {
         }
     }
 
-    /// Hand a congestion event to the algorithm, counting it when the window shrinks.
+    /// Hand a congestion event to the algorithm, counting it when the window shrinks. With ECN the
+    /// next new segment says so (CWR), and ECN-Echo for the data outstanding now is ignored.
     fn congestion(&mut self, ev: &CongestionEvent) {
+        if self.ecn.enabled {
+            self.ecn.cwr_pending = true;
+            self.ecn.reduced_at = self.snd_max;
+        }
         let before = self.w.cwnd;
         self.cc.on_congestion(ev, &mut self.w);
         self.episode_cut = (before, self.w.cwnd < before);
@@ -625,9 +679,21 @@ impl Sender {
         }
     }
 
+    /// ECT on new data, and CWR on the first new segment after a window reduction.
+    fn ecn_codepoint(&mut self) -> u8 {
+        if std::mem::take(&mut self.ecn.cwr_pending) {
+            ecn::ECT | ecn::CWR
+        } else {
+            ecn::ECT
+        }
+    }
+
     fn transmit(&mut self, seq: u32, retransmission: bool, now: Time, fab: &mut Fabric) {
         let size = if seq + 1 == self.total_segs { self.last_seg_wire } else { self.mss + HEADER_BYTES };
-        let pkt = self.packet(PacketKind::Data, seq, size, now);
+        let mut pkt = self.packet(PacketKind::Data, seq, size, now);
+        if self.ecn.enabled && !retransmission {
+            pkt.ecn = self.ecn_codepoint();
+        }
         match &mut self.overhead {
             None => fab.send(pkt, now),
             Some(o) => {
@@ -660,3 +726,7 @@ impl Sender {
 #[cfg(test)]
 #[path = "sender_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "sender_ecn_tests.rs"]
+mod ecn_tests;

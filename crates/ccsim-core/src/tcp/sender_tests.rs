@@ -36,6 +36,7 @@ impl Bench {
             size_bytes: None,
             max_window: 1000.0,
             recovery: stack.recovery_for(cc.recovery()),
+            ecn: false,
             stack,
             seed: 1,
             clock: Default::default(),

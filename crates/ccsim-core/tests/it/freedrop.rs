@@ -35,6 +35,7 @@ fn ack(delivered: u64) -> AckSample {
         round: 0,
         cwnd_limited: true,
         growth: Growth { slow_start_cap: None, gating: false },
+        ece: false,
     }
 }
 

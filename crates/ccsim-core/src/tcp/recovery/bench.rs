@@ -53,6 +53,7 @@ impl Bench {
             mss: 1000,
             size_bytes: None,
             max_window: 1000.0,
+            ecn: stack.ecn,
             stack,
             recovery,
             seed: 1,
@@ -71,6 +72,14 @@ impl Bench {
     /// (kind, seq) of every packet sent since the last call.
     pub fn sent(&mut self) -> Vec<(PacketKind, u32)> {
         let all: Vec<_> = self.fab.links[0].in_link().map(|p| (p.kind, p.seq)).collect();
+        let new = all[self.seen..].to_vec();
+        self.seen = all.len();
+        new
+    }
+
+    /// Every packet sent since the last call, whole.
+    pub fn sent_packets(&mut self) -> Vec<Packet> {
+        let all: Vec<Packet> = self.fab.links[0].in_link().copied().collect();
         let new = all[self.seen..].to_vec();
         self.seen = all.len();
         new

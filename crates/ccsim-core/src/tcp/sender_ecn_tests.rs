@@ -1,0 +1,113 @@
+//! The sender's half of ECN (RFC 3168) as packet exchanges: which segments carry ECT and CWR,
+//! and how ACKs with ECE change the window.
+
+use crate::net::packet::{ecn, Packet, PacketKind};
+use crate::tcp::profile::Profile;
+use crate::tcp::recovery::bench::{new_data, Bench};
+use crate::tcp::recovery::Procedure;
+
+/// Linux profile (SACK recovery, reductions from cwnd) with ECN, no delayed ACKs. After the
+/// handshake the initial window of 10 leaves (0..10).
+fn linux_ecn() -> (Bench, Vec<Packet>) {
+    let mut b = Bench::new(Procedure::Sack, Profile::Linux, |s| {
+        s.ecn = true;
+        s.delayed_ack = false;
+    });
+    b.sender.start(0, &mut b.fab);
+    let syn = b.sent_packets();
+    let syn_ack = Packet { kind: PacketKind::SynAck, ..b.ack_packet(0, &[], 0) };
+    b.deliver(syn_ack);
+    (b, syn)
+}
+
+fn ece_ack(b: &mut Bench, seq: u32) {
+    let p = b.ack_packet(seq, &[], ecn::ECE);
+    b.deliver(p);
+}
+
+fn flags(pkts: &[Packet]) -> Vec<(u32, u8)> {
+    pkts.iter().map(|p| (p.seq, p.ecn)).collect()
+}
+
+const ECT: u8 = ecn::ECT;
+const ECT_CWR: u8 = ecn::ECT | ecn::CWR;
+
+#[test]
+fn new_data_is_ect_and_the_syn_is_not() {
+    let (mut b, syn) = linux_ecn();
+    assert_eq!(flags(&syn), vec![(0, 0)]);
+    let first: Vec<_> = (0..10).map(|s| (s, ECT)).collect();
+    assert_eq!(flags(&b.sent_packets()), first);
+}
+
+#[test]
+fn ece_halves_once_per_window_and_the_next_new_segment_carries_cwr() {
+    let (mut b, _) = linux_ecn();
+    b.sent_packets();
+    // ACK 1: slow start, cwnd 11: 10 and 11 leave.
+    b.ack(1);
+    assert_eq!(flags(&b.sent_packets()), vec![(10, ECT), (11, ECT)]);
+    // ACK 2 with ECE: no growth; Reno's reduction from cwnd 11: cwnd = ssthresh = 5.5. Nothing
+    // is retransmitted; 2..12 (10) outstanding is above 5 segments: nothing leaves.
+    ece_ack(&mut b, 2);
+    assert_eq!((b.cwnd(), b.ssthresh()), (5.5, 5.5));
+    assert_eq!(b.sender.stats.ecn_events, 1);
+    assert!(!b.in_recovery());
+    assert!(b.sent_packets().is_empty());
+    // ACKs 3..=8 with ECE, for data sent before the reduction: ignored (no second cut, no
+    // growth). At ACK 8, 4 outstanding: 12 leaves, with CWR.
+    for seq in 3..=7 {
+        ece_ack(&mut b, seq);
+    }
+    assert!(b.sent_packets().is_empty());
+    ece_ack(&mut b, 8);
+    assert_eq!(flags(&b.sent_packets()), vec![(12, ECT_CWR)]);
+    // ACKs 9..=12 (ECE, still the old window: the ACK for 11 covers up to 12 = snd_max at the
+    // reduction) each let one new segment out, without CWR.
+    for seq in 9..=12 {
+        ece_ack(&mut b, seq);
+    }
+    assert_eq!(flags(&b.sent_packets()), vec![(13, ECT), (14, ECT), (15, ECT), (16, ECT)]);
+    assert_eq!((b.cwnd(), b.sender.stats.ecn_events), (5.5, 1));
+    // ACK 13 acknowledges 12, sent after the reduction: a new window, a second cut to 2.75.
+    ece_ack(&mut b, 13);
+    assert_eq!((b.cwnd(), b.sender.stats.ecn_events), (2.75, 2));
+}
+
+#[test]
+fn acks_without_ece_grow_the_window_as_usual() {
+    let (mut b, _) = linux_ecn();
+    b.ack(1);
+    b.ack(2);
+    assert_eq!((b.cwnd(), b.sender.stats.ecn_events), (12.0, 0));
+}
+
+#[test]
+fn retransmissions_are_not_ect_and_a_loss_reduction_also_sends_cwr() {
+    let mut b = Bench::new(Procedure::NewReno, Profile::Ns2, |s| s.ecn = true);
+    b.open_to(6);
+    // cwnd 8, 6..14 outstanding. 6 is lost: three duplicate ACKs.
+    for _ in 0..3 {
+        b.ack(6);
+    }
+    assert_eq!(flags(&b.sent_packets()), vec![(6, 0)], "the retransmission is not ECN-capable");
+    // Duplicate ACKs with ECE during recovery: ignored (this episode already reduced).
+    for _ in 0..3 {
+        ece_ack(&mut b, 6);
+    }
+    assert_eq!(b.sender.stats.ecn_events, 0);
+    // Window 4 + 6 = 10 over 8 outstanding: 14 and 15 leave; the first new one carries CWR.
+    let sent = b.sent_packets();
+    assert_eq!(sent.iter().map(|p| (p.kind, p.seq)).collect::<Vec<_>>(), vec![new_data(14), new_data(15)]);
+    assert_eq!(flags(&sent), vec![(14, ECT_CWR), (15, ECT)]);
+}
+
+#[test]
+fn without_ecn_nothing_is_marked_and_ece_is_ignored() {
+    let mut b = Bench::new(Procedure::NewReno, Profile::Ns2, |_| {});
+    b.open_to(2);
+    assert!(b.sent_packets().is_empty());
+    ece_ack(&mut b, 3);
+    assert!(b.sent_packets().iter().all(|p| p.ecn == 0));
+    assert_eq!(b.sender.stats.ecn_events, 0);
+}
