@@ -24,6 +24,7 @@ pub mod binomial;
 pub mod common;
 pub mod compound;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod freedrop;
 pub mod fusion;

@@ -10,6 +10,7 @@ use super::bic::{self, Bic};
 use super::binomial::{self, Binomial};
 use super::compound::{self, Compound};
 use super::cubic::{self, Cubic};
+use super::dctcp::{self, Dctcp};
 use super::fast::{self, Fast};
 use super::freedrop::{self, FreeDrop};
 use super::fusion::{self, Fusion};
@@ -180,6 +181,15 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         params: cubic::PARAMS,
         profile_defaults: cubic::PROFILE_DEFAULTS,
         build: |p, _| Box::new(Cubic::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "dctcp",
+        summary: "DCTCP (RFC 8257; Linux tcp_dctcp.c): alpha = marked fraction per window, EWMA g; on \
+                  ECN-Echo cwnd (1 - alpha/2) once per window; Reno growth, loss halves; needs ECN",
+        recovery: "newreno",
+        params: dctcp::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(Dctcp::from_params(p)),
     },
     AlgorithmInfo {
         name: "fast",

@@ -2,7 +2,7 @@
 //! whatever the algorithm, and ECN without a marking queue changes nothing.
 
 use crate::scenarios::*;
-use ccsim_core::{RunResults, ScenarioSpec};
+use ccsim_core::{RunResults, ScenarioSpec, Simulation};
 use serde_json::{json, Value};
 
 /// Two flows overshooting in slow start into a small buffer: several losses per window, where
@@ -48,4 +48,14 @@ fn ecn_through_queues_that_do_not_mark_changes_nothing() {
         let ecn = run(&overshoot(cc, json!({"ecn": true})));
         assert_eq!(numbers(&plain), numbers(&ecn), "{cc}");
     }
+}
+
+#[test]
+fn dctcp_turns_ecn_on_for_its_flows_and_rejects_an_explicit_ecn_off() {
+    // Without marks DCTCP is Reno with NewReno recovery: the same run as `newreno`.
+    let dctcp = run(&overshoot("dctcp", json!({})));
+    assert_eq!(numbers(&dctcp), numbers(&run(&overshoot("newreno", json!({})))));
+    let v = overshoot("dctcp", json!({"ecn": false}));
+    let e = Simulation::new(&spec(&v)).err().expect("ecn = false with dctcp is an error");
+    assert!(e.starts_with("stack.ecn: false, but flows[0].cc \"dctcp\" works only with ECN"), "{e}");
 }

@@ -1,0 +1,219 @@
+//! DCTCP (RFC 8257, "Data Center TCP (DCTCP): TCP Congestion Control for Data Centers", 2017;
+//! Alizadeh et al., SIGCOMM 2010; Linux `net/ipv4/tcp_dctcp.c`).
+//!
+//! The receiver reflects every CE mark exactly (ECE on the ACKs of marked segments only: the
+//! receiver's [`super::EcnFeedback::PerSegment`]). The sender estimates the fraction of its data
+//! that was marked: once per window of data (the sender's rounds, which end when the data
+//! outstanding at the round's start is acknowledged, as Linux's `next_seq = snd_nxt`),
+//!
+//! ```text
+//! F = marked / acknowledged (segments, this window),   alpha <- (1 - g) alpha + g F
+//! ```
+//!
+//! and, at most once per window when ECE arrives (the sender's guard), cuts the window in
+//! proportion to it: `cwnd <- cwnd (1 - alpha / 2)` (ssthresh likewise, floored at 2 segments).
+//! Growth is Reno's. A loss still halves (RFC 8257 section 3.4: react to loss as conventional
+//! TCP); a timeout is Reno's.
+//!
+//! Defaults: g = 1/16 (RFC 8257 section 4.2; Linux `dctcp_shift_g = 4`), alpha starts at 1
+//! (Linux `dctcp_alpha_on_init` = its maximum: the first marks halve, as Reno's would).
+//!
+//! Choices: ACKs that advance the cumulative ACK count, in every state (the sender lets DCTCP
+//! observe those it does not let grow the window); duplicate ACKs do not count, where Linux counts
+//! each as one segment. Marks are counted in segments, not bytes (all segments but a transfer's
+//! last are full-sized). DCTCP needs ECN: its flows are ECN-capable whatever the stack says.
+
+use super::common::reduce_to;
+use super::registry::{ParamInfo, ParamKind, Params};
+use super::reno::RenoWindow;
+use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, EcnFeedback, Window};
+use crate::units::Time;
+
+pub const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "g",
+        kind: ParamKind::Float,
+        // RFC 8257 section 4.2 and Linux dctcp_shift_g = 4: g = 1/2^4.
+        default: 0.0625,
+        min: 1e-6,
+        max: 1.0,
+        doc: "weight of the newest window's marked fraction in alpha (RFC 8257: 1/16)",
+    },
+    ParamInfo {
+        name: "alpha_init",
+        kind: ParamKind::Float,
+        // Linux dctcp_alpha_on_init = DCTCP_MAX_ALPHA (1024/1024).
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "alpha before the first window is measured (Linux: 1, the first marks halve)",
+    },
+];
+
+#[derive(Clone, Debug)]
+pub struct Dctcp {
+    window: RenoWindow,
+    g: f64,
+    /// The estimate of the marked fraction, 0..=1.
+    alpha: f64,
+    /// Segments acknowledged in the current window, and those of them whose ACK carried ECE.
+    acked: f64,
+    marked: f64,
+}
+
+impl Dctcp {
+    pub fn new(g: f64, alpha_init: f64) -> Self {
+        Dctcp { window: RenoWindow::default(), g, alpha: alpha_init, acked: 0.0, marked: 0.0 }
+    }
+
+    pub fn from_params(p: &Params) -> Self {
+        Dctcp::new(p.get("g"), p.get("alpha_init"))
+    }
+
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// Count this ACK's segments; at the end of a window fold its marked fraction into alpha.
+    fn observe(&mut self, ack: &AckSample) {
+        self.acked += ack.acked;
+        if ack.ece {
+            self.marked += ack.acked;
+        }
+        if ack.round_start {
+            let f = if self.acked > 0.0 { self.marked / self.acked } else { 0.0 };
+            self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+            self.acked = 0.0;
+            self.marked = 0.0;
+        }
+    }
+}
+
+impl Default for Dctcp {
+    fn default() -> Self {
+        Dctcp::new(0.0625, 1.0)
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn name(&self) -> &'static str {
+        "dctcp"
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        self.observe(ack);
+        self.window.on_ack(ack, w);
+    }
+
+    fn on_ack_in_recovery(&mut self, ack: &AckSample) {
+        self.observe(ack);
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
+        match ev.kind {
+            // RFC 8257 section 3.3: from cwnd itself, whatever the profile's loss basis.
+            CongestionKind::Ecn => reduce_to(ev, w, w.cwnd * (1.0 - self.alpha / 2.0)),
+            CongestionKind::Loss | CongestionKind::Timeout => self.window.on_congestion(ev, w),
+        }
+    }
+
+    fn ecn_feedback(&self) -> EcnFeedback {
+        EcnFeedback::PerSegment
+    }
+
+    fn needs_ecn(&self) -> bool {
+        true
+    }
+
+    /// `alpha`: the estimated fraction of marked segments, 0..=1.
+    fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
+        out("alpha", self.alpha);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::testing::{ack, congestion};
+    use super::*;
+
+    /// One window of `n` single-segment ACKs, the first `marked` of them with ECE; the last ends
+    /// the window (the sender's round start).
+    fn window(cc: &mut Dctcp, w: &mut Window, n: usize, marked: usize) {
+        for i in 0..n {
+            let mut a = ack(1.0);
+            a.ece = i < marked;
+            a.round_start = i + 1 == n;
+            if a.ece {
+                cc.on_ack_in_recovery(&a); // the sender does not let an ECE ACK grow the window
+            } else {
+                cc.on_ack(&a, w);
+            }
+        }
+    }
+
+    #[test]
+    fn alpha_moves_by_g_towards_each_windows_marked_fraction() {
+        let mut cc = Dctcp::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        assert_eq!(cc.alpha(), 1.0);
+        // F = 0: alpha = 15/16 * 1 = 0.9375.
+        window(&mut cc, &mut w, 4, 0);
+        assert_eq!(cc.alpha(), 0.9375);
+        // F = 1/2: alpha = 15/16 * 0.9375 + 1/16 * 1/2 = 0.87890625 + 0.03125 = 0.91015625.
+        window(&mut cc, &mut w, 4, 2);
+        assert_eq!(cc.alpha(), 0.910_156_25);
+        // F = 1: alpha = 15/16 * 0.91015625 + 1/16 = 0.853271484375 + 0.0625 = 0.915771484375.
+        window(&mut cc, &mut w, 4, 4);
+        assert_eq!(cc.alpha(), 0.915_771_484_375);
+    }
+
+    #[test]
+    fn unmarked_windows_decay_alpha_geometrically() {
+        let mut cc = Dctcp::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        for _ in 0..16 {
+            window(&mut cc, &mut w, 3, 0);
+        }
+        assert!((cc.alpha() - (15.0f64 / 16.0).powi(16)).abs() < 1e-15); // 0.3561
+    }
+
+    #[test]
+    fn an_ecn_event_cuts_cwnd_by_half_alpha() {
+        let mut cc = Dctcp::new(0.0625, 0.5);
+        let mut w = Window { cwnd: 10.0, ssthresh: 100.0 };
+        // alpha 0.5: cwnd = 10 (1 - 0.25) = 7.5.
+        cc.on_congestion(&congestion(CongestionKind::Ecn, 10.0, false), &mut w);
+        assert_eq!(w, Window { cwnd: 7.5, ssthresh: 7.5 });
+        // alpha 1 (the initial value): the first marks halve, as Reno's would.
+        let mut cc = Dctcp::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Ecn, 10.0, false), &mut w);
+        assert_eq!(w.cwnd, 5.0);
+        // alpha 0: no cut at all.
+        let mut cc = Dctcp::new(0.0625, 0.0);
+        let mut w = Window { cwnd: 10.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Ecn, 10.0, false), &mut w);
+        assert_eq!(w.cwnd, 10.0);
+    }
+
+    #[test]
+    fn after_a_fully_marked_window_the_cut_follows_the_new_alpha() {
+        let mut cc = Dctcp::new(0.0625, 0.0);
+        let mut w = Window { cwnd: 16.0, ssthresh: 8.0 };
+        // Every segment of a window marked: alpha = 1/16; cwnd 16 (1 - 1/32) = 15.5.
+        window(&mut cc, &mut w, 16, 16);
+        assert_eq!((cc.alpha(), w.cwnd), (0.0625, 16.0), "ECE ACKs do not grow the window");
+        cc.on_congestion(&congestion(CongestionKind::Ecn, 16.0, false), &mut w);
+        assert_eq!(w.cwnd, 15.5);
+    }
+
+    #[test]
+    fn a_loss_still_halves_and_growth_is_renos() {
+        let mut cc = Dctcp::new(0.0625, 0.0);
+        let mut w = Window { cwnd: 10.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Loss, 10.0, false), &mut w);
+        assert_eq!(w, Window { cwnd: 5.0, ssthresh: 5.0 });
+        cc.on_ack(&ack(1.0), &mut w);
+        assert_eq!(w.cwnd, 5.2, "congestion avoidance: 1/cwnd per segment");
+    }
+}
