@@ -5,6 +5,7 @@ mod aqm;
 mod conservation;
 mod delay;
 mod determinism;
+mod ecn_network;
 mod ecn_recovery;
 mod fairness;
 mod fast_compound;
