@@ -110,6 +110,22 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> dict[str, core.StudyReport]
 
 @requires_engine
 @needs_paper_algorithms
+def test_a_study_reports_its_runs_the_reused_ones_and_its_wall_time(
+    web: dict[str, core.StudyReport],
+) -> None:
+    """R10 re-analyses R4's runs: all of them are reused, none of R4's were; the summary line
+    says so, with the wall time and the workers."""
+    r4, r10 = web["R4"], web["R10"]
+    assert r4.runs > 0 and r4.reused == 0
+    assert r10.runs > 0 and r10.reused == r10.runs
+    assert r10.elapsed_s < r4.elapsed_s, "nothing was simulated for R10"
+    line = core.timing_line(r10)
+    assert line.startswith(f"R10: {r10.runs} runs ({r10.runs} reused) in ")
+    assert line.endswith("min on 1 worker")
+
+
+@requires_engine
+@needs_paper_algorithms
 def test_r4_quick_reno_fastest_and_unfinished_counted(
     web: dict[str, core.StudyReport],
 ) -> None:
