@@ -1,6 +1,7 @@
 //! Building a simulation from a resolved scenario, and creating transfers as generators ask.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rand::Rng;
 
@@ -199,7 +200,7 @@ impl Simulation {
             name: spec.name.clone(),
             seed: spec.seed,
             duration: spec.duration_ns,
-            stack,
+            stack: Arc::new(stack),
             now: 0,
             fab,
             flows: Vec::new(),
@@ -259,7 +260,7 @@ impl Simulation {
             mss: t.mss_bytes,
             size_bytes: size,
             max_window,
-            stack: self.stack.clone(),
+            stack: Arc::clone(&self.stack),
             recovery,
             ecn,
             seed: self.seed,

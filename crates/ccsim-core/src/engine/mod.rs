@@ -7,6 +7,8 @@ pub mod topology;
 use crate::event::{Event, TimerKind};
 use crate::net::fabric::Fabric;
 
+use std::sync::Arc;
+
 use crate::spec::ScenarioSpec;
 use crate::tcp::profile::StackConfig;
 use crate::trace::{FlowSeries, QueueSeries};
@@ -19,7 +21,8 @@ pub struct Simulation {
     pub name: String,
     seed: u64,
     duration: Time,
-    pub stack: StackConfig,
+    /// Shared by every sender: one copy in the cache however many flows read it per ACK.
+    pub stack: Arc<StackConfig>,
     now: Time,
     pub fab: Fabric,
     pub flows: Vec<Flow>,

@@ -207,7 +207,7 @@ impl Simulation {
             events: self.events,
             packet_hops: self.fab.hops,
             sim_end_ns: self.now,
-            stack_json: serde_json::to_string(&self.stack).expect("stack config serializes"),
+            stack_json: serde_json::to_string(&*self.stack).expect("stack config serializes"),
         }
     }
 

@@ -17,6 +17,8 @@
 //! window, nothing is retransmitted. After every reduction (ECN, fast retransmit or timeout) the
 //! next new data segment carries CWR.
 
+use std::sync::Arc;
+
 use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
 use super::profile::{RttSampling, SsthreshBasis, StackConfig};
@@ -65,7 +67,8 @@ pub struct SenderSetup {
     /// `None` = infinite.
     pub size_bytes: Option<u64>,
     pub max_window: f64,
-    pub stack: StackConfig,
+    /// The run's stack settings, shared by every sender.
+    pub stack: Arc<StackConfig>,
     /// The loss-recovery procedure: the stack's, or the algorithm's customary one when the stack
     /// names none (resolved by whoever builds the flow).
     pub recovery: Procedure,
@@ -83,7 +86,9 @@ pub struct Sender {
     mss: u32,
     total_segs: u32,
     last_seg_wire: u32,
-    stack: StackConfig,
+    /// Shared with every other sender of the run: read on every ACK, and with thousands of
+    /// flows one shared copy stays in the cache where a copy per flow would not.
+    stack: Arc<StackConfig>,
     pub state: SenderState,
     pub snd_una: u32,
     pub snd_nxt: u32,

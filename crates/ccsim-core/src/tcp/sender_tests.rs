@@ -37,7 +37,7 @@ impl Bench {
             max_window: 1000.0,
             recovery: stack.recovery_for(cc.recovery()),
             ecn: false,
-            stack,
+            stack: std::sync::Arc::new(stack),
             seed: 1,
             clock: Default::default(),
         };

@@ -54,7 +54,7 @@ impl Bench {
             size_bytes: None,
             max_window: 1000.0,
             ecn: stack.ecn,
-            stack,
+            stack: std::sync::Arc::new(stack),
             recovery,
             seed: 1,
             clock: Default::default(),
