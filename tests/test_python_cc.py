@@ -296,7 +296,9 @@ def test_the_command_line_prints_the_traceback_and_writes_nothing(
     assert result.returncode == 1
     where = f'File "{tmp_path / name}.py", line {line_of(FAILING, "FAILS HERE")}, in on_ack'
     assert where in result.stderr
-    assert "CongestionControlError: on_ack of" in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: CongestionControlError: on_ack of"), last
+    assert "ccsim/cli.py" not in result.stderr, "only the user's frames are printed"
     assert "panic" not in result.stderr.lower()
     assert not (tmp_path / "out").exists()
 

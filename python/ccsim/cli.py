@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import shlex
 import sys
+import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -782,6 +783,25 @@ def _closing_line(summary: Mapping[str, Any], written: Path) -> str:
 # ---- entry point -------------------------------------------------------------------------------
 
 
+def _raised_by_python_cc(error: BaseException) -> bool:
+    """Whether ``error`` reports an exception raised by a congestion-control algorithm written in
+    Python (``ccsim.CongestionControlError``)."""
+    try:
+        from ccsim._core import CongestionControlError
+    except ImportError:
+        return False
+    return isinstance(error, CongestionControlError)
+
+
+def _fail_with_users_traceback(error: BaseException) -> NoReturn:
+    """Print the traceback of the user's exception (their file and line, none of ccsim's
+    frames), then one ``error:`` line, and exit 1: the user's code failed, not the input."""
+    cause = error.__cause__
+    if cause is not None:
+        traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
+    _fail(f"{type(error).__name__}: {error}", EXIT_FAILURE)
+
+
 def _fail(message: str, status: int) -> NoReturn:
     # One line, whatever the message contains: scripts and tests rely on it.
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
@@ -832,6 +852,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         # Writing results failed (disk full, permissions): not the input's fault.
         where = f"{error.filename}: " if error.filename else ""
         _fail(f"{where}{error.strerror or error}", EXIT_FAILURE)
+    except Exception as error:
+        if not _raised_by_python_cc(error):
+            raise
+        _fail_with_users_traceback(error)
     if status == EXIT_INTERRUPTED:
         # typer turns a KeyboardInterrupt that no command caught into this status, silently.
         _fail("interrupted", EXIT_INTERRUPTED)
