@@ -303,6 +303,58 @@ def test_the_command_line_prints_the_traceback_and_writes_nothing(
     assert not (tmp_path / "out").exists()
 
 
+ECN_AWARE = """
+    import ccsim
+
+
+    class HalfOnMark(ccsim.CongestionControl):
+        \"\"\"Reno growth; halves on loss and on the sender's ECN reduction.\"\"\"
+
+        needs_ecn = True
+        marked_acks = 0
+        kinds: list[str] = []
+
+        def on_ack_in_recovery(self, ack):
+            if ack.ece:
+                type(self).marked_acks += 1
+
+        def on_ack(self, ack):
+            assert not ack.ece, "an ACK echoing a mark never grows the window"
+            if self.cwnd < self.ssthresh:
+                self.cwnd += ack.increase_units
+            else:
+                self.cwnd += ack.increase_units / self.cwnd
+
+        def on_congestion(self, event):
+            type(self).kinds.append(event.kind)
+            self.ssthresh = max(self.cwnd / 2, 2.0)
+            self.cwnd = self.ssthresh
+"""
+
+
+def test_a_python_algorithm_can_need_ecn_and_sees_the_marks(
+    module: Callable[[str], str],
+) -> None:
+    """needs_ecn makes the flows ECN-capable under a stack without ECN; through a step-marking
+    queue the ACKs echo the marks (ack.ece, seen by on_ack_in_recovery: such an ACK never grows
+    the window) and the sender reduces with kind "ecn", without the queue dropping anything."""
+    name = module(ECN_AWARE)
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {
+            "flows.0.cc": f"{name}:HalfOnMark",
+            "flows.1.cc": f"{name}:HalfOnMark",
+            "topology.queue": "step",
+            "topology.step": {"k": "5pkts"},
+            "duration": "5s",
+        }
+    )
+    results = ccsim.run(scenario)
+    cls = sys.modules[name].HalfOnMark
+    assert cls.marked_acks > 0
+    assert "ecn" in cls.kinds and "loss" not in cls.kinds
+    assert results.flows["drops"].iloc[:2].sum() == 0
+
+
 def test_a_failing_constructor_stops_the_build(
     module: Callable[[str], str], tmp_path: Path
 ) -> None:

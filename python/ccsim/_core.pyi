@@ -224,6 +224,9 @@ class AckSample:
     @property
     def cwnd_limited(self) -> bool: ...
     @property
+    def ece(self) -> bool:
+        """The ACK echoes a congestion mark (ECN-Echo, RFC 3168)."""
+    @property
     def growth(self) -> Growth: ...
     @property
     def delay(self) -> DelaySample: ...

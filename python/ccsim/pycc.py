@@ -57,7 +57,10 @@ class CongestionControl:
 
     Class attributes: :attr:`recovery` chooses the loss recovery the sender runs,
     :attr:`wants_delivery_rate` asks for ``ack.delay.rate`` under profiles that do not keep the
-    send records it needs otherwise (ns2 without SACK). Both are read once per flow.
+    send records it needs otherwise (ns2 without SACK), :attr:`needs_ecn` makes its flows
+    ECN-capable. All are read once per flow. With ECN, an ACK that echoes a mark has
+    ``ack.ece`` set and goes to :meth:`on_ack_in_recovery` (it never grows the window), and the
+    sender's once-per-window reduction calls :meth:`on_congestion` with ``kind == "ecn"``.
 
     :meth:`on_ack` and :meth:`on_congestion` are required; the other hooks do nothing unless
     overridden, and one that is not overridden costs nothing (the engine does not call it).
@@ -70,6 +73,9 @@ class CongestionControl:
     recovery: ClassVar[Literal["reno", "newreno"]] = "newreno"
     #: Whether the algorithm reads ``ack.delay.rate`` (see the class documentation).
     wants_delivery_rate: ClassVar[bool] = False
+    #: Whether the algorithm works only with ECN (RFC 3168): its flows then set ECT whatever the
+    #: stack's ``ecn`` says, and ``ack.ece`` tells which ACKs echo a congestion mark.
+    needs_ecn: ClassVar[bool] = False
 
     #: Congestion window, segments (set by the sender before each hook that receives it).
     cwnd: float

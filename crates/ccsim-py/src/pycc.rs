@@ -124,6 +124,8 @@ pub struct PyCc {
     /// `None` when the constructor failed (the failure is recorded; the run stops).
     live: Option<Live>,
     recovery: Recovery,
+    /// The class's `needs_ecn`: its flows are ECN-capable whatever the stack says.
+    needs_ecn: bool,
     wants_rate: bool,
     failures: Arc<Failures>,
 }
@@ -135,6 +137,7 @@ impl PyCc {
             label: t.label.clone(),
             live: None,
             recovery: Recovery::NewReno,
+            needs_ecn: false,
             wants_rate: false,
             failures: failures.clone(),
         };
@@ -172,6 +175,7 @@ impl PyCc {
             }
         };
         self.wants_rate = obj.getattr(intern!(py, "wants_delivery_rate"))?.is_truthy()?;
+        self.needs_ecn = obj.getattr(intern!(py, "needs_ecn"))?.is_truthy()?;
         self.live = Some(Live {
             on_ack: method("on_ack")?,
             on_congestion: method("on_congestion")?,
@@ -439,6 +443,10 @@ impl CongestionControl for PyCc {
         self.wants_rate
     }
 
+    fn needs_ecn(&self) -> bool {
+        self.needs_ecn
+    }
+
     fn recovery(&self) -> Recovery {
         self.recovery
     }
@@ -516,6 +524,7 @@ pub struct AckSample {
     round_start: bool,
     round: u64,
     cwnd_limited: bool,
+    ece: bool,
     growth: Py<Growth>,
     delay: DelaySample,
 }
@@ -538,6 +547,7 @@ impl AckSample {
             round_start: a.round_start,
             round: a.round,
             cwnd_limited: a.cwnd_limited,
+            ece: a.ece,
             growth,
             delay: DelaySample(a.delay),
         }
