@@ -1,127 +1,48 @@
 //! The sender on its own, as packet exchanges: what leaves after each ACK or timer, with the
 //! network reduced to one fast link whose contents the test reads.
 
-use std::collections::BTreeMap;
-
 use super::*;
-use crate::net::drops::FlowDrops;
-use crate::net::link::Link;
-use crate::net::loss::LossModel;
-use crate::net::qdisc::{droptail::DropTail, Qdisc};
 use crate::tcp::profile::Profile;
-
-const MS: Time = 1_000_000;
-
-struct Bench {
-    sender: Sender,
-    fab: Fabric,
-    /// Packets already read off the link.
-    seen: usize,
-}
-
-impl Bench {
-    fn new(cc_name: &str, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
-        let q = Qdisc::DropTail(DropTail { limit_pkts: None, limit_bytes: None });
-        let mut fab = Fabric::new(vec![Link::new(0, 1, 10_000_000_000, MS, q, LossModel::None)], false);
-        fab.add_route(&[0]);
-        fab.flow_drops.push(FlowDrops::default());
-        let mut stack = StackConfig::for_profile(profile);
-        tweak(&mut stack);
-        let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
-        let cc = crate::cc::registry::build(cc_name, &BTreeMap::new(), rng).unwrap();
-        let setup = SenderSetup {
-            flow: 0,
-            data_route: 0,
-            mss: 1000,
-            size_bytes: None,
-            max_window: 1000.0,
-            recovery: stack.recovery_for(cc.recovery()),
-            ecn: false,
-            stack: std::sync::Arc::new(stack),
-            seed: 1,
-            clock: Default::default(),
-        };
-        Bench { sender: Sender::new(setup, cc), fab, seen: 0 }
-    }
-
-    /// (kind, seq) of every packet sent since the last call.
-    fn sent(&mut self) -> Vec<(PacketKind, u32)> {
-        let all: Vec<_> = self.fab.links[0].in_link().map(|p| (p.kind, p.seq)).collect();
-        let new = all[self.seen..].to_vec();
-        self.seen = all.len();
-        new
-    }
-
-    fn ack(&mut self, seq: u32, now: Time) {
-        let pkt = Packet {
-            ts: 0,
-            ts_recv: 0,
-            flow: 0,
-            seq,
-            size: 40,
-            route: 0,
-            sack: SackRef::NONE,
-            hop: 0,
-            kind: PacketKind::Ack,
-            ecn: 0,
-        };
-        self.sender.on_ack(&pkt, now, &mut self.fab);
-    }
-
-    fn data(seqs: std::ops::Range<u32>) -> Vec<(PacketKind, u32)> {
-        seqs.map(|s| (PacketKind::Data, s)).collect()
-    }
-}
+use crate::tcp::recovery::bench::{Bench, MS};
 
 #[test]
 fn ns2_opens_without_a_handshake_and_slow_start_sends_two_per_ack() {
-    let mut b = Bench::new("reno", Profile::Ns2, |_| {});
+    let mut b = Bench::for_cc("reno", Profile::Ns2, |_| {});
     b.sender.start(0, &mut b.fab);
     assert_eq!(b.sent(), Bench::data(0..2), "the initial window of 2 leaves at once");
-    b.ack(1, 10 * MS);
+    b.ack_at(1, 10 * MS);
     assert_eq!(b.sent(), Bench::data(2..4), "cwnd 3, one in flight: two more");
-    b.ack(2, 11 * MS);
+    b.ack_at(2, 11 * MS);
     assert_eq!(b.sent(), Bench::data(4..6));
     assert_eq!(b.sender.w.cwnd, 4.0);
 }
 
 #[test]
 fn with_a_handshake_data_waits_for_the_syn_ack() {
-    let mut b = Bench::new("reno", Profile::Linux, |_| {});
+    let mut b = Bench::for_cc("reno", Profile::Linux, |_| {});
     b.sender.start(0, &mut b.fab);
     assert_eq!(b.sent(), vec![(PacketKind::Syn, 0)]);
-    let syn_ack = Packet {
-        ts: 0,
-        ts_recv: 0,
-        flow: 0,
-        seq: 0,
-        size: 40,
-        route: 0,
-        sack: SackRef::NONE,
-        hop: 0,
-        kind: PacketKind::SynAck,
-        ecn: 0,
-    };
+    let syn_ack = Packet { kind: PacketKind::SynAck, ..b.ack_packet(0, &[], 0) };
     b.sender.on_ack(&syn_ack, 2 * MS, &mut b.fab);
     assert_eq!(b.sent(), Bench::data(0..10), "Linux's initial window of 10");
 }
 
 #[test]
 fn three_duplicate_acks_retransmit_the_hole_and_halve_the_window() {
-    let mut b = Bench::new("newreno", Profile::Ns2, |_| {});
+    let mut b = Bench::for_cc("newreno", Profile::Ns2, |_| {});
     b.sender.start(0, &mut b.fab);
     b.sent();
     for (i, ack) in (1..=6).enumerate() {
-        b.ack(ack, (10 + i as Time) * MS);
+        b.ack_at(ack, (10 + i as Time) * MS);
     }
     let cwnd = b.sender.w.cwnd;
     assert_eq!(cwnd, 8.0);
     b.sent();
     // Segment 6 is lost: the next ACKs all say 6.
-    b.ack(6, 20 * MS);
-    b.ack(6, 20 * MS);
+    b.ack_at(6, 20 * MS);
+    b.ack_at(6, 20 * MS);
     assert!(b.sent().iter().all(|&(_, s)| s > 6), "two duplicates are not yet a loss");
-    b.ack(6, 21 * MS);
+    b.ack_at(6, 21 * MS);
     assert_eq!(b.sent().first(), Some(&(PacketKind::Data, 6)), "the third retransmits the hole");
     assert_eq!(b.sender.w.ssthresh, cwnd / 2.0);
     assert_eq!(b.sender.stats.fast_retransmits, 1);
@@ -129,9 +50,9 @@ fn three_duplicate_acks_retransmit_the_hole_and_halve_the_window() {
 
 #[test]
 fn a_timeout_goes_back_to_the_first_unacknowledged_segment_with_one_segment() {
-    let mut b = Bench::new("newreno", Profile::Ns2, |_| {});
+    let mut b = Bench::for_cc("newreno", Profile::Ns2, |_| {});
     b.sender.start(0, &mut b.fab);
-    b.ack(1, 10 * MS);
+    b.ack_at(1, 10 * MS);
     b.sent();
     let at = b.sender.rto_timer.deadline().expect("armed");
     // Drain the event queue up to the deadline: the timer event fires there.
@@ -149,7 +70,7 @@ fn a_timeout_goes_back_to_the_first_unacknowledged_segment_with_one_segment() {
 
 #[test]
 fn send_overhead_holds_segments_in_order_until_their_release() {
-    let mut b = Bench::new("reno", Profile::Ns2, |s| s.send_overhead_ns = 5 * MS);
+    let mut b = Bench::for_cc("reno", Profile::Ns2, |s| s.send_overhead_ns = 5 * MS);
     b.sender.start(0, &mut b.fab);
     assert!(b.sent().is_empty(), "held by the host");
     assert_eq!(b.sender.held_packets(), 2);

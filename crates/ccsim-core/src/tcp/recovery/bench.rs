@@ -64,6 +64,24 @@ impl Bench {
         Bench { sender: Sender::new(setup, cc), fab, seen: 0, now: 0 }
     }
 
+    /// A sender running `cc` with the recovery procedure the stack gives it (the stack's
+    /// `recovery` if set, else the algorithm's customary one), as a scenario would build it.
+    pub fn for_cc(cc: &str, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
+        let mut stack = StackConfig::for_profile(profile);
+        tweak(&mut stack);
+        let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
+        let customary = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap().recovery();
+        let recovery = stack.recovery_for(customary);
+        Self::with_cc(cc, recovery, profile, |s| *s = stack)
+    }
+
+    /// Deliver a cumulative ACK of `seq` at `now`.
+    pub fn ack_at(&mut self, seq: u32, now: Time) {
+        self.now = now;
+        let pkt = self.ack_packet(seq, &[], 0);
+        self.sender.on_ack(&pkt, now, &mut self.fab);
+    }
+
     /// A Reno-window sender with `recovery`.
     pub fn new(recovery: Procedure, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
         Self::with_cc("newreno", recovery, profile, tweak)
