@@ -271,3 +271,13 @@ def test_the_largest_quantities_are_accepted() -> None:
 )
 def test_bdp_packets(rate: int, rtt_ns: int, packet: int, multiple: str, packets: int) -> None:
     assert bdp_packets(rate, rtt_ns, packet, Decimal(multiple)) == packets
+
+
+def test_stack_settings_are_printed_the_same_everywhere() -> None:
+    from ccsim.units import format_setting
+
+    assert format_setting("sack", True) == "on"
+    assert format_setting("slow_start_cap", None) == "none"
+    assert format_setting("min_rto_ns", 200_000_000) == "200ms"
+    assert format_setting("initial_window", 3.0) == "3"
+    assert format_setting("initial_window", 2.5) == "2.5"

@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ccsim.errors import EngineError, ScenarioError
-from ccsim.units import format_rate, format_time
+from ccsim.units import format_rate, format_setting
 
 __all__ = ["app", "main"]
 
@@ -697,21 +697,9 @@ def _profile_line(summary: Mapping[str, Any]) -> str:
     stack = dict(summary.get("stack") or {})
     profile = stack.pop("profile", summary.get("profile"))
     knobs = " ".join(
-        f"{key.removesuffix('_ns')}={_knob(key, value)}" for key, value in stack.items()
+        f"{key.removesuffix('_ns')}={format_setting(key, value)}" for key, value in stack.items()
     )
     return f"[bold]profile {escape(str(profile))}[/bold]: {escape(knobs)}"
-
-
-def _knob(key: str, value: Any) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if value is None:
-        return "none"
-    if key.endswith("_ns") and isinstance(value, int):
-        return format_time(value)
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _cell(row: Mapping[str, Any], column: str, fmt: str = "{}") -> str:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from ccsim.errors import ScenarioError
+from ccsim.units import format_setting
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -349,18 +350,6 @@ def _stack_of(summary: Mapping[str, Any]) -> dict[str, Any]:
     return stack
 
 
-def _knob(key: str, value: Any) -> str:
-    from ccsim.units import format_time
-
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if value is None:
-        return "none"
-    if key.endswith("_ns") and isinstance(value, int):
-        return format_time(value)
-    return str(value)
-
-
 def _stack_table(stacks: Mapping[str, Mapping[str, Any]], caption: str) -> str:
     """The knobs of one or more stacks: a column per stack (one ``value`` column if they agree)."""
     distinct: dict[str, Mapping[str, Any]] = {}
@@ -373,7 +362,7 @@ def _stack_table(stacks: Mapping[str, Mapping[str, Any]], caption: str) -> str:
     keys = list(dict.fromkeys(k for stack in distinct.values() for k in stack))
     keys.sort(key=lambda k: (k != "profile", k))
     rows = [
-        [key.removesuffix("_ns"), *(_knob(key, distinct[n].get(key)) for n in names)]
+        [key.removesuffix("_ns"), *(format_setting(key, distinct[n].get(key)) for n in names)]
         for key in keys
     ]
     header = ["knob", *(n or "value" for n in names)] if len(names) > 1 else ["knob", "value"]

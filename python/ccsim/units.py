@@ -317,3 +317,17 @@ def format_size(size: int) -> str:
                 return f"{size // SIZE_UNITS[unit]}{unit}"
     decimal_units = [(unit, SIZE_UNITS[unit]) for unit in ("GB", "MB", "KB", "B")]
     return _format_decimal(size, decimal_units)
+
+
+def format_setting(key: str, value: object) -> str:
+    """A stack setting as printed with results: booleans as on/off, None as none, ``*_ns``
+    durations with a unit, whole floats without their ``.0``."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "none"
+    if key.endswith("_ns") and isinstance(value, int):
+        return format_time(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
