@@ -14,7 +14,7 @@
 //! * [`tcp`]: the one-way TCP sender and receiver, RTT estimation, stack profiles.
 //! * [`spec`]: the resolved scenario. [`traffic`]: bulk flows, finite transfers, closed- and
 //!   open-loop generators.
-//! * [`trace`] and [`results`]: output columns.
+//! * [`trace`] and [`results`]: output columns; [`pcap`]: captured packets as pcap files.
 //! * [`engine`]: builds a run from a scenario (topologies included) and runs the event loop,
 //!   dispatching each event to the network or an endpoint.
 //!
@@ -32,6 +32,7 @@ pub mod engine;
 pub mod event;
 pub mod math;
 pub mod net;
+pub mod pcap;
 pub mod profile;
 pub mod results;
 pub mod rng;

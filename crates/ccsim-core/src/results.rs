@@ -110,6 +110,8 @@ pub struct RunResults {
     pub series: Table,
     pub queues: Table,
     pub drops: Table,
+    /// One file per capture point of `[trace] pcap` (none without it).
+    pub pcap: Vec<crate::pcap::PcapFile>,
     pub events: u64,
     pub packet_hops: u64,
     pub sim_end_ns: u64,

@@ -264,6 +264,22 @@ pub struct TraceSpec {
     /// Record every drop (time, link, flow, seq).
     #[serde(default)]
     pub drops: bool,
+    /// Capture packets for pcap files. `None` = no capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<PcapSpec>,
+}
+
+/// Where packets are captured for pcap export (see `crate::pcap`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Flow ids whose packets are captured at their sender's host: data and SYNs leaving it,
+    /// ACKs arriving.
+    #[serde(default)]
+    pub flows: Vec<u32>,
+    /// Links named "SRC->DST" (node names) whose entering packets are captured, drops included.
+    #[serde(default)]
+    pub links: Vec<String>,
 }
 
 impl ScenarioSpec {
@@ -291,6 +307,10 @@ impl ScenarioSpec {
         }
         if let Some(interval) = self.trace.sample_interval_ns {
             check_time("trace.sample_interval_ns", interval, 0)?;
+        }
+        if let Some(pcap) = &self.trace.pcap {
+            check_count("trace.pcap.flows", pcap.flows.len() as u64)?;
+            check_count("trace.pcap.links", pcap.links.len() as u64)?;
         }
         Ok(())
     }

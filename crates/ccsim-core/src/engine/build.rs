@@ -196,6 +196,12 @@ impl Simulation {
             });
         }
 
+        let mut capture_names = Vec::new();
+        if let Some(pcap) = &spec.trace.pcap {
+            let flows = spec.generators.is_empty().then_some(spec.flows.len());
+            capture_names = super::capture::attach(pcap, &mut fab, &net.node_names, flows)?;
+        }
+
         let mut sim = Simulation {
             name: spec.name.clone(),
             seed: spec.seed,
@@ -213,6 +219,7 @@ impl Simulation {
             monitored: None,
             events: 0,
             cc_factory,
+            capture_names,
         };
         for (i, f) in spec.flows.iter().enumerate() {
             let mut rng = stream(spec.seed, Entity::Flow, i as u64, Purpose::Start);
@@ -291,6 +298,7 @@ impl Simulation {
             sampled_bytes: 0,
         });
         self.fab.flow_drops.push(FlowDrops::default());
+        self.watch_flow(id, place.data_route, place.ack_route);
         if start <= self.duration {
             self.fab.events.push(start, Event::FlowStart(id));
         }

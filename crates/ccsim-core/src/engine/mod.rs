@@ -1,6 +1,7 @@
 //! The simulation: builds the network and flows from a resolved scenario and runs the event loop.
 
 mod build;
+mod capture;
 mod report;
 pub mod topology;
 
@@ -38,6 +39,8 @@ pub struct Simulation {
     monitored: Option<Vec<u32>>,
     events: u64,
     cc_factory: CcFactory,
+    /// File names of the pcap capture points (empty without capture).
+    capture_names: Vec<String>,
 }
 
 impl Simulation {

@@ -204,6 +204,7 @@ impl Simulation {
             series,
             queues,
             drops,
+            pcap: self.pcap_files(),
             events: self.events,
             packet_hops: self.fab.hops,
             sim_end_ns: self.now,

@@ -2,6 +2,7 @@
 //! log. Endpoints hand packets to [`Fabric::send`]; [`Fabric::link_arrival`] moves a packet across
 //! one link and returns it once it reaches the end of its route.
 
+use super::capture::Capture;
 use super::drops::{DropKind, DropLog, FlowDrops};
 use crate::event::{Event, EventQueue};
 use crate::net::link::{Link, LinkId, Offer};
@@ -21,6 +22,8 @@ pub struct Fabric {
     pub sacks: SackStore,
     /// Packets that crossed a link (one per link crossed).
     pub hops: u64,
+    /// Packets captured for pcap export, when the scenario asks for any.
+    pub capture: Option<Box<Capture>>,
     /// Some drop was recorded after later drops on other links (dequeue disciplines).
     dropped_late: bool,
     scratch: Vec<(Time, Packet, Verdict)>,
@@ -37,6 +40,7 @@ impl Fabric {
             drop_log: log_drops.then(DropLog::default),
             sacks: SackStore::default(),
             hops: 0,
+            capture: None,
             dropped_late: false,
             scratch: Vec::new(),
         }
@@ -73,12 +77,17 @@ impl Fabric {
         self.settle(link, pkt, offer, now);
     }
 
-    /// A link with router jitter (the packet waits in the processing stage first) or a
-    /// discipline that decides at dequeue. Kept out of line so that the common path stays small
-    /// enough to inline.
+    /// A captured link (the packet is recorded as it enters), a link with router jitter (the
+    /// packet waits in the processing stage first) or with a discipline that decides at dequeue.
+    /// Kept out of line so that the common path stays small enough to inline.
     #[cold]
     #[inline(never)]
     fn enter_special(&mut self, link: LinkId, pkt: Packet, now: Time) {
+        if self.links[link as usize].captures_entry() {
+            if let Some(c) = &mut self.capture {
+                c.on_entry(link, &pkt, now, &self.sacks);
+            }
+        }
         let l = &mut self.links[link as usize];
         if l.has_jitter() {
             if let Some(t) = l.hold(pkt, now) {
@@ -86,8 +95,21 @@ impl Fabric {
             }
             return;
         }
-        l.counters.arrivals += 1;
-        self.enqueue(link, pkt, now);
+        if l.decides_at_dequeue() {
+            l.counters.arrivals += 1;
+            return self.enqueue(link, pkt, now);
+        }
+        let offer = l.offer(&pkt, pkt.hop, now);
+        self.settle(link, &pkt, offer, now);
+    }
+
+    /// A packet leaves the last link of its route at a captured link.
+    #[cold]
+    #[inline(never)]
+    fn capture_exit(&mut self, pkt: &Packet, now: Time) {
+        if let Some(c) = &mut self.capture {
+            c.on_exit(pkt, now, &self.sacks);
+        }
     }
 
     /// Queue a packet (already counted as an arrival) in a dequeue discipline.
@@ -194,6 +216,9 @@ impl Fabric {
             self.enter_link(&pkt, hop, now);
             None
         } else {
+            if self.links[link as usize].captures_exit() {
+                self.capture_exit(&pkt, now);
+            }
             Some(pkt)
         }
     }

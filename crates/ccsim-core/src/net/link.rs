@@ -83,6 +83,11 @@ pub struct Link {
     /// Packets a dequeue discipline dropped, until the network records them.
     dropped: DropSink,
     pub counters: LinkCounters,
+    /// Packets entering (leaving) this link may be captured (`crate::net::capture`).
+    capture_entry: bool,
+    capture_exit: bool,
+    /// Entering packets leave the fast path: jitter, a dequeue discipline or capture.
+    special: bool,
 }
 
 /// The processing stage in front of a link's queue.
@@ -114,7 +119,20 @@ impl Link {
             jitter: None,
             dropped: Vec::new(),
             counters: LinkCounters::default(),
+            capture_entry: false,
+            capture_exit: false,
+            special: false,
         }
+        .with_special_updated()
+    }
+
+    fn with_special_updated(mut self) -> Self {
+        self.update_special();
+        self
+    }
+
+    fn update_special(&mut self) {
+        self.special = self.jitter.is_some() || self.qdisc.decides_at_dequeue() || self.capture_entry;
     }
 
     /// The link's rate, fixed when it is built (the transmission times below depend on it).
@@ -125,6 +143,22 @@ impl Link {
     /// Give the router feeding this link a random processing delay, uniform in [0, max].
     pub fn set_jitter(&mut self, max: Dur, rng: Stream) {
         self.jitter = (max > 0).then(|| Box::new(Jitter { max, rng, stage: VecDeque::new(), last_release: 0 }));
+        self.update_special();
+    }
+
+    /// Mark the link for capture of packets entering it and/or leaving it (marks add up).
+    pub fn watch(&mut self, entry: bool, exit: bool) {
+        self.capture_entry |= entry;
+        self.capture_exit |= exit;
+        self.update_special();
+    }
+
+    pub fn captures_entry(&self) -> bool {
+        self.capture_entry
+    }
+
+    pub fn captures_exit(&self) -> bool {
+        self.capture_exit
     }
 
     pub fn has_jitter(&self) -> bool {
@@ -136,11 +170,11 @@ impl Link {
         self.qdisc.decides_at_dequeue()
     }
 
-    /// Whether packets entering this link leave the fast path (router jitter, or a discipline
-    /// that decides at dequeue).
+    /// Whether packets entering this link leave the fast path (router jitter, a discipline
+    /// that decides at dequeue, or capture).
     #[inline(always)]
     pub fn is_special(&self) -> bool {
-        self.jitter.is_some() || self.qdisc.decides_at_dequeue()
+        self.special
     }
 
     /// A packet reached the router (a link with jitter only). Returns the time to schedule the

@@ -2,6 +2,7 @@
 //! disciplines, loss models, routes, and the [`fabric::Fabric`] that carries packets between
 //! endpoints and records what it drops.
 
+pub mod capture;
 pub mod drops;
 pub mod fabric;
 pub mod link;

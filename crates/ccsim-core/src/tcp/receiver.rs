@@ -66,6 +66,11 @@ impl Receiver {
         }
     }
 
+    /// Whether its ACKs carry SACK blocks.
+    pub fn sack(&self) -> bool {
+        self.sack
+    }
+
     /// Echo CE marks as `feedback` says.
     pub fn with_ecn(mut self, feedback: EcnFeedback) -> Self {
         self.ecn = Some(feedback);

@@ -205,6 +205,16 @@ impl Sender {
         }
     }
 
+    /// Payload bytes of a full segment.
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
+    /// Whether the flow uses ECN (its data is ECN-capable).
+    pub fn ecn_enabled(&self) -> bool {
+        self.ecn.enabled
+    }
+
     pub fn cc_name(&self) -> &'static str {
         self.cc.name()
     }
