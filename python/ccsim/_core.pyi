@@ -57,6 +57,8 @@ class RunOutput(TypedDict):
     """Tables "flows", "links", "series", "queues", "drops" (the last three empty unless traced)."""
 
     tables: dict[str, Table]
+    #: pcap files by name ("link-R1-R2", "flow-3"), one per capture point of ``[trace] pcap``.
+    pcap: dict[str, bytes]
     stats: RunStats
     stack: dict[str, Any]
 

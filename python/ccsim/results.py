@@ -12,6 +12,8 @@ A results directory holds::
                       cc_* columns: what the algorithms report of their own state
     queues.parquet    sampled queue lengths per monitored link    (only when sampled)
     drops.parquet     every drop                                  (only when logged)
+    pcap/             one pcap file per capture point of ``[trace] pcap``: link-<src>-<dst>.pcap,
+                      flow-<id>.pcap                              (only when captured)
 
 Parquet files are byte-identical for the same scenario and seed: no pandas index or schema
 metadata is stored and the compression is fixed.
@@ -34,10 +36,12 @@ import pandas as pd
 from ccsim.errors import ScenarioError
 from ccsim.scenario import Scenario
 
-__all__ = ["TABLES", "Results", "check_destination", "table_to_frame"]
+__all__ = ["PCAP_DIR", "TABLES", "Results", "check_destination", "table_to_frame"]
 
 #: Every table a run produces, in the order they are written.
 TABLES = ("flows", "links", "series", "queues", "drops")
+#: The subdirectory of a results directory that holds the pcap files.
+PCAP_DIR = "pcap"
 # Written even when empty, so a results directory always has them.
 _ALWAYS_WRITTEN = ("flows", "links")
 
@@ -67,11 +71,16 @@ class Results:
     """Tables and summary of one run (from :func:`ccsim.run` or :meth:`Results.load`)."""
 
     def __init__(
-        self, scenario: Scenario, tables: Mapping[str, pd.DataFrame], summary: Mapping[str, Any]
+        self,
+        scenario: Scenario,
+        tables: Mapping[str, pd.DataFrame],
+        summary: Mapping[str, Any],
+        pcap: Mapping[str, bytes] | None = None,
     ):
         self.scenario = scenario
         self._tables = {name: tables.get(name, pd.DataFrame()) for name in TABLES}
         self._summary = dict(summary)
+        self._pcap = dict(pcap or {})
 
     @classmethod
     def from_engine(
@@ -93,7 +102,7 @@ class Results:
             "events_per_s": stats["events"] / wall_s if wall_s > 0 else None,
             "ccsim_version": version,
         }
-        return cls(scenario, tables, summary)
+        return cls(scenario, tables, summary, output.get("pcap"))
 
     # ---- the tables -------------------------------------------------------------------------
 
@@ -126,6 +135,30 @@ class Results:
     def drops(self) -> pd.DataFrame:
         """Every dropped packet (empty unless ``trace.drops``)."""
         return self._tables["drops"]
+
+    @property
+    def pcap(self) -> dict[str, bytes]:
+        """The pcap files of ``[trace] pcap`` by name (``"link-R1-R2"``, ``"flow-3"``), one per
+        capture point, in the scenario's order; empty without capture. See docs/pcap.md."""
+        return dict(self._pcap)
+
+    def write_pcap(self, directory: str | os.PathLike[str]) -> list[Path]:
+        """Write the pcap files into ``directory`` (created if needed) as ``<name>.pcap``;
+        returns their paths. Each file is written beside its final name and renamed into place."""
+        target = Path(directory)
+        target.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for name, data in self._pcap.items():
+            path = target / f"{name}.pcap"
+            staging = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+            try:
+                staging.write_bytes(data)
+                os.replace(staging, path)
+            except BaseException:
+                staging.unlink(missing_ok=True)
+                raise
+            paths.append(path)
+        return paths
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -193,6 +226,8 @@ class Results:
                 or (traced.get(name) and len(frame.columns))
             ):
                 _write_parquet(frame, directory / f"{name}.parquet")
+        if self._pcap:
+            self.write_pcap(directory / PCAP_DIR)
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> Results:
@@ -208,7 +243,10 @@ class Results:
         for name in TABLES:
             path = directory / f"{name}.parquet"
             tables[name] = pq.read_table(path).to_pandas() if path.exists() else pd.DataFrame()
-        return cls(scenario, tables, summary)
+        pcap = {
+            path.stem: path.read_bytes() for path in sorted(directory.glob(f"{PCAP_DIR}/*.pcap"))
+        }
+        return cls(scenario, tables, summary, pcap)
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:

@@ -68,6 +68,7 @@ __all__ = [
     "Limits",
     "OpenLoopGenerator",
     "ParkingLot",
+    "Pcap",
     "Red",
     "Scenario",
     "SizeDistribution",
@@ -664,11 +665,46 @@ class OpenLoopGenerator(_Generator):
 Generator = Annotated[ClosedLoopGenerator | OpenLoopGenerator, Field(discriminator="kind")]
 
 
+FlowId = Annotated[int, Field(strict=True, ge=0, lt=2**32)]
+
+
+class Pcap(_Table):
+    """Packet capture (``[trace] pcap``): pcap files of the named flows and links."""
+
+    #: Flow ids (as in the flows table) captured at their sender's host.
+    flows: list[FlowId] = Field(default_factory=list)
+    #: Links named "SRC->DST" by their node names, captured as packets enter them.
+    links: list[Name] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _names_and_ids_once(self) -> Pcap:
+        for i, link in enumerate(self.links):
+            src, arrow, dst = link.partition("->")
+            if not (arrow and src and dst):
+                raise ScenarioError(
+                    f'{show_value(link)} is not a link name; expected "SRC->DST" with node '
+                    'names, like "R1->R2"',
+                    ("links", i),
+                )
+        for key, values in (("flows", self.flows), ("links", self.links)):
+            for i, value in enumerate(values):
+                if value in values[:i]:
+                    raise ScenarioError(
+                        f"{show_value(value)} appears twice; expected each once", (key, i)
+                    )
+        return self
+
+    def resolve(self) -> dict[str, Any]:
+        """The engine's ``PcapSpec``."""
+        return {"flows": list(self.flows), "links": list(self.links)}
+
+
 class Trace(_Table):
     """What to record beyond the per-flow and per-link counters."""
 
     sample_interval: Time | None = None
     drops: Flag = False
+    pcap: Pcap | None = None
 
     @model_validator(mode="after")
     def _positive_interval(self) -> Trace:
@@ -680,7 +716,11 @@ class Trace(_Table):
 
     def resolve(self) -> dict[str, Any]:
         """The engine's ``TraceSpec``."""
-        return {"sample_interval_ns": self.sample_interval, "drops": self.drops}
+        spec: dict[str, Any] = {"sample_interval_ns": self.sample_interval, "drops": self.drops}
+        # Only when asked for, so that the resolved scenario of a run without capture is as before.
+        if self.pcap is not None:
+            spec["pcap"] = self.pcap.resolve()
+        return spec
 
 
 # --------------------------------------------------------------------------------------------

@@ -175,8 +175,14 @@ fn results_to_py(py: Python<'_>, r: RunResults) -> PyResult<Bound<'_, PyDict>> {
     stats.set_item("sim_end_ns", r.sim_end_ns)?;
     let json = py.import("json")?;
     let stack = json.call_method1("loads", (r.stack_json,))?;
+    // One entry per capture point, in the scenario's order (dicts keep it).
+    let pcap = PyDict::new(py);
+    for file in r.pcap {
+        pcap.set_item(file.name, PyBytes::new(py, &file.bytes))?;
+    }
     let out = PyDict::new(py);
     out.set_item("tables", tables)?;
+    out.set_item("pcap", pcap)?;
     out.set_item("stats", stats)?;
     out.set_item("stack", stack)?;
     Ok(out)
