@@ -170,7 +170,8 @@ def _from_a_hook(error: BaseException) -> bool:
     return isinstance(error, CongestionControlError)
 
 
-_FLOW_INDEX = re.compile(r"\bflows\[(\d+)\]")
+# Top-level flows only: `trace.pcap.flows[i]` indexes a list of flow ids, not the flows.
+_FLOW_INDEX = re.compile(r"(?<!\.)\bflows\[(\d+)\]")
 
 
 def _group_paths(scenario: Scenario, message: str) -> str:
