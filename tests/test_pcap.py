@@ -313,6 +313,7 @@ def test_the_command_line_writes_the_files_or_exits_2(tmp_path: Path, write_scen
     result = run_cli("run", ok, "-o", tmp_path / "out", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert [p.name for p in (tmp_path / "out" / "pcap").iterdir()] == ["link-s0-R1.pcap"]
+    assert "pcap: 1 file in" in result.stdout and "link-s0-R1" in result.stdout
     bad = write_scenario(SMALL_DUMBBELL + '\n[trace]\npcap = { links = ["s0->R2"] }\n', "bad")
     result = run_cli("run", bad, "-o", tmp_path / "bad", cwd=tmp_path)
     assert result.returncode == 2, result.stderr

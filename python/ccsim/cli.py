@@ -127,7 +127,7 @@ def run(
     """
     loaded = _load(scenario, overrides)
     # Imported after the scenario checks so that bad input fails fast (pandas is slow to load).
-    from ccsim.results import check_destination
+    from ccsim.results import PCAP_DIR, check_destination
     from ccsim.runner import run as run_scenario
 
     target = out if out is not None else Path("results") / loaded.name
@@ -140,6 +140,11 @@ def run(
         _fail(f"interrupted; nothing was written to {target}", EXIT_INTERRUPTED)
     if not quiet:
         _print_run_summary(results.summary, results.flows, results.links, written)
+        if results.pcap:
+            _console.print(
+                f"pcap: {len(results.pcap)} file{'s' if len(results.pcap) != 1 else ''} in "
+                f"{escape(str(written / PCAP_DIR))} ({', '.join(sorted(results.pcap))})"
+            )
 
 
 @app.command()
