@@ -205,7 +205,7 @@ impl Fabric {
             self.events.push(t, Event::LinkArrival(link));
         }
         self.hops += 1;
-        if l.loss.drops() {
+        if l.loses_packet() {
             l.counters.loss_drops += 1;
             self.record_drop(link, &pkt, now, DropKind::Loss);
             return None;

@@ -33,19 +33,22 @@ use crate::units::{tx_time, Dur, Time};
 pub type LinkId = u32;
 pub type NodeId = u32;
 
+/// A link's totals. In this order (`repr(C)`): the packet counts share a cache line with the
+/// link's discipline, the time sums take the next.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct LinkCounters {
     /// Packets offered to the link.
     pub arrivals: u64,
     /// Packets that left the far end of the pipe (including those then lost).
     pub departures: u64,
     pub queue_drops: u64,
-    pub loss_drops: u64,
+    pub max_queue_pkts: u64,
     /// Sum over admitted packets of the time spent waiting, ns (for the mean queue length).
     pub wait_ns: u128,
     /// Sum of transmission times of admitted packets, ns (for utilization).
     pub busy_ns: u128,
-    pub max_queue_pkts: u64,
+    pub loss_drops: u64,
 }
 
 /// Outcome of offering a packet to a link.
@@ -57,37 +60,52 @@ pub enum Offer {
     Dropped(Verdict),
 }
 
+/// The fields are laid out by hand (`repr(C)`, from a cache-line boundary): what every packet
+/// reads or writes comes first, in four cache lines (pipe and flags; transmission times and the
+/// waiting queue; the discipline and the packet counters; the time sums), the rest follows. With
+/// thousands of flows each host's access link is out of the cache by its next packet, and every
+/// line its packets touch is a miss.
+#[repr(C, align(64))]
 pub struct Link {
-    pub src: NodeId,
-    pub dst: NodeId,
-    rate_bps: u64,
-    pub delay: Dur,
-    pub monitor: bool,
-    qdisc: Qdisc,
-    pub loss: LossModel,
-    /// When the transmitter finishes the last admitted packet.
-    busy_until: Time,
-    /// Transmission start times and sizes of packets still waiting.
-    waiting: Ring<(Time, u32)>,
-    waiting_bytes: u64,
+    // Line 0.
     /// Packets in transmission or propagation, with their arrival time at the far end.
     pipe: Ring<(Time, Packet)>,
+    /// When the transmitter finishes the last admitted packet.
+    busy_until: Time,
+    pub delay: Dur,
+    data_size: u32,
+    /// Entering packets leave the fast path: jitter, a dequeue discipline or capture.
+    special: bool,
+    /// The discipline decides at dequeue (a copy of the discipline's kind, read per packet).
+    dequeue: bool,
+    /// Packets leaving this link may be captured (`crate::net::capture`).
+    capture_exit: bool,
+    /// The loss model can drop packets (a copy of its kind, read per packet).
+    lossy: bool,
+    // Line 1.
     /// Transmission times of a pure ACK and of the last data packet size seen: most packets
     /// are one of the two, and this saves a 64-bit division per hop.
     ack_tx: Dur,
-    data_size: u32,
     data_tx: Dur,
+    /// Transmission start times and sizes of packets still waiting.
+    waiting: Ring<(Time, u32)>,
+    waiting_bytes: u64,
+    // Lines 2 and 3.
+    qdisc: Qdisc,
+    pub counters: LinkCounters,
+    // The rest: read when the run is built or reported, or on rare paths.
+    loss: LossModel,
+    rate_bps: u64,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub monitor: bool,
+    /// Packets entering this link may be captured.
+    capture_entry: bool,
     /// Router processing jitter (None: packets reach the queue on arrival). Boxed: most links
-    /// have none, and the hot fields stay together.
+    /// have none.
     jitter: Option<Box<Jitter>>,
     /// Packets a dequeue discipline dropped, until the network records them.
     dropped: DropSink,
-    pub counters: LinkCounters,
-    /// Packets entering (leaving) this link may be captured (`crate::net::capture`).
-    capture_entry: bool,
-    capture_exit: bool,
-    /// Entering packets leave the fast path: jitter, a dequeue discipline or capture.
-    special: bool,
 }
 
 /// The processing stage in front of a link's queue.
@@ -107,8 +125,10 @@ impl Link {
             rate_bps,
             delay,
             monitor: false,
+            dequeue: qdisc.decides_at_dequeue(),
             qdisc,
-            loss,
+            lossy: false,
+            loss: LossModel::None,
             busy_until: 0,
             ack_tx: tx_time(HEADER_BYTES, rate_bps),
             data_size: 0,
@@ -123,16 +143,17 @@ impl Link {
             capture_exit: false,
             special: false,
         }
-        .with_special_updated()
+        .with_loss(loss)
     }
 
-    fn with_special_updated(mut self) -> Self {
+    fn with_loss(mut self, loss: LossModel) -> Self {
+        self.set_loss(loss);
         self.update_special();
         self
     }
 
     fn update_special(&mut self) {
-        self.special = self.jitter.is_some() || self.qdisc.decides_at_dequeue() || self.capture_entry;
+        self.special = self.jitter.is_some() || self.dequeue || self.capture_entry;
     }
 
     /// The link's rate, fixed when it is built (the transmission times below depend on it).
@@ -166,8 +187,21 @@ impl Link {
     }
 
     /// Whether the discipline decides at dequeue (packets go through [`Self::enqueue`]).
+    #[inline(always)]
     pub fn decides_at_dequeue(&self) -> bool {
-        self.qdisc.decides_at_dequeue()
+        self.dequeue
+    }
+
+    /// Whether the packet now leaving the pipe is lost on the way (the loss model's draw).
+    #[inline(always)]
+    pub fn loses_packet(&mut self) -> bool {
+        self.lossy && self.loss.drops()
+    }
+
+    /// Replace the loss model (from the next packet on).
+    pub fn set_loss(&mut self, loss: LossModel) {
+        self.lossy = !matches!(loss, LossModel::None);
+        self.loss = loss;
     }
 
     /// Whether packets entering this link leave the fast path (router jitter, a discipline
@@ -210,7 +244,7 @@ impl Link {
 
     /// Queue length (packets, bytes) at `now`, not counting the packet in transmission.
     pub fn queue_len(&mut self, now: Time) -> (usize, u64) {
-        if self.qdisc.decides_at_dequeue() {
+        if self.dequeue {
             self.serve(now);
             return self.qdisc.held();
         }

@@ -16,6 +16,10 @@ pub struct Ring<T> {
     len: usize,
 }
 
+/// Capacity of a ring at its first push. Small: with thousands of flows most links are a host's
+/// access link holding a packet or two, and every ring's memory counts against the cache.
+const FIRST_CAPACITY: usize = 4;
+
 impl<T: Copy + Default> Ring<T> {
     #[inline(always)]
     fn slot(&self, i: usize) -> usize {
@@ -71,10 +75,10 @@ impl<T: Copy + Default> Ring<T> {
         (0..self.len).map(|i| &self.slots[self.slot(i)])
     }
 
-    /// Double the capacity (at least 16), entries back in order from slot 0.
+    /// Double the capacity (at least [`FIRST_CAPACITY`]), entries back in order from slot 0.
     #[cold]
     fn grow(&mut self) {
-        let cap = (2 * self.slots.len()).max(16);
+        let cap = (2 * self.slots.len()).max(FIRST_CAPACITY);
         let mut slots = Vec::with_capacity(cap);
         slots.extend(self.iter().copied());
         slots.resize(cap, T::default());

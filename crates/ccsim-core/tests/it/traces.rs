@@ -67,7 +67,7 @@ fn timeouts_back_off(profile: &str, cap: u64) {
     sim.run_until(20 * S);
     let before = sim.flows[0].sender.w;
     assert_eq!(before.cwnd.min(40.0), 40.0, "window-limited at 40 before the cut: {before:?}");
-    sim.fab.links[0].loss = LossModel::Bernoulli { p: 1.0, rng: stream(0, Entity::Link, 0, Purpose::Loss) };
+    sim.fab.links[0].set_loss(LossModel::Bernoulli { p: 1.0, rng: stream(0, Entity::Link, 0, Purpose::Loss) });
     sim.finish();
     let log = log.lock().unwrap();
     let timeouts: Vec<(u64, f64, f64)> = log
