@@ -259,3 +259,60 @@ def test_time_to_cwnd_over_a_sweeps_catalogue(local_grid: Any) -> None:
         drops=pd.read_parquet(directory / "drops.parquet"),
     )
     pd.testing.assert_frame_equal(everything.loc[run_id], alone, check_names=False)
+
+
+def _two_sweeps(tmp_path: Path) -> list[tuple[Any, Path]]:
+    """Two small sweeps with different flow counts (4 and 8 Reno flows), listed cheaper first."""
+    from ccsim.sweeps import Sweep
+    from conftest import SWEEP_BASE
+
+    base = ccsim.Scenario.from_toml(SWEEP_BASE)
+    light = Sweep.from_dict(
+        {"name": "light", "scenario": base.data(), "compare": {"algorithms": ["reno", "newreno"]}}
+    )
+    heavy_data = base.data()
+    heavy_data["flows"][0]["count"] = 8
+    heavy = Sweep.from_dict(
+        {"name": "heavy", "scenario": heavy_data, "compare": {"algorithms": ["reno", "newreno"]}}
+    )
+    return [(light, tmp_path / "light"), (heavy, tmp_path / "heavy")]
+
+
+def test_sweeps_sharing_one_pool_store_what_each_would_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sweeps through one executor: each store holds exactly its own runs, byte-identical to
+    the sweep run alone, and the runs were queued most expensive first (the heavy sweep's,
+    listed second)."""
+    from ccsim import executors
+    from ccsim.sweep_run import run_sweep, run_sweeps
+
+    order: list[str] = []
+    serial = executors.SerialExecutor.run
+
+    def recording(self: Any, tasks: Any, on_done: Any) -> None:
+        order.extend(Path(task.root).name for task in tasks)
+        serial(self, tasks, on_done)
+
+    monkeypatch.setattr(executors.SerialExecutor, "run", recording)
+    jobs = _two_sweeps(tmp_path / "together")
+    together = run_sweeps(jobs, workers=1)
+    assert order == ["heavy", "heavy", "light", "light"]
+    assert [r.completed for r in together] == [2, 2] and all(r.ok for r in together)
+    for (sweep, target), result in zip(jobs, together, strict=True):
+        alone = run_sweep(sweep, tmp_path / "alone" / target.name, workers=1)
+        assert store_files(alone.store.root) == store_files(target)
+        pd.testing.assert_frame_equal(comparable_runs(alone), comparable_runs(result))
+    flows = {
+        r.store.root.name: r.query("SELECT count(*) AS n FROM flows")["n"][0] for r in together
+    }
+    assert flows == {"light": 2 * 4, "heavy": 2 * 8}
+
+
+def test_sweeps_sharing_one_pool_need_their_own_directories(tmp_path: Path) -> None:
+    from ccsim.sweep_run import run_sweeps
+
+    (light, _), (heavy, _) = _two_sweeps(tmp_path)
+    with pytest.raises(ValueError, match="same directory"):
+        run_sweeps([(light, tmp_path / "x"), (heavy, tmp_path / "x")], workers=1)
+    assert not (tmp_path / "x").exists()

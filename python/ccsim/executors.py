@@ -97,7 +97,8 @@ def execute(task: RunTask) -> RunOutcome:
         )
 
 
-OnDone = Callable[[RunOutcome], None]
+#: Called with each task and its outcome, in completion order.
+OnDone = Callable[[RunTask, RunOutcome], None]
 
 
 class Executor(Protocol):
@@ -119,7 +120,7 @@ class SerialExecutor:
 
     def run(self, tasks: Sequence[RunTask], on_done: OnDone) -> None:
         for task in tasks:
-            on_done(execute(task))
+            on_done(task, execute(task))
 
 
 class LocalExecutor:
@@ -139,7 +140,8 @@ class LocalExecutor:
         futures = {pool.submit(execute, task): task for task in tasks}
         try:
             for future in as_completed(futures):
-                on_done(_outcome(future, futures[future]))
+                task = futures[future]
+                on_done(task, _outcome(future, task))
         except BaseException:
             # Interrupted: stop the runs in progress at once. Their half-written directories are
             # in the store's staging area and are cleared when the sweep starts again.
@@ -231,7 +233,8 @@ class DaskExecutor:
         by_key = {future.key: task for future, task in zip(futures, tasks, strict=True)}
         try:
             for future in dask_completed(futures):  # type: ignore[no-untyped-call]
-                on_done(_dask_outcome(future, by_key[future.key]))
+                task = by_key[future.key]
+                on_done(task, _dask_outcome(future, task))
         except BaseException:
             client.cancel(futures)
             raise

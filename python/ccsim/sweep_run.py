@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -19,10 +20,18 @@ import pandas as pd
 
 from ccsim.executors import RunOutcome, RunTask, make_executor
 from ccsim.pycc import registered_in
+from ccsim.scenario import Scenario
 from ccsim.store import Store
 from ccsim.sweeps import Point, Sweep, unique_runs
 
-__all__ = ["Failure", "SweepResult", "failures_table", "run_sweep", "summary_table"]
+__all__ = [
+    "Failure",
+    "SweepResult",
+    "failures_table",
+    "run_sweep",
+    "run_sweeps",
+    "summary_table",
+]
 
 #: While a sweep runs, the catalogue is rebuilt at most this often (seconds), so that queries
 #: see finished runs before the end.
@@ -79,28 +88,71 @@ def run_sweep(
     progress: bool = False,
 ) -> SweepResult:
     """Run ``sweep`` into the store at ``target``; see :func:`ccsim.sweep`."""
+    return run_sweeps([(sweep, target)], workers=workers, scheduler=scheduler, progress=progress)[0]
+
+
+def run_sweeps(
+    jobs: Sequence[tuple[Sweep, Path]],
+    *,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool = False,
+) -> list[SweepResult]:
+    """Run several sweeps, each into its own store, through one executor.
+
+    Every missing run of every sweep is queued at once, the most expensive first (by simulated
+    time and flow count, a rough guess), so that no worker waits for the last run of one sweep
+    before the next sweep starts: a study of four sweeps of 13 runs on two workers would
+    otherwise leave one worker idle at the end of each. Results are the same as running the
+    sweeps one after another; only the order in which runs finish changes.
+    """
     started = time.perf_counter()
-    points = sweep.points()
-    store = Store.create(target)
-    with store.lock():
-        store.write_manifest(sweep.to_data(), sweep.columns(), [_record(p) for p in points])
-        store.clean_staging()
-        already = store.completed()
-        store.rebuild_catalog()  # the catalogue agrees with the files before anything runs
-        todo = [p for p in unique_runs(points) if p.run_id not in already]
-        result = SweepResult(store, points, skipped=len({p.run_id for p in points} & already))
-        tasks = [
-            RunTask(p.run_id, p.scenario.data(), str(store.root), registered_in(p.scenario))
-            for p in todo
-        ]
-        tracker = _Tracker(result, todo, progress)
-        try:
-            with tracker:
-                make_executor(workers, scheduler).run(tasks, tracker.record)
-        finally:
-            store.rebuild_catalog()
-            result.wall_s = time.perf_counter() - started
-    return result
+    roots = [Path(target).resolve() for _, target in jobs]
+    if len(set(roots)) != len(roots):
+        raise ValueError("two sweeps write to the same directory; give each its own")
+    with ExitStack() as stack:
+        results: list[SweepResult] = []
+        trackers: dict[str, _Tracker] = {}
+        tasks: list[tuple[float, RunTask]] = []
+        bars = stack.enter_context(_ProgressBars()) if progress else None
+        for sweep, target in jobs:
+            points = sweep.points()
+            store = Store.create(target)
+            stack.enter_context(store.lock())
+            store.write_manifest(sweep.to_data(), sweep.columns(), [_record(p) for p in points])
+            store.clean_staging()
+            already = store.completed()
+            store.rebuild_catalog()  # the catalogue agrees with the files before anything runs
+            # Rebuilt at the end, also when interrupted (callbacks run last in, first out).
+            stack.callback(store.rebuild_catalog)
+            todo = [p for p in unique_runs(points) if p.run_id not in already]
+            result = SweepResult(store, points, skipped=len({p.run_id for p in points} & already))
+            results.append(result)
+            trackers[str(store.root)] = _Tracker(result, bars)
+            for p in todo:
+                task = RunTask(
+                    p.run_id, p.scenario.data(), str(store.root), registered_in(p.scenario)
+                )
+                tasks.append((_expected_cost(p.scenario), task))
+        # Stable: equal guesses keep the order the runs were listed in.
+        ordered = [task for _, task in sorted(tasks, key=lambda pair: -pair[0])]
+
+        def record(task: RunTask, outcome: RunOutcome) -> None:
+            trackers[task.root].record(outcome)
+
+        make_executor(workers, scheduler).run(ordered, record)
+    # Catalogues rebuilt and stores unlocked: the sweeps are complete.
+    for result in results:
+        result.wall_s = time.perf_counter() - started
+    return results
+
+
+def _expected_cost(scenario: Scenario) -> float:
+    """A rough guess of a run's cost, for ordering only: simulated time times flows (long-lived
+    flows and generators' sources alike)."""
+    flows = sum(group.count for group in scenario.flows)
+    flows += sum(int(getattr(g, "slots", 1)) for g in scenario.generators)
+    return float(scenario.duration) * max(flows, 1)
 
 
 def _record(point: Point) -> dict[str, Any]:
@@ -113,32 +165,18 @@ def _record(point: Point) -> dict[str, Any]:
 
 
 class _Tracker:
-    """Records outcomes in the store and the result, and drives the progress bar."""
+    """Records one sweep's outcomes in its store and result, and drives its progress bar."""
 
-    def __init__(self, result: SweepResult, todo: Sequence[Point], progress: bool) -> None:
+    def __init__(self, result: SweepResult, bars: _ProgressBars | None) -> None:
         self.result = result
         self.described: dict[str, list[str]] = {}
         for point in result.points:
             self.described.setdefault(point.run_id, []).append(point.describe())
-        self.total = result.distinct_runs
+        self.bars = bars
         self.bar = (
-            _ProgressBar(result.store.root.name, self.total, result.skipped) if progress else None
+            bars.add(result.store.root.name, result.distinct_runs, result.skipped) if bars else None
         )
         self.last_catalog = time.monotonic()
-
-    def __enter__(self) -> _Tracker:
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
     def record(self, outcome: RunOutcome) -> None:
         store = self.result.store
@@ -154,17 +192,17 @@ class _Tracker:
             self.result.failures.append(
                 Failure(outcome.run_id, tuple(self.described.get(outcome.run_id, [])), error)
             )
-        if self.bar is not None:
-            self.bar.update(self.result.completed, len(self.result.failures))
+        if self.bars is not None and self.bar is not None:
+            self.bars.update(self.bar, self.result)
         if time.monotonic() - self.last_catalog > CATALOG_EVERY_S:
             store.rebuild_catalog()
             self.last_catalog = time.monotonic()
 
 
-class _ProgressBar:
-    """Runs done / total, failures, elapsed time and ETA, on stderr."""
+class _ProgressBars:
+    """One line per sweep: runs done / total, failures, elapsed time and ETA, on stderr."""
 
-    def __init__(self, name: str, total: int, skipped: int) -> None:
+    def __init__(self) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -175,7 +213,6 @@ class _ProgressBar:
             TimeRemainingColumn,
         )
 
-        self.skipped = skipped
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -188,17 +225,28 @@ class _ProgressBar:
             console=Console(stderr=True),
             transient=False,
         )
-        self.task = self.progress.add_task(name, total=total, completed=skipped, failed="")
 
-    def start(self) -> None:
+    def __enter__(self) -> _ProgressBars:
         self.progress.start()
+        return self
 
-    def stop(self) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.progress.stop()
 
-    def update(self, completed: int, failed: int) -> None:
+    def add(self, name: str, total: int, skipped: int) -> Any:
+        return self.progress.add_task(name, total=total, completed=skipped, failed="")
+
+    def update(self, bar: Any, result: SweepResult) -> None:
+        failed = len(result.failures)
         shown = f"{failed} failed" if failed else ""
-        self.progress.update(self.task, completed=self.skipped + completed + failed, failed=shown)
+        self.progress.update(
+            bar, completed=result.skipped + result.completed + failed, failed=shown
+        )
 
 
 # ---- the tables printed at the end -------------------------------------------------------------

@@ -341,7 +341,8 @@ def run_study(
     that the two are kept side by side). ``console`` is a rich Console to print to (None: print
     nothing).
     """
-    from ccsim.sweeps import sweep as run_sweep
+    from ccsim.sweep_run import run_sweeps
+    from ccsim.sweeps import Sweep, record_command
 
     started = time.perf_counter()
     directory = Path(out) if out is not None else _default_directory(study, settings)
@@ -350,7 +351,7 @@ def run_study(
         _print_setup(study, settings, console)
     have = available_algorithms()
     context = Context(settings, {})
-    runs = reused = 0
+    jobs: list[tuple[str, Sweep, Path]] = []
     for spec in study.sweeps(settings):
         spec = copy.deepcopy(spec)
         spec.setdefault("set", {})["profile"] = settings.profile
@@ -362,20 +363,22 @@ def run_study(
         if pruned is None:
             context.results[spec["name"]] = None
             continue
-        result = run_sweep(
-            pruned,
-            directory / "sweeps" / spec["name"],
-            workers=workers,
-            progress=progress,
-            command=study_command(study, settings, out),
-        )
+        jobs.append((spec["name"], Sweep.from_dict(pruned), directory / "sweeps" / spec["name"]))
+    # One pool for every sweep of the study: no worker waits for the end of one sweep.
+    results = run_sweeps(
+        [(sweep, target) for _, sweep, target in jobs], workers=workers, progress=progress
+    )
+    command = study_command(study, settings, out)
+    runs = reused = 0
+    for (name, _, target), result in zip(jobs, results, strict=True):
+        record_command(target, command)
         if result.failures:
             context.notes.append(
-                f"{spec['name']}: {len(result.failures)} runs failed: {result.failures[0].error}"
+                f"{name}: {len(result.failures)} runs failed: {result.failures[0].error}"
             )
         runs += result.distinct_runs
         reused += result.skipped
-        context.results[spec["name"]] = result
+        context.results[name] = result
     table = with_intervals(study.analyse(context))
     verdicts = [claim.judge(table) for claim in study.claims]
     files = _write(study, settings, table, verdicts, directory)
