@@ -36,6 +36,11 @@ pub struct Scoreboard {
     /// loss in this episode: RFC 6675 HighRxt + 1).
     next_rxt: u32,
     dupthresh: u32,
+    /// The loss edge (see [`Self::loss_edge`]) and the SACKed segments below it, kept from the
+    /// last change of `sacked` or `timeout_edge`: `pipe` and `next_lost` are asked before every
+    /// segment sent, and recomputing them walks the SACKed ranges.
+    edge: u32,
+    sacked_below_edge: u64,
 }
 
 impl Scoreboard {
@@ -47,6 +52,8 @@ impl Scoreboard {
             timeout_edge: 0,
             next_rxt: 0,
             dupthresh,
+            edge: 0,
+            sacked_below_edge: 0,
         }
     }
 
@@ -70,7 +77,14 @@ impl Scoreboard {
             }
         }
         self.detect_lost_retransmissions();
+        self.refresh_edge();
         added
+    }
+
+    fn refresh_edge(&mut self) {
+        let by_sack = self.sacked.nth_highest(self.dupthresh as u64).unwrap_or(0);
+        self.edge = by_sack.max(self.timeout_edge);
+        self.sacked_below_edge = self.sacked.count() - self.sacked.count_from(self.edge);
     }
 
     /// Retransmissions overtaken by SACKed later data are lost: they leave `retransmitted` (so
@@ -90,8 +104,7 @@ impl Scoreboard {
 
     /// Segments below this that are not SACKed are lost.
     pub fn loss_edge(&self) -> u32 {
-        let by_sack = self.sacked.nth_highest(self.dupthresh as u64).unwrap_or(0);
-        by_sack.max(self.timeout_edge)
+        self.edge
     }
 
     /// Whether `seq` (not SACKed) is lost.
@@ -101,12 +114,12 @@ impl Scoreboard {
 
     /// Lost, unSACKed segments in [una, loss edge).
     fn lost(&self, una: u32) -> u64 {
-        let edge = self.loss_edge();
-        if edge <= una {
+        if self.edge <= una {
             return 0;
         }
-        let sacked_below = self.sacked.count() - self.sacked.count_from(edge);
-        (edge - una) as u64 - sacked_below
+        // Nothing below `una` is SACKed (each ACK forgets it), so the SACKed segments below the
+        // edge all lie in [una, edge).
+        (self.edge - una) as u64 - self.sacked_below_edge
     }
 
     /// RFC 6675 `pipe`: segments presumed in the network, given [una, snd_max) outstanding.
@@ -161,6 +174,7 @@ impl Scoreboard {
         self.retransmitted.clear();
         self.rtx_order.clear();
         self.next_rxt = una;
+        self.refresh_edge();
     }
 }
 

@@ -9,6 +9,7 @@
 
 use super::{InRecovery, SeqState};
 use crate::cc::Window;
+use crate::math::below_floor;
 
 #[derive(Clone, Debug)]
 pub struct Reno {
@@ -59,8 +60,8 @@ impl Reno {
         if self.retransmit_pending {
             return Some((s.snd_una, true));
         }
-        let allowed = ((cwnd + self.inflation).min(rwnd) + 1e-9).floor();
-        if s.snd_nxt < s.total_segs && ((s.snd_nxt - s.snd_una) as f64) < allowed {
+        let allowed = (cwnd + self.inflation).min(rwnd) + 1e-9;
+        if s.snd_nxt < s.total_segs && below_floor((s.snd_nxt - s.snd_una) as u64, allowed) {
             Some((s.snd_nxt, s.snd_nxt < s.snd_max))
         } else {
             None

@@ -10,6 +10,7 @@
 
 use super::{InRecovery, SeqState};
 use crate::cc::Window;
+use crate::math::below_floor;
 use crate::tcp::sack::Scoreboard;
 
 #[derive(Clone, Debug)]
@@ -58,14 +59,13 @@ impl Sack {
     /// RFC 6675 NextSeg() rules 1 and 2, sent while cwnd - pipe >= 1: the first lost segment not
     /// yet retransmitted, else new data within the receiver window.
     pub(super) fn next_segment(&self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
-        let allowed = (cwnd + 1e-9).floor();
-        if self.scoreboard.pipe(s.snd_una, s.snd_max) as f64 >= allowed {
+        if !below_floor(self.scoreboard.pipe(s.snd_una, s.snd_max), cwnd + 1e-9) {
             return None;
         }
         if let Some(seq) = self.scoreboard.next_lost(s.snd_una) {
             return Some((seq, true));
         }
-        let in_rwnd = ((s.snd_nxt - s.snd_una) as f64) < (rwnd + 1e-9).floor();
+        let in_rwnd = below_floor((s.snd_nxt - s.snd_una) as u64, rwnd + 1e-9);
         (s.snd_nxt < s.total_segs && in_rwnd).then_some((s.snd_nxt, false))
     }
 
