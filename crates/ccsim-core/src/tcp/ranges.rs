@@ -61,7 +61,15 @@ impl RangeSet {
             hi = hi.max(e);
             last += 1;
         }
-        self.ranges.splice(first..last, std::iter::once((lo, hi)));
+        // `splice` costs a hundred instructions even when it moves nothing; the usual cases (a
+        // new range, or one range growing) are a plain insert or an update.
+        match last - first {
+            0 => self.ranges.insert(first, (lo, hi)),
+            1 => self.ranges[first] = (lo, hi),
+            _ => {
+                self.ranges.splice(first..last, std::iter::once((lo, hi)));
+            }
+        }
         let added = (hi - lo) as u64 - covered_before;
         self.count += added;
         added
@@ -90,7 +98,16 @@ impl RangeSet {
             removed += (e.min(end) - s.max(start)) as u64;
             last += 1;
         }
-        self.ranges.splice(first..last, kept[..n_kept].iter().copied());
+        match (last - first, n_kept) {
+            (0, _) => return 0,
+            (1, 0) => {
+                self.ranges.remove(first);
+            }
+            (1, 1) => self.ranges[first] = kept[0],
+            _ => {
+                self.ranges.splice(first..last, kept[..n_kept].iter().copied());
+            }
+        }
         self.count -= removed;
         removed
     }
@@ -98,10 +115,12 @@ impl RangeSet {
     /// Forget everything below `seq`.
     pub fn remove_below(&mut self, seq: u32) {
         let cut = self.first_ending_after(seq);
-        for &(s, e) in &self.ranges[..cut] {
-            self.count -= (e - s) as u64;
+        if cut > 0 {
+            for &(s, e) in &self.ranges[..cut] {
+                self.count -= (e - s) as u64;
+            }
+            self.ranges.drain(..cut);
         }
-        self.ranges.drain(..cut);
         if let Some(first) = self.ranges.first_mut() {
             if first.0 < seq {
                 self.count -= (seq - first.0) as u64;
@@ -226,6 +245,15 @@ mod tests {
             let probe = floor + rng.gen_range(0..220);
             assert_eq!(s.contains(probe), r.contains(&probe));
             assert_eq!(s.count_from(probe), r.range(probe..).count() as u64);
+            // The ranges are the set's maximal runs: sorted, disjoint, never touching.
+            let mut runs: Vec<(u32, u32)> = vec![];
+            for &x in &r {
+                match runs.last_mut() {
+                    Some(last) if last.1 == x => last.1 = x + 1,
+                    _ => runs.push((x, x + 1)),
+                }
+            }
+            assert_eq!(s.ranges(), &runs[..]);
         }
     }
 }
