@@ -41,6 +41,11 @@ pub struct Scoreboard {
     /// segment sent, and recomputing them walks the SACKed ranges.
     edge: u32,
     sacked_below_edge: u64,
+    /// Every segment from the retransmission candidates' start up to this one is SACKed or
+    /// retransmitted (0: nothing known): where the last `next_lost` search stopped, so that
+    /// the next one, before every segment sent in recovery, does not walk the same ranges again.
+    /// Reset whenever a segment stops being retransmitted without being SACKed.
+    searched_to: u32,
 }
 
 impl Scoreboard {
@@ -54,6 +59,7 @@ impl Scoreboard {
             dupthresh,
             edge: 0,
             sacked_below_edge: 0,
+            searched_to: 0,
         }
     }
 
@@ -98,6 +104,7 @@ impl Scoreboard {
             self.rtx_order.pop_front();
             if self.retransmitted.remove_range(seq, seq + 1) == 1 {
                 self.next_rxt = self.next_rxt.min(seq);
+                self.searched_to = 0;
             }
         }
     }
@@ -139,20 +146,25 @@ impl Scoreboard {
 
     /// RFC 6675 NextSeg() rule 1: the first lost segment not yet retransmitted in this episode
     /// (or whose retransmission was lost).
-    pub fn next_lost(&self, una: u32) -> Option<u32> {
+    pub fn next_lost(&mut self, una: u32) -> Option<u32> {
         let mut seq = self.next_rxt.max(una);
         if self.sacked.is_empty() && seq >= self.timeout_edge {
             // The loss edge is the timeout's, and the first candidate is already beyond it.
             return None;
         }
+        seq = seq.max(self.searched_to);
         let edge = self.loss_edge();
-        while seq < edge {
+        let found = loop {
+            if seq >= edge {
+                break None;
+            }
             match self.sacked.range_containing(seq).or_else(|| self.retransmitted.range_containing(seq)) {
                 Some((_, end)) => seq = end,
-                None => return Some(seq),
+                None => break Some(seq),
             }
-        }
-        None
+        };
+        self.searched_to = seq;
+        found
     }
 
     /// A loss retransmission of `seq` left while `snd_nxt` was the next new segment.
@@ -165,6 +177,7 @@ impl Scoreboard {
     /// A new loss-recovery episode starts at `una`.
     pub fn start_episode(&mut self, una: u32) {
         self.next_rxt = una;
+        self.searched_to = 0;
     }
 
     /// The retransmission timer fired with [una, snd_max) outstanding: all of it that is not
@@ -174,6 +187,7 @@ impl Scoreboard {
         self.retransmitted.clear();
         self.rtx_order.clear();
         self.next_rxt = una;
+        self.searched_to = 0;
         self.refresh_edge();
     }
 }
@@ -252,5 +266,52 @@ mod tests {
         .collect();
         assert_eq!(order, vec![0, 1, 2, 3, 6, 7, 8, 9], "SACKed 4 and 5 are skipped");
         assert_eq!(sb.pipe(0, 10), 8);
+    }
+
+    /// The first lost segment, searched from scratch as RFC 6675 NextSeg() reads.
+    fn next_lost_from_scratch(sb: &Scoreboard, una: u32) -> Option<u32> {
+        let by_sack = sb.sacked.nth_highest(sb.dupthresh as u64).unwrap_or(0);
+        let edge = by_sack.max(sb.timeout_edge);
+        (sb.next_rxt.max(una)..edge).find(|&seq| !sb.sacked.contains(seq) && !sb.retransmitted.contains(seq))
+    }
+
+    /// Random recovery episodes (holes, SACKs, retransmissions, lost retransmissions, timeouts):
+    /// the kept loss edge, `pipe` and the resumed `next_lost` search agree with a recomputation
+    /// from scratch after every step.
+    #[test]
+    fn kept_state_agrees_with_a_recomputation() {
+        use crate::rng::{stream, Entity, Purpose};
+        use rand::Rng;
+        let mut rng = stream(9, Entity::Flow, 0, Purpose::Start);
+        for _ in 0..50 {
+            let mut sb = Scoreboard::new(3);
+            let (mut una, mut snd_nxt) = (0u32, 40u32);
+            for _ in 0..300 {
+                match rng.gen_range(0..10) {
+                    0..=3 => {
+                        let start = una + rng.gen_range(0..40);
+                        let block = (start, start + rng.gen_range(1..6));
+                        una += if rng.gen_bool(0.2) { rng.gen_range(0..4) } else { 0 };
+                        snd_nxt = snd_nxt.max(una + 1).max(block.1);
+                        sb.on_ack(una, [block].into_iter());
+                    }
+                    4..=6 => {
+                        if let Some(seq) = sb.next_lost(una) {
+                            sb.on_retransmit(seq, snd_nxt);
+                            snd_nxt += 1;
+                        }
+                    }
+                    7 => sb.start_episode(una),
+                    8 if rng.gen_bool(0.1) => sb.on_timeout(una, snd_nxt),
+                    _ => snd_nxt += 1,
+                }
+                let by_sack = sb.sacked.nth_highest(3).unwrap_or(0);
+                assert_eq!(sb.loss_edge(), by_sack.max(sb.timeout_edge));
+                assert_eq!(sb.next_lost(una), next_lost_from_scratch(&sb, una));
+                let lost = (una..sb.loss_edge()).filter(|&q| !sb.sacked.contains(q)).count() as u64;
+                let pipe = (snd_nxt - una) as u64 - sb.sacked.count() - lost + sb.retransmitted.count();
+                assert_eq!(sb.pipe(una, snd_nxt), pipe);
+            }
+        }
     }
 }

@@ -663,8 +663,9 @@ impl Sender {
 
     /// The segment the window allows next, and whether it is a retransmission.
     #[inline]
-    fn next_segment(&self) -> Option<(u32, bool)> {
-        self.recovery.next_segment(&self.seq_state(), self.w.cwnd, self.rwnd)
+    fn next_segment(&mut self) -> Option<(u32, bool)> {
+        let seq = self.seq_state();
+        self.recovery.next_segment(&seq, self.w.cwnd, self.rwnd)
     }
 
     fn try_send(&mut self, now: Time, fab: &mut Fabric) {

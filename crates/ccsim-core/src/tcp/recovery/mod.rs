@@ -178,7 +178,7 @@ impl LossRecovery {
 
     /// The segment the window allows next, and whether it is a retransmission.
     #[inline]
-    pub fn next_segment(&self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
+    pub fn next_segment(&mut self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
         match self {
             LossRecovery::Reno(p) => p.next_segment(s, cwnd, rwnd),
             LossRecovery::NewReno(p) => p.reno.next_segment(s, cwnd, rwnd),

@@ -58,7 +58,7 @@ impl Sack {
 
     /// RFC 6675 NextSeg() rules 1 and 2, sent while cwnd - pipe >= 1: the first lost segment not
     /// yet retransmitted, else new data within the receiver window.
-    pub(super) fn next_segment(&self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
+    pub(super) fn next_segment(&mut self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
         if !below_floor(self.scoreboard.pipe(s.snd_una, s.snd_max), cwnd + 1e-9) {
             return None;
         }
