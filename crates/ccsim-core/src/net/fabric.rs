@@ -68,6 +68,13 @@ impl Fabric {
     #[inline]
     fn enter_link(&mut self, pkt: &Packet, hop: u16, now: Time) {
         let (off, _) = self.routes[pkt.route as usize];
+        self.enter_route_link(pkt, off, hop, now);
+    }
+
+    /// The packet reaches link number `hop` of its route, whose links start at `off` in
+    /// `route_links`.
+    #[inline(always)]
+    fn enter_route_link(&mut self, pkt: &Packet, off: u32, hop: u16, now: Time) {
         let link = self.route_links[off as usize + hop as usize];
         let l = &mut self.links[link as usize];
         if l.is_special() {
@@ -211,9 +218,9 @@ impl Fabric {
             return None;
         }
         let hop = pkt.hop + 1;
-        let (_, len) = self.routes[pkt.route as usize];
+        let (off, len) = self.routes[pkt.route as usize];
         if hop < len {
-            self.enter_link(&pkt, hop, now);
+            self.enter_route_link(&pkt, off, hop, now);
             None
         } else {
             if self.links[link as usize].captures_exit() {
