@@ -132,11 +132,6 @@ impl Scoreboard {
     /// RFC 6675 `pipe`: segments presumed in the network, given [una, snd_max) outstanding.
     pub fn pipe(&self, una: u32, snd_max: u32) -> u64 {
         let outstanding = (snd_max - una) as u64;
-        if self.sacked.is_empty() && self.timeout_edge <= una {
-            // Nothing SACKed and no timeout pending: nothing is lost (the common case, and
-            // asked before every segment sent).
-            return outstanding + self.retransmitted.count();
-        }
         outstanding - self.sacked.count() - self.lost(una) + self.retransmitted.count()
     }
 
@@ -147,13 +142,14 @@ impl Scoreboard {
     /// RFC 6675 NextSeg() rule 1: the first lost segment not yet retransmitted in this episode
     /// (or whose retransmission was lost).
     pub fn next_lost(&mut self, una: u32) -> Option<u32> {
+        let edge = self.loss_edge();
         let mut seq = self.next_rxt.max(una);
-        if self.sacked.is_empty() && seq >= self.timeout_edge {
-            // The loss edge is the timeout's, and the first candidate is already beyond it.
+        if seq >= edge {
+            // Nothing below the loss edge is left to look at (the common case, asked before
+            // every segment sent).
             return None;
         }
         seq = seq.max(self.searched_to);
-        let edge = self.loss_edge();
         let found = loop {
             if seq >= edge {
                 break None;
