@@ -2,6 +2,7 @@
 //! event count: a profiling target without Python, e.g.
 //! `valgrind --tool=callgrind target/profiling/examples/run_spec spec.json`.
 //!
+//! With `--no-pass-on`, packets are never passed on at admission (`ccsim_core::net::fabric`).
 //! With `--digest`, also print a 64-bit FNV-1a digest of every result table (each column's name,
 //! type and values, in order), of the event and hop counts and of the stack description: two
 //! builds that print the same digest for a scenario produced byte-identical results.
@@ -60,6 +61,10 @@ fn main() {
     let text = std::fs::read_to_string(path).expect("readable spec");
     let spec = ScenarioSpec::from_json(&text).expect("valid spec");
     let mut sim = Simulation::new(&spec).expect("builds");
+    if args.iter().any(|a| a == "--no-pass-on") {
+        // Every packet through every pipe (the results are the same, with more events).
+        sim.disable_passing_on();
+    }
     let started = std::time::Instant::now();
     let results = sim.finish();
     let wall = started.elapsed().as_secs_f64();

@@ -1,7 +1,10 @@
 //! Events and the event queue.
 //!
-//! Events are small `Copy` values holding ids. The queue orders them by (time, insertion
-//! sequence), so simultaneous events run first-in first-out and a run is deterministic.
+//! Events are small `Copy` values holding ids. The queue orders them by time and, at equal times,
+//! by a rank computed from the event and the time (see [`Event::rank`]), never by when they were
+//! scheduled: a run is deterministic, and its results do not depend on how the engine happens to
+//! schedule its work (whether a hop's arrival is scheduled when the packet leaves the previous
+//! link or earlier, for one).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -16,6 +19,9 @@ pub enum TimerKind {
     /// Transmissions held back by the stack's send overhead are due.
     Release,
 }
+
+const TIMER_KINDS: [TimerKind; 4] =
+    [TimerKind::Retransmit, TimerKind::Pacing, TimerKind::DelayedAck, TimerKind::Release];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -34,27 +40,94 @@ pub enum Event {
     Sample,
 }
 
-/// A pending event with its sort key: the time in the high 64 bits, the insertion sequence in
-/// the low ones, so that one integer comparison orders by (time, sequence).
-#[derive(Clone, Copy, Debug)]
+/// Event classes in the order they run at equal times: the sample first (it records the state
+/// as it was up to that instant), then flow starts, generator arrivals, timers, packets reaching
+/// a router's queue, and packets reaching the far end of a link. Within a class, in an order
+/// shuffled per instant (see [`Event::rank`]).
+mod class {
+    pub const SAMPLE: u64 = 0;
+    pub const FLOW_START: u64 = 1;
+    pub const GENERATOR: u64 = 2;
+    pub const TIMER: u64 = 3;
+    pub const LINK_INGRESS: u64 = 4;
+    pub const LINK_ARRIVAL: u64 = 5;
+}
+
+/// Bits of a rank below the class.
+const ID_BITS: u64 = (1 << 56) - 1;
+
+/// A pseudo-random mask for the ids of events due at `time`: within a class, simultaneous events
+/// run in an order that changes from instant to instant, so that no link or flow is always first
+/// when packets tie (a fixed order would favour, say, the lowest link id in every tie at a full
+/// queue: a phase effect of the simulator, not of the network).
+#[inline(always)]
+fn shuffle(time: Time) -> u64 {
+    (time.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 8) & ID_BITS
+}
+
+impl Event {
+    /// The order of this event among events due at `time` (lower first): its class in the top
+    /// bits, then its id (and a timer's kind) under the instant's mask. Two events due at the
+    /// same time with the same rank are the same event.
+    #[inline(always)]
+    pub fn rank(self, time: Time) -> u64 {
+        self.plain_rank() ^ shuffle(time)
+    }
+
+    /// The class and id, unshuffled.
+    #[inline(always)]
+    fn plain_rank(self) -> u64 {
+        let (class, id) = match self {
+            Event::Sample => (class::SAMPLE, 0),
+            Event::FlowStart(f) => (class::FLOW_START, f as u64),
+            Event::GeneratorArrival(g) => (class::GENERATOR, g as u64),
+            Event::Timer { flow, kind } => (class::TIMER, (flow as u64) << 2 | kind as u64),
+            Event::LinkIngress(l) => (class::LINK_INGRESS, l as u64),
+            Event::LinkArrival(l) => (class::LINK_ARRIVAL, l as u64),
+        };
+        class << 60 | id
+    }
+
+    /// The event of a rank at `time`.
+    #[inline(always)]
+    fn from_rank(rank: u64, time: Time) -> Event {
+        let rank = rank ^ shuffle(time);
+        let id = rank & ID_BITS;
+        match rank >> 60 {
+            class::LINK_ARRIVAL => Event::LinkArrival(id as u32),
+            class::TIMER => Event::Timer { flow: (id >> 2) as u32, kind: TIMER_KINDS[(id & 3) as usize] },
+            class::LINK_INGRESS => Event::LinkIngress(id as u32),
+            class::FLOW_START => Event::FlowStart(id as u32),
+            class::GENERATOR => Event::GeneratorArrival(id as u32),
+            _ => Event::Sample,
+        }
+    }
+}
+
+/// A pending event as one integer: the time in the high 64 bits, the event's rank in the low
+/// ones, so that one comparison orders by (time, rank) and the event is read back from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
     key: u128,
-    event: Event,
 }
 
 impl Entry {
     #[inline(always)]
+    fn new(time: Time, event: Event) -> Self {
+        Entry { key: ((time as u128) << 64) | event.rank(time) as u128 }
+    }
+
+    #[inline(always)]
     fn time(&self) -> Time {
         (self.key >> 64) as Time
     }
-}
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
+    #[inline(always)]
+    fn event(&self) -> Event {
+        Event::from_rank(self.key as u64, self.time())
     }
 }
-impl Eq for Entry {}
+
 impl PartialOrd for Entry {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -79,7 +152,7 @@ const _: () = assert!(SUBS <= 64, "one bit per slice in a u64");
 /// A bucket with at most this many events is taken whole, without slices.
 const WHOLE: usize = 4;
 
-/// The pending events, popped in (time, insertion sequence) order.
+/// The pending events, popped in (time, rank) order.
 ///
 /// Later events wait unordered in the bucket of their time (about 66 us wide) on a wheel, and
 /// those beyond the wheel in a heap. When a bucket comes up its events are spread over slices of
@@ -88,8 +161,8 @@ const WHOLE: usize = 4;
 /// packet on a busy access link), to a small heap, and each pop takes the earlier of the sorted
 /// slice's head and the heap's. A push is mostly an append and a pop an index step, however
 /// many flows and timers are pending. Every event of a slice is sorted or in the heap before any
-/// of them is popped, and both order by (time, sequence), so the order is exactly that of one
-/// heap over all events.
+/// of them is popped, and both order by (time, rank), so the order is exactly that of one heap
+/// over all events.
 pub struct EventQueue {
     /// The current slice's events, sorted; those before `run_pos` have been popped.
     run: Vec<Entry>,
@@ -109,7 +182,6 @@ pub struct EventQueue {
     far: BinaryHeap<Entry>,
     /// The current bucket.
     cur: u64,
-    next_seq: u64,
 }
 
 impl Default for EventQueue {
@@ -125,7 +197,6 @@ impl Default for EventQueue {
             in_wheel: 0,
             far: BinaryHeap::new(),
             cur: 0,
-            next_seq: 0,
         }
     }
 }
@@ -138,8 +209,7 @@ fn slice_of(time: Time) -> usize {
 impl EventQueue {
     #[inline(always)]
     pub fn push(&mut self, time: Time, event: Event) {
-        let e = Entry { key: ((time as u128) << 64) | self.next_seq as u128, event };
-        self.next_seq += 1;
+        let e = Entry::new(time, event);
         let b = time >> SHIFT;
         if b <= self.cur {
             let s = slice_of(time);
@@ -194,7 +264,7 @@ impl EventQueue {
         } else {
             self.late.pop();
         }
-        Some((e.time(), e.event))
+        Some((e.time(), e.event()))
     }
 
     /// The next event, if it is due by `end` (else it stays queued): one look at the queue's
@@ -213,7 +283,7 @@ impl EventQueue {
         } else {
             self.late.pop();
         }
-        Some((e.time(), e.event))
+        Some((e.time(), e.event()))
     }
 
     /// The current slice is used up: move on to the next slice with events, in this bucket or
@@ -354,22 +424,90 @@ impl LazyTimer {
 mod tests {
     use super::*;
 
+    fn class_of(e: Event) -> u32 {
+        match e {
+            Event::Sample => 0,
+            Event::FlowStart(_) => 1,
+            Event::GeneratorArrival(_) => 2,
+            Event::Timer { .. } => 3,
+            Event::LinkIngress(_) => 4,
+            Event::LinkArrival(_) => 5,
+        }
+    }
+
+    /// Events due at one time pop by class, in one order whatever the order they were pushed in.
     #[test]
-    fn equal_times_pop_in_insertion_order() {
-        let mut q = EventQueue::default();
-        q.push(5, Event::FlowStart(1));
-        q.push(3, Event::FlowStart(2));
-        q.push(5, Event::FlowStart(3));
-        q.push(5, Event::Sample);
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(
-            order,
-            vec![(3, Event::FlowStart(2)), (5, Event::FlowStart(1)), (5, Event::FlowStart(3)), (5, Event::Sample)]
-        );
+    fn equal_times_pop_by_class_whatever_the_insertion_order() {
+        let events = [
+            Event::LinkArrival(2),
+            Event::Timer { flow: 7, kind: TimerKind::DelayedAck },
+            Event::LinkArrival(0),
+            Event::FlowStart(3),
+            Event::Sample,
+            Event::LinkIngress(1),
+            Event::Timer { flow: 7, kind: TimerKind::Retransmit },
+            Event::GeneratorArrival(0),
+            Event::Timer { flow: 1, kind: TimerKind::Release },
+        ];
+        for time in [5, 1_000_000_007, 123_456_789_012] {
+            let mut first: Option<Vec<Event>> = None;
+            for rotation in 0..events.len() {
+                let mut q = EventQueue::default();
+                q.push(time + 1, Event::FlowStart(0));
+                for e in events.iter().cycle().skip(rotation).take(events.len()) {
+                    q.push(time, *e);
+                }
+                let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+                assert_eq!(order.len(), events.len() + 1);
+                assert_eq!(order[events.len()], (time + 1, Event::FlowStart(0)));
+                let order: Vec<Event> =
+                    order[..events.len()].iter().map(|&(t, e)| (t == time).then_some(e).unwrap()).collect();
+                assert!(order.windows(2).all(|w| class_of(w[0]) <= class_of(w[1])), "{order:?}");
+                assert_eq!(*first.get_or_insert_with(|| order.clone()), order, "rotation {rotation}");
+            }
+        }
+    }
+
+    /// Two links' packets that tie: each goes first at about half of the instants.
+    #[test]
+    fn ties_within_a_class_favour_no_one() {
+        let n = 10_000u64;
+        let mut zero_first = 0;
+        for i in 0..n {
+            let time = 12_000 * i + 1_000_000;
+            let mut q = EventQueue::default();
+            q.push(time, Event::LinkArrival(1));
+            q.push(time, Event::LinkArrival(0));
+            if q.pop() == Some((time, Event::LinkArrival(0))) {
+                zero_first += 1;
+            }
+        }
+        let expected = n as f64 / 2.0;
+        assert!((zero_first as f64 - expected).abs() < 4.0 * (n as f64 / 4.0).sqrt(), "{zero_first} of {n}");
+    }
+
+    #[test]
+    fn every_event_is_read_back_from_its_rank() {
+        let kinds = [TimerKind::Retransmit, TimerKind::Pacing, TimerKind::DelayedAck, TimerKind::Release];
+        for id in [0, 1, 77, u32::MAX] {
+            let mut events = vec![
+                Event::LinkArrival(id),
+                Event::LinkIngress(id),
+                Event::FlowStart(id),
+                Event::GeneratorArrival(id),
+                Event::Sample,
+            ];
+            events.extend(kinds.iter().map(|&kind| Event::Timer { flow: id, kind }));
+            for e in events {
+                for time in [0, 1, 65_536, 599_999_999_999, u64::MAX >> 1] {
+                    assert_eq!(Event::from_rank(e.rank(time), time), e);
+                }
+            }
+        }
     }
 
     /// Random pushes (within the current slice, the current bucket, the wheel and beyond it)
-    /// interleaved with pops give the order of one heap over (time, sequence).
+    /// interleaved with pops give the order of one heap over (time, rank).
     #[test]
     fn pops_in_the_order_of_a_single_heap() {
         use crate::rng::{stream, Entity, Purpose};
@@ -383,18 +521,21 @@ mod tests {
             let mut now = 0;
             for _ in 0..3000 {
                 if rng.gen_bool(0.55) {
-                    let ahead = match rng.gen_range(0..5) {
-                        0 => rng.gen_range(0..2_000),
-                        1 => rng.gen_range(0..70_000),
-                        2 => rng.gen_range(0..2_000_000),
-                        3 => rng.gen_range(0..1_000_000_000),
+                    let ahead = match rng.gen_range(0..6) {
+                        // Ties.
+                        0 => rng.gen_range(0..4),
+                        1 => rng.gen_range(0..2_000),
+                        2 => rng.gen_range(0..70_000),
+                        3 => rng.gen_range(0..2_000_000),
+                        4 => rng.gen_range(0..1_000_000_000),
                         _ => rng.gen_range(0..5_000_000_000),
                     };
                     q.push(now + ahead, Event::FlowStart(seq));
-                    reference.push(Reverse((now + ahead, seq)));
+                    let e = Event::FlowStart(seq);
+                    reference.push(Reverse((now + ahead, e.rank(now + ahead), seq)));
                     seq += 1;
                 } else if let Some((t, ev)) = q.pop() {
-                    let Reverse((rt, rs)) = reference.pop().expect("same length");
+                    let Reverse((rt, _, rs)) = reference.pop().expect("same length");
                     assert_eq!((t, ev), (rt, Event::FlowStart(rs)));
                     now = t;
                 } else {
@@ -403,7 +544,7 @@ mod tests {
                 assert_eq!(q.len(), reference.len());
             }
             while let Some((t, ev)) = q.pop() {
-                let Reverse((rt, rs)) = reference.pop().expect("same length");
+                let Reverse((rt, _, rs)) = reference.pop().expect("same length");
                 assert_eq!((t, ev), (rt, Event::FlowStart(rs)));
             }
             assert!(reference.is_empty());

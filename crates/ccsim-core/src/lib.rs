@@ -19,8 +19,9 @@
 //!   dispatching each event to the network or an endpoint.
 //!
 //! Determinism: the core reads no clock and no OS entropy. Every random draw comes from a stream
-//! keyed by (scenario seed, entity, purpose), events at equal times run in insertion order, and
-//! nothing iterates a hash map on an output path. The same resolved scenario gives the same
+//! keyed by (scenario seed, entity, purpose), events at equal times run in an order computed from
+//! the events and the time (not from when they were scheduled; see [`event`]), and nothing
+//! iterates a hash map on an output path. The same resolved scenario gives the same
 //! tables, bit for bit, on any machine.
 
 // No unsafe code, with one reviewed exception: the cache prefetch hints of the links' pipes

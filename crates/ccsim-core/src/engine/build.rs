@@ -243,6 +243,7 @@ impl Simulation {
         if sim.sample_interval.is_some() {
             sim.fab.events.push(0, Event::Sample);
         }
+        sim.fab.prepare_passing_on(sim.duration, sim.sample_interval.is_some());
         Ok(sim)
     }
 

@@ -65,6 +65,14 @@ impl Simulation {
         self.now >= self.duration
     }
 
+    /// Send every packet through every link's pipe, never passing it on at admission
+    /// ([`crate::net::fabric`]): the results are the same, with more events. For tests that
+    /// compare the two; call before the run.
+    pub fn disable_passing_on(&mut self) {
+        let sampled = self.sample_interval.is_some();
+        self.fab.prepare_passing_on(0, sampled);
+    }
+
     pub fn events_processed(&self) -> u64 {
         self.events
     }

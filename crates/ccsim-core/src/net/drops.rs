@@ -47,10 +47,13 @@ impl DropLog {
 }
 
 impl DropLog {
-    /// Sort the rows by (time, link), keeping the order of rows that tie.
+    /// Sort the rows by (time, link, kind), keeping the order of rows that tie.
     pub fn sort_by_time(&mut self) {
         let mut order: Vec<usize> = (0..self.t_s.len()).collect();
-        order.sort_by(|&a, &b| self.t_s[a].total_cmp(&self.t_s[b]).then(self.link[a].cmp(&self.link[b])));
+        order.sort_by(|&a, &b| {
+            let by_time = self.t_s[a].total_cmp(&self.t_s[b]);
+            by_time.then(self.link[a].cmp(&self.link[b])).then(self.kind[a].cmp(&self.kind[b]))
+        });
         fn permute<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
             *v = order.iter().map(|&i| v[i]).collect();
         }

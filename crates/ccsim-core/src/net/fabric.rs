@@ -1,6 +1,17 @@
 //! Everything a packet touches between endpoints: links, routes, the event queue and the drop
 //! log. Endpoints hand packets to [`Fabric::send`]; [`Fabric::link_arrival`] moves a packet across
 //! one link and returns it once it reaches the end of its route.
+//!
+//! **Passing on.** Some links are fed by one link only: every route through a router's link to a
+//! host, say, comes from the same link into that router. Such a link sees its packets in the
+//! feeding link's order, and a packet's arrival time at it is known as soon as the feeding link
+//! admits it (FIFO queue, constant rate; its loss is drawn then too). So the packet is admitted
+//! to the next link at once, with that arrival time: the same arithmetic, one event and one pipe
+//! entry fewer. Results are identical, because simultaneous events run in an order fixed by what
+//! they are, not by when they were scheduled ([`crate::event`]); `tests/pass_on.rs` runs
+//! scenarios both ways. Not done into a link with jitter, a dequeue discipline, capture or (when
+//! series are sampled) a sampled queue, out of a captured link, nor for a packet that would
+//! arrive after the end of the run.
 
 use super::capture::Capture;
 use super::drops::{DropKind, DropLog, FlowDrops};
@@ -10,11 +21,19 @@ use crate::net::packet::{Packet, PacketKind, SackStore};
 use crate::net::qdisc::Verdict;
 use crate::units::Time;
 
+/// No link (in [`Fabric::sole_feeder`]).
+const NO_LINK: LinkId = LinkId::MAX;
+
 pub struct Fabric {
     pub links: Vec<Link>,
     /// Routes as (offset, length) into `route_links`.
     routes: Vec<(u32, u16)>,
     route_links: Vec<LinkId>,
+    /// For each link, the one link all its packets come from, when packets may be passed on
+    /// into it (else [`NO_LINK`]); see [`Fabric::prepare_passing_on`].
+    sole_feeder: Vec<LinkId>,
+    /// Packets are passed on only if they reach the next link by this time (the end of the run).
+    pass_on_until: Time,
     pub events: EventQueue,
     pub flow_drops: Vec<FlowDrops>,
     pub drop_log: Option<DropLog>,
@@ -24,8 +43,6 @@ pub struct Fabric {
     pub hops: u64,
     /// Packets captured for pcap export, when the scenario asks for any.
     pub capture: Option<Box<Capture>>,
-    /// Some drop was recorded after later drops on other links (dequeue disciplines).
-    dropped_late: bool,
     scratch: Vec<(Time, Packet, Verdict)>,
 }
 
@@ -35,22 +52,60 @@ impl Fabric {
             links,
             routes: Vec::new(),
             route_links: Vec::new(),
+            sole_feeder: Vec::new(),
+            pass_on_until: 0,
             events: EventQueue::default(),
             flow_drops: Vec::new(),
             drop_log: log_drops.then(DropLog::default),
             sacks: SackStore::default(),
             hops: 0,
             capture: None,
-            dropped_late: false,
             scratch: Vec::new(),
         }
     }
 
+    /// Add a route (before [`Self::prepare_passing_on`]).
     pub fn add_route(&mut self, links: &[LinkId]) -> u32 {
         assert!(!links.is_empty() && links.len() < u16::MAX as usize);
+        assert!(self.sole_feeder.is_empty(), "a route added after passing on was prepared");
         self.routes.push((self.route_links.len() as u32, links.len() as u16));
         self.route_links.extend_from_slice(links);
         (self.routes.len() - 1) as u32
+    }
+
+    /// Allow passing on (module docs) for packets that reach the next link by `until`, once every
+    /// route has been added and every link set up. `sampled`: the run samples the queues of
+    /// links marked `monitor`, which must then see their packets arrive in time.
+    pub fn prepare_passing_on(&mut self, until: Time, sampled: bool) {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Feed {
+            Unused,
+            Link(LinkId),
+            Several,
+        }
+        let mut feed = vec![Feed::Unused; self.links.len()];
+        for &(off, len) in &self.routes {
+            let route = &self.route_links[off as usize..off as usize + len as usize];
+            // The first link is fed by a host, each later one by the link before it.
+            feed[route[0] as usize] = Feed::Several;
+            for pair in route.windows(2) {
+                let f = &mut feed[pair[1] as usize];
+                *f = match *f {
+                    Feed::Unused => Feed::Link(pair[0]),
+                    Feed::Link(l) if l == pair[0] => Feed::Link(l),
+                    _ => Feed::Several,
+                };
+            }
+        }
+        self.sole_feeder = feed
+            .iter()
+            .zip(&self.links)
+            .map(|(f, l)| match f {
+                Feed::Link(from) if !(l.is_special() || sampled && l.monitor) => *from,
+                _ => NO_LINK,
+            })
+            .collect();
+        self.pass_on_until = until;
     }
 
     pub fn route(&self, id: u32) -> &[LinkId] {
@@ -80,7 +135,24 @@ impl Fabric {
         if l.is_special() {
             return self.enter_special(link, Packet { hop, ..*pkt }, now);
         }
-        let offer = l.offer(pkt, hop, now);
+        l.counters.arrivals += 1;
+        let (exit, ecn) = match l.queue(pkt, now) {
+            Ok(admitted) => admitted,
+            Err(verdict) => return self.settle(link, pkt, Offer::Dropped(verdict), now),
+        };
+        let lost = l.draws_loss();
+        if !lost && exit <= self.pass_on_until && l.may_pass_on() {
+            let (_, len) = self.routes[pkt.route as usize];
+            let next = hop + 1;
+            if next < len
+                && self.sole_feeder.get(self.route_links[off as usize + next as usize] as usize) == Some(&link)
+            {
+                self.links[link as usize].pass_on();
+                self.hops += 1;
+                return self.enter_route_link(&Packet { ecn, ..*pkt }, off, next, exit);
+            }
+        }
+        let offer = self.links[link as usize].enter_pipe(pkt, hop, ecn, exit, lost);
         self.settle(link, pkt, offer, now);
     }
 
@@ -131,7 +203,6 @@ impl Fabric {
     fn record_queue_drops(&mut self, link: LinkId) {
         let mut drops = std::mem::take(&mut self.scratch);
         drops.extend(self.links[link as usize].take_drops());
-        self.dropped_late |= !drops.is_empty();
         for (at, pkt, v) in drops.drain(..) {
             let kind = if v == Verdict::DropEarly { DropKind::Early } else { DropKind::Overflow };
             self.record_drop(link, &pkt, at, kind);
@@ -148,14 +219,12 @@ impl Fabric {
         }
     }
 
-    /// The drop log in time order. Dequeue disciplines record drops when their link is next
-    /// touched, after drops elsewhere at later times: those runs sort the log by (time, link),
-    /// which keeps each link's own order.
+    /// The drop log in (time, link, kind) order. Drops are recorded out of time order: a
+    /// dequeue discipline records its drops when its link is next touched, and a packet passed
+    /// on may be dropped at the next link before drops elsewhere at earlier times.
     pub fn take_drop_log(&mut self) -> Option<DropLog> {
         let mut log = self.drop_log.take()?;
-        if self.dropped_late {
-            log.sort_by_time();
-        }
+        log.sort_by_time();
         Some(log)
     }
 
@@ -207,12 +276,12 @@ impl Fabric {
             self.serve(link, now);
         }
         let l = &mut self.links[link as usize];
-        let pkt = l.pop_arrival();
+        let (pkt, lost) = l.pop_arrival();
         if let Some(t) = l.head_time() {
             self.events.push(t, Event::LinkArrival(link));
         }
         self.hops += 1;
-        if l.loses_packet() {
+        if lost {
             l.counters.loss_drops += 1;
             self.record_drop(link, &pkt, now, DropKind::Loss);
             return None;

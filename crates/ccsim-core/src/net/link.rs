@@ -17,6 +17,10 @@
 //! after the packet before it, whose pipe event (at T + delay) runs the completion at the latest.
 //! So a link of either kind has at most one pending event: its pipe head.
 //!
+//! Random loss is drawn as a packet enters the pipe and applied when it leaves: packets enter
+//! and leave in the same order, so each packet gets the draw it would get at the far end, and
+//! a packet's fate is known at admission (which lets [`crate::net::fabric`] pass it on at once).
+//!
 //! Optional router jitter puts a processing stage in front of the queue: each packet reaches the
 //! queue a uniform random time in [0, jitter] after it reached the router, never before the
 //! packet ahead of it (the stage is FIFO too, so it needs one pending event of its own).
@@ -32,6 +36,14 @@ use crate::units::{tx_time, Dur, Time};
 
 pub type LinkId = u32;
 pub type NodeId = u32;
+
+/// Set in a pipe entry's time: the packet is lost when it leaves the pipe.
+const LOST: Time = 1 << 63;
+
+#[inline(always)]
+fn lost_mark(lost: bool) -> Time {
+    Time::from(lost) << 63
+}
 
 /// A link's totals. In this order (`repr(C)`): the packet counts share a cache line with the
 /// link's discipline, the time sums take the next.
@@ -68,7 +80,8 @@ pub enum Offer {
 #[repr(C, align(64))]
 pub struct Link {
     // Line 0.
-    /// Packets in transmission or propagation, with their arrival time at the far end.
+    /// Packets in transmission or propagation, with their arrival time at the far end (and
+    /// [`LOST`] set for a packet the loss model drops).
     pipe: Ring<(Time, Packet)>,
     /// When the transmitter finishes the last admitted packet.
     busy_until: Time,
@@ -192,9 +205,9 @@ impl Link {
         self.dequeue
     }
 
-    /// Whether the packet now leaving the pipe is lost on the way (the loss model's draw).
+    /// The loss model's draw for the packet now entering the pipe: whether it is lost.
     #[inline(always)]
-    pub fn loses_packet(&mut self) -> bool {
+    pub fn draws_loss(&mut self) -> bool {
         self.lossy && self.loss.drops()
     }
 
@@ -276,7 +289,8 @@ impl Link {
         let tx = self.tx_time(pkt.size);
         self.busy_until = at + tx;
         self.counters.busy_ns += tx as u128;
-        self.pipe.push_back((self.busy_until + self.delay, pkt));
+        let lost = self.draws_loss();
+        self.pipe.push_back(((self.busy_until + self.delay) | lost_mark(lost), pkt));
     }
 
     /// Queue a packet (already counted as an arrival) in a dequeue discipline. Returns the time to
@@ -292,7 +306,7 @@ impl Link {
         let (held, _) = self.qdisc.held();
         self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(held as u64);
         self.serve(now);
-        (was_empty && !self.pipe.is_empty()).then(|| self.pipe.front().expect("not empty").0)
+        (was_empty && !self.pipe.is_empty()).then(|| self.head_time().expect("not empty"))
     }
 
     /// Packets dropped by a dequeue discipline since the last call, each with its drop time.
@@ -314,12 +328,23 @@ impl Link {
         self.admit(pkt, hop, now)
     }
 
-    /// Queue a packet (already counted as an arrival) or drop it. The packet is passed by
-    /// reference and its hop apart, and written once, into the pipe: a copy that is changed on
-    /// the stack and then moved on makes the CPU wait for its own stores (measured: a sixth of
-    /// the event loop's time at 1 Gbps).
+    /// Queue a packet (already counted as an arrival) and put it in the pipe, or drop it.
     #[inline]
     pub fn admit(&mut self, pkt: &Packet, hop: u16, now: Time) -> Offer {
+        match self.queue(pkt, now) {
+            Ok((exit, ecn)) => {
+                let lost = self.draws_loss();
+                self.enter_pipe(pkt, hop, ecn, exit, lost)
+            }
+            Err(verdict) => Offer::Dropped(verdict),
+        }
+    }
+
+    /// Queue a packet (already counted as an arrival) for the transmitter: the time it reaches
+    /// the far end and its ECN bits, or the discipline's drop verdict. The caller then puts it
+    /// in the pipe ([`Self::enter_pipe`]) or, drawing no loss, passes it on ([`Self::pass_on`]).
+    #[inline(always)]
+    pub fn queue(&mut self, pkt: &Packet, now: Time) -> Result<(Time, u8), Verdict> {
         self.advance(now);
         let must_wait = self.busy_until > now;
         let view = QueueView {
@@ -335,7 +360,7 @@ impl Link {
             Verdict::Mark => pkt.ecn | super::packet::ecn::CE,
             Verdict::DropOverflow | Verdict::DropEarly => {
                 self.counters.queue_drops += 1;
-                return Offer::Dropped(verdict);
+                return Err(verdict);
             }
         };
         let start = self.busy_until.max(now);
@@ -348,9 +373,31 @@ impl Link {
         }
         self.busy_until = start + tx;
         self.counters.busy_ns += tx as u128;
-        let exit = self.busy_until + self.delay;
-        self.pipe.push_back((exit, Packet { hop, ecn, ..*pkt }));
+        Ok((self.busy_until + self.delay, ecn))
+    }
+
+    /// Put a queued packet in the pipe, to reach the far end at `exit` (`lost`: the loss
+    /// model's draw). The packet is passed by reference and its hop and ECN bits apart, and
+    /// written once, into the pipe: a copy that is changed on the stack and then moved on makes
+    /// the CPU wait for its own stores (measured: a sixth of the event loop's time at 1 Gbps).
+    #[inline(always)]
+    pub fn enter_pipe(&mut self, pkt: &Packet, hop: u16, ecn: u8, exit: Time, lost: bool) -> Offer {
+        self.pipe.push_back((exit | lost_mark(lost), Packet { hop, ecn, ..*pkt }));
         Offer::Accepted { schedule_at: (self.pipe.len() == 1).then_some(exit) }
+    }
+
+    /// A queued packet that is not lost leaves for the next link now, instead of through the
+    /// pipe (its arrival time there is already known): it counts as departed.
+    #[inline(always)]
+    pub fn pass_on(&mut self) {
+        self.counters.departures += 1;
+    }
+
+    /// Whether packets leaving this link may be passed on at admission: not when they are
+    /// captured as they leave.
+    #[inline(always)]
+    pub fn may_pass_on(&self) -> bool {
+        !self.capture_exit
     }
 
     /// Transmission time of `size` bytes at this link's rate.
@@ -367,21 +414,19 @@ impl Link {
         }
     }
 
-    /// Take the packet at the head of the pipe (its arrival time has come); the caller then
-    /// schedules [`Link::head_time`]. The packet alone is returned (not with the next time, as
-    /// a pair): the pair was assembled and taken apart on the stack, and the CPU waited for
-    /// those stores at every hop.
+    /// Take the packet at the head of the pipe (its arrival time has come), and whether it is
+    /// lost; the caller then schedules [`Link::head_time`].
     #[inline]
-    pub fn pop_arrival(&mut self) -> Packet {
-        let (_, pkt) = self.pipe.pop_front().expect("link event with an empty pipe");
+    pub fn pop_arrival(&mut self) -> (Packet, bool) {
+        let (t, pkt) = self.pipe.pop_front().expect("link event with an empty pipe");
         self.counters.departures += 1;
-        pkt
+        (pkt, t & LOST != 0)
     }
 
     /// Arrival time of the packet at the head of the pipe, if any.
     #[inline]
     pub fn head_time(&self) -> Option<Time> {
-        self.pipe.front().map(|&(t, _)| t)
+        self.pipe.front().map(|&(t, _)| t & !LOST)
     }
 
     /// Packets inside the link (being processed, waiting, in transmission or propagating).
@@ -429,7 +474,7 @@ mod tests {
         let mut arrivals = vec![];
         let mut next = Some(11 * MS);
         while let Some(t) = next {
-            let p = l.pop_arrival();
+            let (p, _) = l.pop_arrival();
             arrivals.push((p.seq, t));
             next = l.head_time();
         }
@@ -519,7 +564,7 @@ mod dequeue_tests {
         let mut next = Some(11 * MS);
         while let Some(t) = next {
             l.serve(t);
-            let p = l.pop_arrival();
+            let (p, _) = l.pop_arrival();
             arrivals.push((p.seq, t));
             next = l.head_time();
         }
@@ -539,7 +584,7 @@ mod dequeue_tests {
         }
         let mut ce = vec![];
         for _ in 0..6 {
-            let p = l.pop_arrival();
+            let (p, _) = l.pop_arrival();
             ce.push(p.ecn & ecn::CE != 0);
         }
         // Seq 0 is transmitted at once; 1 and 2 find 0 and 1 waiting; 3..5 find 2, 3, 4.

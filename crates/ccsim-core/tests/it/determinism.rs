@@ -102,7 +102,7 @@ fn changing_one_flows_algorithm_keeps_everyone_elses_workload() {
     // The bottleneck's loss stream is keyed by (seed, link), not by who uses it.
     let mut sa = Simulation::new(&spec(&workload("reno"))).unwrap();
     let mut sb = Simulation::new(&spec(&workload("newreno"))).unwrap();
-    let draws = |s: &mut Simulation| (0..1000).map(|_| s.fab.links[0].loses_packet()).collect::<Vec<_>>();
+    let draws = |s: &mut Simulation| (0..1000).map(|_| s.fab.links[0].draws_loss()).collect::<Vec<_>>();
     let first = draws(&mut sa);
     assert!(first.iter().any(|&lost| lost), "the bottleneck is lossy");
     assert_eq!(first, draws(&mut sb));

@@ -16,6 +16,7 @@ mod laws;
 mod libra_areno;
 mod linux_details;
 mod pacing;
+mod pass_on;
 mod probe;
 mod randomized;
 mod rate_sample;

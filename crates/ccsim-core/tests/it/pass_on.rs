@@ -1,0 +1,139 @@
+//! Passing a packet on at admission to a link fed by one link only (`ccsim_core::net::fabric`)
+//! saves events and changes nothing else: every table is byte-identical to a run that sends each
+//! packet through each pipe.
+
+use ccsim_core::results::{Column, RunResults, Table};
+use ccsim_core::Simulation;
+use serde_json::{json, Value};
+
+use crate::scenarios::*;
+
+fn bytes(t: &Table) -> Vec<(String, Vec<u8>)> {
+    t.columns
+        .iter()
+        .map(|(n, c)| {
+            let b = c.to_le_bytes().unwrap_or_else(|| match c {
+                Column::Str(v) => v.join("\0").into_bytes(),
+                _ => unreachable!(),
+            });
+            (n.to_string(), b)
+        })
+        .collect()
+}
+
+/// Run with and without passing on; return both results.
+fn both_ways(v: &Value) -> (RunResults, RunResults) {
+    let mut passing = Simulation::new(&spec(v)).expect("builds");
+    let a = passing.finish();
+    crate::conservation::assert_conserved(&passing);
+    let mut piped = Simulation::new(&spec(v)).expect("builds");
+    piped.disable_passing_on();
+    let b = piped.finish();
+    crate::conservation::assert_conserved(&piped);
+    (a, b)
+}
+
+fn assert_identical(v: &Value) -> (RunResults, RunResults) {
+    let (a, b) = both_ways(v);
+    for (name, ta, tb) in [
+        ("flows", &a.flows, &b.flows),
+        ("links", &a.links, &b.links),
+        ("series", &a.series, &b.series),
+        ("queues", &a.queues, &b.queues),
+        ("drops", &a.drops, &b.drops),
+    ] {
+        assert_eq!(bytes(ta), bytes(tb), "{name} table differs");
+    }
+    assert_eq!(a.packet_hops, b.packet_hops);
+    assert_eq!(a.sim_end_ns, b.sim_end_ns);
+    assert!(a.events < b.events, "passing on saved no events: {} vs {}", a.events, b.events);
+    (a, b)
+}
+
+/// A dumbbell with random loss on the bottleneck (drawn as packets are passed on), an
+/// overflowing queue at the receivers' access links' feeder, web traffic, and sampled series and
+/// drops; the run ends with packets in flight.
+#[test]
+fn a_lossy_dumbbell_with_web_traffic_gives_identical_tables() {
+    let flows = (0..4).map(|i| flow(if i == 0 { "reno" } else { "newreno" }, 40 + 10 * i)).collect();
+    let mut v = dumbbell(10_000_000, 10, droptail(30), flows, 20.0);
+    set(&mut v, "topology.forward.loss", json!({"kind": "bernoulli", "p": 0.003}));
+    set(
+        &mut v,
+        "generators",
+        json!([{
+            "label": "web", "cc": "newreno", "mss_bytes": 1000, "start_ns": 0,
+            "arrivals": {"kind": "closed_loop", "slots": 5},
+            "size": {"kind": "pareto", "mean_bytes": 50000.0, "shape": 1.5},
+            "rtt_choices_ns": [40_000_000u64, 80_000_000u64]
+        }]),
+    );
+    set(&mut v, "trace", json!({"sample_interval_ns": 100 * MS, "drops": true}));
+    let (a, _) = assert_identical(&v);
+    let Some((_, Column::U8(kinds))) = a.drops.columns.iter().find(|(n, _)| n == "kind") else {
+        panic!("the drops table has a u8 kind column")
+    };
+    assert!(kinds.contains(&2), "random losses were drawn");
+    assert!(kinds.contains(&0), "the queue overflowed");
+}
+
+/// A parking lot with RED, two-way long flows (data and ACKs share links) and short transfers
+/// between every router pair, at 1 Gb/s: hops of 1 to 4 links, ties in time between links.
+#[test]
+fn a_two_way_parking_lot_with_red_gives_identical_tables() {
+    let hop = json!({"rate_bps": 1_000_000_000u64, "delay_ns": MS,
+        "queue": {"kind": "red", "limit_pkts": 400, "min_th": 50.0, "max_th": 150.0, "max_p": 0.1,
+                  "w_q": 0.002, "gentle": true, "wait": true, "mean_pktsize": 1500}});
+    let long = |src: &str, dst: &str, cc: &str, reverse: bool| {
+        json!({"label": cc, "cc": cc, "mss_bytes": 1460, "rtt_ns": 30 * MS, "start_ns": 0,
+               "src": src, "dst": dst, "reverse": reverse})
+    };
+    let mut v = json!({
+        "name": "test", "seed": 3, "duration_ns": 4 * S, "stack": {"profile": "linux"},
+        "topology": {"kind": "parking_lot", "routers": 4, "forward": hop, "reverse": hop,
+            "access_rate_bps": 10_000_000_000u64, "access_delay_ns": MS, "access_queue": droptail(1000)},
+        "flows": [long("R0", "R3", "cubic", false), long("R1", "R2", "reno", true),
+                  long("R3", "R1", "highspeed", false)],
+    });
+    set(
+        &mut v,
+        "generators",
+        json!([{
+            "label": "short", "cc": "reno", "mss_bytes": 1460, "start_ns": 0,
+            "arrivals": {"kind": "open_loop", "rate_per_s": 200.0, "stop_ns": null},
+            "size": {"kind": "pareto", "mean_bytes": 200000.0, "shape": 1.5},
+            "rtt_dist": {"kind": "exponential", "mean_ns": 60 * MS},
+            "endpoints": [["R0", "R1"], ["R0", "R3"], ["R1", "R3"], ["R2", "R0"], ["R3", "R2"]],
+            "sources": 50
+        }]),
+    );
+    set(&mut v, "trace", json!({"drops": true}));
+    assert_identical(&v);
+}
+
+/// Queue sampling on a link that would take passed-on packets (R1->D0, where a queue builds)
+/// leaves it out of passing on (a sample must not see packets that have not arrived yet); the
+/// unsampled R1->D1 still takes them. The series agree.
+#[test]
+fn sampled_queues_see_only_packets_that_have_arrived() {
+    let link = |src: &str, dst: &str, rate_bps: u64, monitor: bool| {
+        json!({"src": src, "dst": dst, "rate_bps": rate_bps, "delay_ns": 2 * MS,
+               "queue": droptail(60), "monitor": monitor})
+    };
+    let mut links = vec![link("R0", "R1", 20_000_000, true), link("R1", "R0", 20_000_000, false)];
+    for (host, router) in [("S0", "R0"), ("S1", "R0"), ("D0", "R1"), ("D1", "R1")] {
+        // R1->D0 is sampled, and slower than R0->R1: its queue builds.
+        let (rate, sampled) = if host == "D0" { (10_000_000, true) } else { (100_000_000, false) };
+        links.push(link(host, router, 100_000_000, false));
+        links.push(link(router, host, rate, sampled));
+    }
+    let flow = |src: &str, dst: &str, cc: &str| json!({"label": cc, "cc": cc, "mss_bytes": 1000, "start_ns": 0, "src": src, "dst": dst});
+    let v = json!({
+        "name": "test", "seed": 2, "duration_ns": 10 * S, "stack": {"profile": "ns2"},
+        "topology": {"kind": "explicit", "nodes": ["S0", "S1", "R0", "R1", "D0", "D1"], "links": links},
+        "flows": [flow("S0", "D0", "reno"), flow("S1", "D1", "cubic")],
+        "trace": {"sample_interval_ns": 10 * MS},
+    });
+    let (a, _) = assert_identical(&v);
+    assert!(a.queues.rows() > 2 * 900, "two links sampled every 10 ms: {} rows", a.queues.rows());
+}
