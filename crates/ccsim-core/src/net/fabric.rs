@@ -276,7 +276,8 @@ impl Fabric {
             self.serve(link, now);
         }
         let l = &mut self.links[link as usize];
-        let (pkt, lost) = l.pop_arrival();
+        let lost = l.head_is_lost();
+        let pkt = l.pop_arrival();
         if let Some(t) = l.head_time() {
             self.events.push(t, Event::LinkArrival(link));
         }

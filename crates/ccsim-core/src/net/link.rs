@@ -414,13 +414,21 @@ impl Link {
         }
     }
 
-    /// Take the packet at the head of the pipe (its arrival time has come), and whether it is
-    /// lost; the caller then schedules [`Link::head_time`].
+    /// Whether the packet at the head of the pipe is lost (read before [`Self::pop_arrival`]).
+    #[inline(always)]
+    pub fn head_is_lost(&self) -> bool {
+        self.pipe.front().is_some_and(|&(t, _)| t & LOST != 0)
+    }
+
+    /// Take the packet at the head of the pipe (its arrival time has come); the caller then
+    /// schedules [`Link::head_time`]. The packet alone is returned (not with the next time or
+    /// its loss, as a pair): the pair was assembled and taken apart on the stack, and the CPU
+    /// waited for those stores at every hop (measured again with the loss flag: 7% of (n)).
     #[inline]
-    pub fn pop_arrival(&mut self) -> (Packet, bool) {
-        let (t, pkt) = self.pipe.pop_front().expect("link event with an empty pipe");
+    pub fn pop_arrival(&mut self) -> Packet {
+        let (_, pkt) = self.pipe.pop_front().expect("link event with an empty pipe");
         self.counters.departures += 1;
-        (pkt, t & LOST != 0)
+        pkt
     }
 
     /// Arrival time of the packet at the head of the pipe, if any.
@@ -474,7 +482,7 @@ mod tests {
         let mut arrivals = vec![];
         let mut next = Some(11 * MS);
         while let Some(t) = next {
-            let (p, _) = l.pop_arrival();
+            let p = l.pop_arrival();
             arrivals.push((p.seq, t));
             next = l.head_time();
         }
@@ -564,7 +572,7 @@ mod dequeue_tests {
         let mut next = Some(11 * MS);
         while let Some(t) = next {
             l.serve(t);
-            let (p, _) = l.pop_arrival();
+            let p = l.pop_arrival();
             arrivals.push((p.seq, t));
             next = l.head_time();
         }
@@ -584,7 +592,7 @@ mod dequeue_tests {
         }
         let mut ce = vec![];
         for _ in 0..6 {
-            let (p, _) = l.pop_arrival();
+            let p = l.pop_arrival();
             ce.push(p.ecn & ecn::CE != 0);
         }
         // Seq 0 is transmitted at once; 1 and 2 find 0 and 1 waiting; 3..5 find 2, 3, 4.
