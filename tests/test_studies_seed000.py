@@ -4,8 +4,11 @@ claim, asserting what our model shows robustly over seeds.
 Where we reproduce the paper, the test asserts the paper's direction; where we do not, it
 asserts our measured direction, with the reason. Every bound comes from the spread of the quick
 results over seeds 1-4 (each seed run alone, ``Settings(quick=True, replicates=1,
-first_seed=k)``), recorded next to it; none was widened to make a test pass. R5, R6, R9 and R12
-are tested in tests/test_studies.py (their quick runs serve the command tests too).
+first_seed=k)``), recorded next to it; none was widened to make a test pass. The quoted numbers
+were re-measured after the engine's change of tie order (events at the same instant run by kind,
+then in an order shuffled per instant); one bound no longer covers every seed: R10's at 200
+packets (seeds 3 and 4), said next to it. R5, R6, R9 and R12 are tested in tests/test_studies.py
+(their quick runs serve the command tests too).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ def test_r1_quick_losses_rise_with_the_interval(tmp_path: Path) -> None:
     curve (docs/studies/randomized-tcp.md, R1: the scaling over-compensates).
 
     Measured loss(I=1)/loss(I=0), seeds 1-4: 1 Mb/s (6-packet buffer) 1.019, 1.096, 1.022, 1.033;
-    4 Mb/s 25 packets 1.135, 1.105, 1.072, 1.082; RTT 80-120 ms 1.099, 1.085, 1.103, 1.085 (the
+    4 Mb/s 25 packets 1.135, 1.105, 1.099, 1.082; RTT 80-120 ms 1.099, 1.085, 1.103, 1.085 (the
     alpha = 1 diagnostic at 1 Mb/s: 0.963, 1.019, 1.002, 0.897, so it is not asserted).
     """
     report = _run(seed000.R1, tmp_path)
@@ -70,9 +73,9 @@ def test_r2_quick_randomized_loses_most(tmp_path: Path) -> None:
     Ours: Randomized has the highest loss rate at N = 30 (its scaled increase, R2's diagnostic)
     and Reno the lowest; Randomized also gets the least throughput (claim 1, not reproduced).
 
-    Measured at N = 30, seeds 1-4: loss rate Reno 0.057, 0.059, 0.059, 0.057; Paced 0.066,
+    Measured at N = 30, seeds 1-4: loss rate Reno 0.057, 0.059, 0.054, 0.057; Paced 0.066,
     0.067, 0.066, 0.065; Randomized 0.075, 0.069, 0.075, 0.071; throughput Mb/s Reno
-    3.466-3.489, Randomized 3.173-3.197.
+    3.481-3.506, Randomized 3.173-3.197.
     """
     report = _run(seed000.R2, tmp_path)
     loss = _wide(report.table, "loss rate", "N")
@@ -87,10 +90,10 @@ def test_r2_quick_randomized_loses_most(tmp_path: Path) -> None:
 @needs_paper_algorithms
 def test_r3_quick_rtt_fairness_order(tmp_path: Path) -> None:
     """R3 (partly): the paper's order holds, Randomized most RTT-fair, Reno least, Paced
-    between (but not within 0.05 of Randomized at every seed).
+    between (but more than 0.05 below Randomized at every seed, so not "close").
 
-    Measured RTT-weighted Jain at N = 10, seeds 1-4: Reno 0.379, 0.718, 0.367, 0.510; Paced
-    0.911, 0.943, 0.881, 0.847; Randomized 0.973, 0.980, 0.975, 0.973.
+    Measured RTT-weighted Jain at N = 10, seeds 1-4: Reno 0.570, 0.556, 0.662, 0.337; Paced
+    0.856, 0.919, 0.881, 0.847; Randomized 0.973, 0.980, 0.975, 0.973.
     """
     report = _run(seed000.R3, tmp_path)
     jain = _wide(report.table, "RTT-weighted Jain", "N").loc[10]
@@ -133,9 +136,9 @@ def test_r4_quick_reno_fastest_and_unfinished_counted(
     Paced, is slowest. Transfers still running at the end are counted, not dropped.
 
     Measured mean latency (s), seeds 1-4 (Reno and Paced draw nothing random here, so only
-    Randomized varies): 10 packets Reno 0.328, Paced 0.382, Randomized 0.401-0.403; 200
-    packets Reno 5.970, Paced 6.451, Randomized 6.765-7.103. Unfinished: 25 (one per slot) in
-    every run.
+    Randomized varies): 10 packets Reno 0.328, Paced 0.382, Randomized 0.400-0.402; 200
+    packets Reno 5.969, Paced 6.345, Randomized 6.834-7.095. Unfinished in the default quick
+    run (seed 1): 25 (one per slot) for every algorithm and size.
     """
     table = web["R4"].table
     latency = _wide(table, "mean latency s", "packets")
@@ -153,17 +156,19 @@ def test_r4_quick_reno_fastest_and_unfinished_counted(
 @needs_paper_algorithms
 def test_r10_quick_slot_correlation(web: dict[str, core.StudyReport]) -> None:
     """R10 (not reproduced): the paper has Randomized's slot correlation below Paced's at every
-    size. Ours is far below Paced's at 10 packets, as published, but from 200 packets on every
-    correlation is within 0.1 of zero (a slot's window restarts with every transfer), so the
-    order there is noise and differs between seeds.
+    size. Ours is far below Paced's at 10 packets, as published. At 200 packets every
+    correlation is small (a slot's window restarts with every transfer), but Randomized's is
+    above Paced's in every seed, and in seeds 3 and 4 it is above 0.1.
 
-    Measured mean slot correlation, seeds 1-4: 10 packets Paced 0.407, Randomized 0.020,
-    0.095, 0.011, 0.053 (Reno 0.382); 200 packets Paced 0.043, Randomized 0.077, 0.063, 0.088,
-    0.037 (Reno 0.055).
+    Measured mean slot correlation, seeds 1-4 (Reno and Paced draw nothing random here, so only
+    Randomized varies): 10 packets Paced 0.413, Randomized 0.019, 0.063, 0.030, 0.028 (Reno
+    0.384); 200 packets Paced 0.041, Randomized 0.083, 0.080, 0.103, 0.108 (Reno 0.054).
     """
     table = web["R10"].table
     corr = _wide(table, "cwnd correlation", "packets")
     assert corr.loc[10, "Randomized"] < corr.loc[10, "Paced"] - 0.25
+    # Contradicted by the re-measurement: this test runs seed 1 only (Randomized 0.083), but
+    # seeds 3 and 4 alone give Randomized 0.103 and 0.108 at 200 packets, above this bound.
     assert (corr.loc[200].abs() < 0.1).all()
 
 
@@ -208,9 +213,9 @@ def test_r8_quick_randomizing_the_short_flows_helps_the_long_ones(
     the long ones, as published. All Randomized does not remove the bias (long/short stays well
     below 1; Reno/Reno swings too much between seeds to compare with).
 
-    Measured long/short, seeds 1-4: Reno/Reno 0.056, 0.658, 0.683, 0.184; Random/Random 0.340,
+    Measured long/short, seeds 1-4: Reno/Reno 0.056, 0.594, 0.236, 0.756; Random/Random 0.340,
     0.253, 0.266, 0.265; Reno long + Random short 0.710, 0.305, 0.584, 0.375; Random long + Reno
-    short 0.107, 0.114, 0.087, 0.127.
+    short 0.085, 0.113, 0.087, 0.089.
     """
     report = _run(seed000.R8, tmp_path)
     table = report.table

@@ -146,20 +146,26 @@ def test_h1_quick_goodput_falls_with_loss(quick: core.StudyReport) -> None:
 # Quick runs of seeds 1-4, one seed at a time (`ccsim study H2 --quick --replicates 1
 # --first-seed k`), gave (seed 1 / 2 / 3 / 4):
 #
-#   H2, RED, Jain's index: proposal 0.994/0.995/0.961/0.994, fusion 0.737/0.889/0.756/0.787,
-#       reno 0.767/0.841/0.834/0.818
-#   H2, RED, throughput variance (Mb/s)^2: proposal 3.3/2.9/23.5/3.3, fusion 207/72/186/148,
-#       reno 143/80/90/88
-#   H2, DropTail losses after warm-up: proposal 435/413/361/336, fusion 9/205/4/5, reno 5/0/3/3
-#   H2, 40/50 ms vs 80/100 ms goodput (Mb/s): DropTail reno 31.4 vs 16.6 .. 41.0 vs 7.1, fusion
-#       26.0 vs 22.1 .. 40.4 vs 7.7; RED reno 28.3 vs 11.4 .. 32.5 vs 10.8, fusion 27.6 vs 20.4 ..
-#       36.1 vs 12.1
-#   H3: proposal max/min over RTT 1.26 (seeds 1-2 mean) and 1.16-1.43 single seeds, Reno's
-#       4.2-7.1; the Reno flow's share against the proposal >= 31 % at every RTT
+#   H2, RED, Jain's index: proposal 0.993/0.996/0.977/0.992, fusion 0.759/0.869/0.739/0.691,
+#       reno 0.754/0.812/0.774/0.896
+#   H2, RED, throughput variance (Mb/s)^2: proposal 4.0/2.3/13.4/4.6, fusion 185/87/204/257,
+#       reno 142/97/132/48
+#   H2, DropTail losses after warm-up: proposal 435/413/361/336, fusion 9/205/4/5, reno 5/0/3/4
+#   H2, 40/50 ms vs 80/100 ms goodput (Mb/s; the seeds with the smallest .. largest ratio):
+#       DropTail reno 31.4 vs 16.6 .. 41.0 vs 7.1, fusion 26.0 vs 22.1 .. 40.4 vs 7.7; RED reno
+#       25.4 vs 15.1 .. 32.7 vs 9.8, fusion 28.7 vs 19.4 .. 36.8 vs 11.2
+#   H2, 40 ms vs 100 ms flow: the 40 ms flow got more in every seed and queue except seed 1 under
+#       DropTail (Reno 21.6 vs 24.5, Fusion 17.9 vs 37.5 Mb/s)
+#   H3: proposal max/min over RTT 1.31 (seeds 1-2 mean) and 1.23-1.48 single seeds, Reno's
+#       4.6-6.3; the Reno flow's share against the proposal >= 35 % at every RTT in the seeds 1-2
+#       mean, >= 31.9 % in seeds 1-3, and 29.7 % at 100 ms in seed 4
 #
-# The DropTail dominance claim, RED's Fusion-vs-Reno loss order and H3's Fusion claim vary from
-# seed to seed at this scale (each went the other way in one of the four seeds) and are not
-# asserted here.
+# The tests run the default quick mode (seeds 1 and 2 together), where every asserted bound held,
+# including the two that one single seed misses (seed 1's 40 vs 100 ms DropTail flows, seed 4's
+# share). Three claims vary from seed to seed at this scale and are not asserted here: the DropTail
+# dominance claim (partly in seed 1), RED's Fusion-vs-Reno loss order (Fusion lost fewer packets
+# than Reno in seeds 2-4; Fusion 17-20, Reno 18-20) and H3's Fusion-above-Reno claim (partly in
+# seeds 1 and 3, where Fusion got less than the Reno flow at equal RTTs).
 
 H2 = studies.get("H2")
 H3 = studies.get("H3")
@@ -231,9 +237,9 @@ def _h2(report: core.StudyReport, metric: str, queue: str, cc: str, flow: str = 
 def test_h2_quick_proposal_is_fairest_under_red(h2_quick: core.StudyReport) -> None:
     jain = {cc: _h2(h2_quick, seed002.JAIN, "red", cc) for cc in ("fusion-rf", "fusion", "reno")}
     variance = {cc: _h2(h2_quick, seed002.VARIANCE, "red", cc) for cc in jain}
-    assert jain["fusion-rf"] >= 0.95  # single seeds: 0.961 .. 0.995
-    assert jain["fusion-rf"] > max(jain["fusion"], jain["reno"]) + 0.05  # smallest gap 0.127
-    assert variance["fusion-rf"] < 0.5 * min(variance["fusion"], variance["reno"])  # worst 0.26
+    assert jain["fusion-rf"] >= 0.95  # single seeds: 0.977 .. 0.996
+    assert jain["fusion-rf"] > max(jain["fusion"], jain["reno"]) + 0.05  # smallest gap 0.096
+    assert variance["fusion-rf"] < 0.5 * min(variance["fusion"], variance["reno"])  # worst 0.10
     assert (h2_quick.verdict(4), h2_quick.verdict(5)) == (REPRODUCED, REPRODUCED)
     assert (h2_quick.directory / "H2-throughput.png").exists()
 
@@ -267,8 +273,8 @@ def test_h3_quick_proposal_is_flat_over_rtt_and_reno_is_not(h3_quick: core.Study
         seed002._spread(h3_quick.table, "fusion-rf"),
         seed002._spread(h3_quick.table, "reno"),
     )
-    assert proposal <= 1.5  # single seeds 1.16 .. 1.43
-    assert proposal < 0.5 * reno  # Reno's 4.2 .. 7.1
+    assert proposal <= 1.5  # single seeds 1.23 .. 1.48
+    assert proposal < 0.5 * reno  # Reno's 4.6 .. 6.3
     shares = seed002._curve(h3_quick.table, seed002.RENO_SHARE, "fusion-rf")["ours"]
     assert len(shares) == len(seed002.H3_QUICK_RTTS_MS) and shares.min() >= 0.3
     assert [h3_quick.verdict(i) for i in (0, 2, 3)] == [REPRODUCED] * 3

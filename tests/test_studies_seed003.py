@@ -2,16 +2,16 @@
 
 Quick runs of seeds 1-4, one seed at a time (``--quick --replicates 1 --first-seed k``), gave:
 
-    S1, time to cwnd 50 (s): Reno 0.34/0.35/0.34/0.34, Sync-TCP 1.20/2.94/1.20/1.93, sync-tcp-hs
+    S1, time to cwnd 50 (s): Reno 0.34/0.35/0.34/0.34, Sync-TCP 1.38/4.53/1.20/3.53, sync-tcp-hs
         equal to Reno under both alpha0 readings in every seed
     S2, time to cwnd 500 (s): Reno 0.52 in every seed (no loss can occur on this path, see
-        docs/studies/sync-tcp.md), Sync-TCP 11.0/9.4/4.3/11.1, sync-tcp-hs 3.2/5.8/5.0/4.0 (so
-        "sync-tcp-hs sooner than Sync-TCP" went the other way in seed 3 and is not asserted); no
+        docs/studies/sync-tcp.md), Sync-TCP 7.1/8.9/6.5/3.6, sync-tcp-hs 4.8/3.4/2.9/7.3 (so
+        "sync-tcp-hs sooner than Sync-TCP" went the other way in seed 4 and is not asserted); no
         configuration lost a packet before reaching 500; with the receiver's clock 20 ms behind,
         Sync-TCP's numbers equal the synchronised ones exactly
-    S3, reverse path idle: Sync-TCP's mean queueing delay 3.8/3.9/3.2/3.4 ms against HSTCP's
-        18.8/12.4/18.8/16.8 and CUBIC's 17.2/11.0/17.6/14.3, no drop after the warm-up, goodput
-        0.92-0.94 of the link (Reno's queue varied from 0.2 to 13 ms and is not asserted; nor is
+    S3, reverse path idle: Sync-TCP's mean queueing delay 3.9/3.5/3.6/3.3 ms against HSTCP's
+        18.9/13.0/18.9/16.0 and CUBIC's 16.4/9.6/16.4/13.8, no drop after the warm-up, goodput
+        0.93-0.94 of the link (Reno's queue varied from 0.1 to 20 ms and is not asserted; nor is
         anything with the reverse path congested, where the outcome changes from seed to seed)
 """
 
