@@ -1,23 +1,9 @@
 //! Same scenario and seed, same tables; and the common-random-numbers rule.
 
-use ccsim_core::results::Table;
 use ccsim_core::Simulation;
 use serde_json::json;
 
 use crate::scenarios::*;
-
-fn bytes(t: &Table) -> Vec<(String, Vec<u8>)> {
-    t.columns
-        .iter()
-        .map(|(n, c)| {
-            let b = c.to_le_bytes().unwrap_or_else(|| match c {
-                ccsim_core::results::Column::Str(v) => v.join("\0").into_bytes(),
-                _ => unreachable!(),
-            });
-            (n.to_string(), b)
-        })
-        .collect()
-}
 
 fn workload(cc0: &str) -> serde_json::Value {
     let flows = (0..4).map(|i| flow(if i == 0 { cc0 } else { "newreno" }, 40 + 10 * i)).collect();
@@ -56,7 +42,7 @@ fn the_same_scenario_and_seed_give_identical_tables() {
         (&a.queues, &b.queues),
         (&a.drops, &b.drops),
     ] {
-        assert_eq!(bytes(ta), bytes(tb));
+        assert_eq!(table_bytes(ta), table_bytes(tb));
     }
     assert_eq!(a.events, b.events);
     let c = {
@@ -64,7 +50,7 @@ fn the_same_scenario_and_seed_give_identical_tables() {
         set(&mut v, "seed", json!(2));
         run(&v)
     };
-    assert_ne!(bytes(&a.flows), bytes(&c.flows), "a different seed changes the run");
+    assert_ne!(table_bytes(&a.flows), table_bytes(&c.flows), "a different seed changes the run");
 }
 
 /// Changing flow 0's algorithm changes flow 0, but no other flow's start time, no generated

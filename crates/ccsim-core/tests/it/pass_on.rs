@@ -2,24 +2,11 @@
 //! saves events and changes nothing else: every table is byte-identical to a run that sends each
 //! packet through each pipe.
 
-use ccsim_core::results::{Column, RunResults, Table};
+use ccsim_core::results::{Column, RunResults};
 use ccsim_core::Simulation;
 use serde_json::{json, Value};
 
 use crate::scenarios::*;
-
-fn bytes(t: &Table) -> Vec<(String, Vec<u8>)> {
-    t.columns
-        .iter()
-        .map(|(n, c)| {
-            let b = c.to_le_bytes().unwrap_or_else(|| match c {
-                Column::Str(v) => v.join("\0").into_bytes(),
-                _ => unreachable!(),
-            });
-            (n.to_string(), b)
-        })
-        .collect()
-}
 
 /// Run with and without passing on; return both results.
 fn both_ways(v: &Value) -> (RunResults, RunResults) {
@@ -42,7 +29,7 @@ fn assert_identical(v: &Value) -> (RunResults, RunResults) {
         ("queues", &a.queues, &b.queues),
         ("drops", &a.drops, &b.drops),
     ] {
-        assert_eq!(bytes(ta), bytes(tb), "{name} table differs");
+        assert_eq!(table_bytes(ta), table_bytes(tb), "{name} table differs");
     }
     assert_eq!(a.packet_hops, b.packet_hops);
     assert_eq!(a.sim_end_ns, b.sim_end_ns);

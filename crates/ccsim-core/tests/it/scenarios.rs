@@ -1,5 +1,6 @@
 //! Scenario builders for the tests, written as the JSON the Python front end would produce.
 
+use ccsim_core::results::{Column, Table};
 use ccsim_core::{RunResults, ScenarioSpec, Simulation};
 use serde_json::{json, Value};
 
@@ -53,4 +54,18 @@ pub fn set(v: &mut Value, path: &str, value: Value) {
         };
     }
     cur[parts[parts.len() - 1]] = value;
+}
+
+/// A table's columns as raw bytes, for comparing two runs' tables exactly.
+pub fn table_bytes(t: &Table) -> Vec<(String, Vec<u8>)> {
+    t.columns
+        .iter()
+        .map(|(n, c)| {
+            let b = c.to_le_bytes().unwrap_or_else(|| match c {
+                Column::Str(v) => v.join("\0").into_bytes(),
+                _ => unreachable!(),
+            });
+            (n.to_string(), b)
+        })
+        .collect()
 }
