@@ -5,7 +5,8 @@ use serde_json::json;
 
 use crate::scenarios::*;
 
-fn workload(cc0: &str) -> serde_json::Value {
+/// Four flows on a lossy 10 Mb/s dumbbell, web and Poisson transfers, sampled series and drops.
+pub fn workload(cc0: &str) -> serde_json::Value {
     let flows = (0..4).map(|i| flow(if i == 0 { cc0 } else { "newreno" }, 40 + 10 * i)).collect();
     let mut v = dumbbell(10_000_000, 10, droptail(40), flows, 30.0);
     for i in 0..4 {

@@ -38,24 +38,11 @@ fn assert_identical(v: &Value) -> (RunResults, RunResults) {
 }
 
 /// A dumbbell with random loss on the bottleneck (drawn as packets are passed on), an
-/// overflowing queue at the receivers' access links' feeder, web traffic, and sampled series and
-/// drops; the run ends with packets in flight.
+/// overflowing queue, web and Poisson transfers, and sampled series and drops (the workload of
+/// the determinism tests); the run ends with packets in flight.
 #[test]
 fn a_lossy_dumbbell_with_web_traffic_gives_identical_tables() {
-    let flows = (0..4).map(|i| flow(if i == 0 { "reno" } else { "newreno" }, 40 + 10 * i)).collect();
-    let mut v = dumbbell(10_000_000, 10, droptail(30), flows, 20.0);
-    set(&mut v, "topology.forward.loss", json!({"kind": "bernoulli", "p": 0.003}));
-    set(
-        &mut v,
-        "generators",
-        json!([{
-            "label": "web", "cc": "newreno", "mss_bytes": 1000, "start_ns": 0,
-            "arrivals": {"kind": "closed_loop", "slots": 5},
-            "size": {"kind": "pareto", "mean_bytes": 50000.0, "shape": 1.5},
-            "rtt_choices_ns": [40_000_000u64, 80_000_000u64]
-        }]),
-    );
-    set(&mut v, "trace", json!({"sample_interval_ns": 100 * MS, "drops": true}));
+    let v = crate::determinism::workload("reno");
     let (a, _) = assert_identical(&v);
     let Some((_, Column::U8(kinds))) = a.drops.columns.iter().find(|(n, _)| n == "kind") else {
         panic!("the drops table has a u8 kind column")
