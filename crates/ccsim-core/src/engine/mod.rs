@@ -69,8 +69,7 @@ impl Simulation {
     /// ([`crate::net::fabric`]): the results are the same, with more events. For tests that
     /// compare the two; call before the run.
     pub fn disable_passing_on(&mut self) {
-        let sampled = self.sample_interval.is_some();
-        self.fab.prepare_passing_on(0, sampled);
+        self.fab.disable_passing_on();
     }
 
     pub fn events_processed(&self) -> u64 {

@@ -108,6 +108,11 @@ impl Fabric {
         self.pass_on_until = until;
     }
 
+    /// Never pass packets on (every packet through every pipe; the same results).
+    pub fn disable_passing_on(&mut self) {
+        self.pass_on_until = 0;
+    }
+
     pub fn route(&self, id: u32) -> &[LinkId] {
         let (off, len) = self.routes[id as usize];
         &self.route_links[off as usize..off as usize + len as usize]

@@ -40,9 +40,10 @@ pub type NodeId = u32;
 /// Set in a pipe entry's time: the packet is lost when it leaves the pipe.
 const LOST: Time = 1 << 63;
 
+/// [`LOST`] if `lost`, else nothing.
 #[inline(always)]
 fn lost_mark(lost: bool) -> Time {
-    Time::from(lost) << 63
+    LOST * Time::from(lost)
 }
 
 /// A link's totals. In this order (`repr(C)`): the packet counts share a cache line with the
