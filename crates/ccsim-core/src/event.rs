@@ -175,8 +175,14 @@ pub struct EventQueue {
     filled: u64,
     /// The slice of bucket `cur` whose events are in `run` and `late`.
     slice: usize,
-    /// Bucket `b` (cur < b < cur + BUCKETS) at index `b % BUCKETS`.
+    /// Bucket `b` (cur < b < cur + BUCKETS) at index `b % BUCKETS`. An empty bucket holds no
+    /// storage: see `spare`.
     wheel: Vec<Vec<Entry>>,
+    /// Storage of buckets that were emptied, reused last-in first-out by buckets that fill
+    /// again. A bucket is drained once per turn of the wheel (0.54 s); had it kept its own
+    /// storage, the first push into it would find its line long out of cache. Recently drained
+    /// storage is still warm.
+    spare: Vec<Vec<Entry>>,
     in_wheel: usize,
     /// Events in buckets from cur + BUCKETS on.
     far: BinaryHeap<Entry>,
@@ -194,6 +200,7 @@ impl Default for EventQueue {
             filled: 0,
             slice: 0,
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            spare: Vec::new(),
             in_wheel: 0,
             far: BinaryHeap::new(),
             cur: 0,
@@ -220,11 +227,23 @@ impl EventQueue {
                 self.filled |= 1 << s;
             }
         } else if b - self.cur < BUCKETS {
-            self.wheel[(b % BUCKETS) as usize].push(e);
-            self.in_wheel += 1;
+            self.push_wheel(b, e);
         } else {
             self.far.push(e);
         }
+    }
+
+    /// Puts an entry of bucket `b` (within the wheel's reach) on the wheel.
+    #[inline(always)]
+    fn push_wheel(&mut self, b: u64, e: Entry) {
+        let slot = &mut self.wheel[(b % BUCKETS) as usize];
+        if slot.capacity() == 0 {
+            if let Some(storage) = self.spare.pop() {
+                *slot = storage;
+            }
+        }
+        slot.push(e);
+        self.in_wheel += 1;
     }
 
     /// Whether the current slice has events left.
@@ -333,29 +352,39 @@ impl EventQueue {
                     break;
                 }
                 let e = self.far.pop().expect("peeked");
-                self.wheel[(b % BUCKETS) as usize].push(e);
-                self.in_wheel += 1;
+                self.push_wheel(b, e);
             }
             let slot = &mut self.wheel[(self.cur % BUCKETS) as usize];
             if !slot.is_empty() {
-                self.in_wheel -= slot.len();
-                if slot.len() <= WHOLE {
+                let mut bucket = std::mem::take(slot);
+                self.in_wheel -= bucket.len();
+                if bucket.len() <= WHOLE {
                     // A sparse bucket is one slice: sorted at once, later pushes into it go to
                     // the heap.
-                    slot.sort_unstable_by_key(|e| e.key);
-                    self.run.clear();
-                    std::mem::swap(&mut self.run, slot);
+                    bucket.sort_unstable_by_key(|e| e.key);
+                    std::mem::swap(&mut self.run, &mut bucket);
                     self.run_pos = 0;
                     self.slice = SUBS - 1;
+                    self.recycle(bucket);
                     return Some(true);
                 }
-                for e in slot.drain(..) {
+                for e in bucket.drain(..) {
                     let s = slice_of(e.time());
                     self.slices[s].push(e);
                     self.filled |= 1 << s;
                 }
+                self.recycle(bucket);
                 return Some(false);
             }
+        }
+    }
+
+    /// Keeps the storage of an emptied bucket (or run) for the next bucket that fills.
+    #[inline(always)]
+    fn recycle(&mut self, mut storage: Vec<Entry>) {
+        if storage.capacity() > 0 {
+            storage.clear();
+            self.spare.push(storage);
         }
     }
 
