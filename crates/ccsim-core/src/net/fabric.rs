@@ -132,33 +132,42 @@ impl Fabric {
     }
 
     /// The packet reaches link number `hop` of its route, whose links start at `off` in
-    /// `route_links`.
+    /// `route_links`. A loop rather than a recursion for packets passed on: one call per packet.
     #[inline(always)]
-    fn enter_route_link(&mut self, pkt: &Packet, off: u32, hop: u16, now: Time) {
-        let link = self.route_links[off as usize + hop as usize];
-        let l = &mut self.links[link as usize];
-        if l.is_special() {
-            return self.enter_special(link, Packet { hop, ..*pkt }, now);
-        }
-        l.counters.arrivals += 1;
-        let (exit, ecn) = match l.queue(pkt, now) {
-            Ok(admitted) => admitted,
-            Err(verdict) => return self.settle(link, pkt, Offer::Dropped(verdict), now),
-        };
-        let lost = l.draws_loss();
-        if !lost && exit <= self.pass_on_until && l.may_pass_on() {
-            let (_, len) = self.routes[pkt.route as usize];
-            let next = hop + 1;
-            if next < len
-                && self.sole_feeder.get(self.route_links[off as usize + next as usize] as usize) == Some(&link)
-            {
-                self.links[link as usize].pass_on();
-                self.hops += 1;
-                return self.enter_route_link(&Packet { ecn, ..*pkt }, off, next, exit);
+    fn enter_route_link(&mut self, pkt: &Packet, off: u32, mut hop: u16, mut now: Time) {
+        let mut ecn = pkt.ecn;
+        loop {
+            let link = self.route_links[off as usize + hop as usize];
+            let l = &mut self.links[link as usize];
+            if l.is_special() {
+                return self.enter_special(link, Packet { hop, ecn, ..*pkt }, now);
             }
+            l.counters.arrivals += 1;
+            let exit = match l.queue(pkt.size, ecn, now) {
+                Ok((exit, marked)) => {
+                    ecn = marked;
+                    exit
+                }
+                Err(verdict) => return self.settle(link, &Packet { ecn, ..*pkt }, Offer::Dropped(verdict), now),
+            };
+            let lost = l.draws_loss();
+            if !lost && exit <= self.pass_on_until && l.may_pass_on() {
+                let (_, len) = self.routes[pkt.route as usize];
+                let next = hop + 1;
+                if next < len
+                    && self.sole_feeder.get(self.route_links[off as usize + next as usize] as usize) == Some(&link)
+                {
+                    self.links[link as usize].pass_on();
+                    self.hops += 1;
+                    (hop, now) = (next, exit);
+                    continue;
+                }
+            }
+            // The packet is written once, into the pipe (see `Link::enter_pipe`); `settle` reads
+            // it only for a drop, which this is not.
+            let offer = self.links[link as usize].enter_pipe(pkt, hop, ecn, exit, lost);
+            return self.settle(link, pkt, offer, now);
         }
-        let offer = self.links[link as usize].enter_pipe(pkt, hop, ecn, exit, lost);
-        self.settle(link, pkt, offer, now);
     }
 
     /// A captured link (the packet is recorded as it enters), a link with router jitter (the

@@ -332,7 +332,7 @@ impl Link {
     /// Queue a packet (already counted as an arrival) and put it in the pipe, or drop it.
     #[inline]
     pub fn admit(&mut self, pkt: &Packet, hop: u16, now: Time) -> Offer {
-        match self.queue(pkt, now) {
+        match self.queue(pkt.size, pkt.ecn, now) {
             Ok((exit, ecn)) => {
                 let lost = self.draws_loss();
                 self.enter_pipe(pkt, hop, ecn, exit, lost)
@@ -341,11 +341,12 @@ impl Link {
         }
     }
 
-    /// Queue a packet (already counted as an arrival) for the transmitter: the time it reaches
-    /// the far end and its ECN bits, or the discipline's drop verdict. The caller then puts it
+    /// Queue a packet of `size` bytes with ECN bits `ecn` (already counted as an arrival) for
+    /// the transmitter: the time it reaches the far end and its ECN bits, or the discipline's
+    /// drop verdict. The caller then puts it
     /// in the pipe ([`Self::enter_pipe`]) or, drawing no loss, passes it on ([`Self::pass_on`]).
     #[inline(always)]
-    pub fn queue(&mut self, pkt: &Packet, now: Time) -> Result<(Time, u8), Verdict> {
+    pub fn queue(&mut self, size: u32, ecn: u8, now: Time) -> Result<(Time, u8), Verdict> {
         self.advance(now);
         let must_wait = self.busy_until > now;
         let view = QueueView {
@@ -355,20 +356,20 @@ impl Link {
             must_wait,
             idle_since: if must_wait { None } else { Some(self.busy_until) },
         };
-        let verdict = self.qdisc.admit(&view, pkt.size, pkt.is_ect());
+        let verdict = self.qdisc.admit(&view, size, ecn & super::packet::ecn::ECT != 0);
         let ecn = match verdict {
-            Verdict::Enqueue => pkt.ecn,
-            Verdict::Mark => pkt.ecn | super::packet::ecn::CE,
+            Verdict::Enqueue => ecn,
+            Verdict::Mark => ecn | super::packet::ecn::CE,
             Verdict::DropOverflow | Verdict::DropEarly => {
                 self.counters.queue_drops += 1;
                 return Err(verdict);
             }
         };
         let start = self.busy_until.max(now);
-        let tx = self.tx_time(pkt.size);
+        let tx = self.tx_time(size);
         if must_wait {
-            self.waiting.push_back((start, pkt.size));
-            self.waiting_bytes += pkt.size as u64;
+            self.waiting.push_back((start, size));
+            self.waiting_bytes += size as u64;
             self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(self.waiting.len() as u64);
             self.counters.wait_ns += (start - now) as u128;
         }

@@ -10,7 +10,7 @@ pub struct DropTail {
 }
 
 impl DropTail {
-    #[inline]
+    #[inline(always)]
     pub fn admit(&mut self, q: &QueueView, size: u32) -> Verdict {
         if !q.must_wait {
             return Verdict::Enqueue;
