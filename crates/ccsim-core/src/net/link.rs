@@ -349,14 +349,20 @@ impl Link {
     pub fn queue(&mut self, size: u32, ecn: u8, now: Time) -> Result<(Time, u8), Verdict> {
         self.advance(now);
         let must_wait = self.busy_until > now;
-        let view = QueueView {
-            now,
-            len_pkts: self.waiting.len(),
-            len_bytes: self.waiting_bytes,
-            must_wait,
-            idle_since: if must_wait { None } else { Some(self.busy_until) },
+        let verdict = match &mut self.qdisc {
+            // Decided from plain values, inline: the common case, cheaper than building a view.
+            Qdisc::DropTail(d) => d.verdict(must_wait, self.waiting.len(), self.waiting_bytes, size),
+            other => {
+                let view = QueueView {
+                    now,
+                    len_pkts: self.waiting.len(),
+                    len_bytes: self.waiting_bytes,
+                    must_wait,
+                    idle_since: if must_wait { None } else { Some(self.busy_until) },
+                };
+                other.admit(&view, size, ecn & super::packet::ecn::ECT != 0)
+            }
         };
-        let verdict = self.qdisc.admit(&view, size, ecn & super::packet::ecn::ECT != 0);
         let ecn = match verdict {
             Verdict::Enqueue => ecn,
             Verdict::Mark => ecn | super::packet::ecn::CE,

@@ -12,11 +12,18 @@ pub struct DropTail {
 impl DropTail {
     #[inline(always)]
     pub fn admit(&mut self, q: &QueueView, size: u32) -> Verdict {
-        if !q.must_wait {
+        self.verdict(q.must_wait, q.len_pkts, q.len_bytes, size)
+    }
+
+    /// The verdict on `size` bytes arriving with `len_pkts` packets and `len_bytes` bytes
+    /// waiting; an arrival that need not wait is always taken.
+    #[inline(always)]
+    pub fn verdict(&self, must_wait: bool, len_pkts: usize, len_bytes: u64, size: u32) -> Verdict {
+        if !must_wait {
             return Verdict::Enqueue;
         }
-        let over_pkts = self.limit_pkts.is_some_and(|l| q.len_pkts as u64 >= l);
-        let over_bytes = self.limit_bytes.is_some_and(|l| q.len_bytes + size as u64 > l);
+        let over_pkts = self.limit_pkts.is_some_and(|l| len_pkts as u64 >= l);
+        let over_bytes = self.limit_bytes.is_some_and(|l| len_bytes + size as u64 > l);
         if over_pkts || over_bytes {
             Verdict::DropOverflow
         } else {

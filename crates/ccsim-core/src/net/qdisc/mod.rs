@@ -81,18 +81,10 @@ impl Qdisc {
     }
 
     /// An admission discipline's verdict on an arrival of `size` bytes (`ect`: ECN-capable).
-    /// DropTail, the discipline of nearly every hop, is decided here, inline in the caller; a
-    /// call to the whole match cost more than the decision (registers saved and restored).
-    #[inline(always)]
-    pub fn admit(&mut self, q: &QueueView, size: u32, ect: bool) -> Verdict {
-        match self {
-            Qdisc::DropTail(d) => d.admit(q, size),
-            _ => self.admit_other(q, size, ect),
-        }
-    }
-
+    /// An admission discipline's verdict on an arrival of `size` bytes (`ect`: ECN-capable).
+    /// (Links decide DropTail inline, without the view: see `Link::queue`.)
     #[inline(never)]
-    fn admit_other(&mut self, q: &QueueView, size: u32, ect: bool) -> Verdict {
+    pub fn admit(&mut self, q: &QueueView, size: u32, ect: bool) -> Verdict {
         match self {
             Qdisc::DropTail(d) => d.admit(q, size),
             Qdisc::Red(r) => r.admit_ecn(q, size, ect),
