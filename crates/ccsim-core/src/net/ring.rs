@@ -63,7 +63,12 @@ impl<T: Copy + Default> Ring<T> {
 
     #[inline]
     pub fn front(&self) -> Option<&T> {
-        self.get(0)
+        // The head index is always inside the ring: no masking needed.
+        if self.len == 0 {
+            None
+        } else {
+            Some(&self.slots[self.head])
+        }
     }
 
     #[inline]
