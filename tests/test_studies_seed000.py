@@ -167,9 +167,10 @@ def test_r10_quick_slot_correlation(web: dict[str, core.StudyReport]) -> None:
     table = web["R10"].table
     corr = _wide(table, "cwnd correlation", "packets")
     assert corr.loc[10, "Randomized"] < corr.loc[10, "Paced"] - 0.25
-    # Contradicted by the re-measurement: this test runs seed 1 only (Randomized 0.083), but
-    # seeds 3 and 4 alone give Randomized 0.103 and 0.108 at 200 packets, above this bound.
-    assert (corr.loc[200].abs() < 0.1).all()
+    # "Small" against the 0.38-0.41 of Reno and Paced at 10 packets, with a bound every seed
+    # meets (seeds 1-4 reach 0.108); and the direction the paper's claim fails in.
+    assert (corr.loc[200].abs() < 0.15).all()
+    assert corr.loc[200, "Randomized"] > corr.loc[200, "Paced"]
 
 
 @requires_engine
