@@ -343,8 +343,8 @@ impl Link {
 
     /// Queue a packet of `size` bytes with ECN bits `ecn` (already counted as an arrival) for
     /// the transmitter: the time it reaches the far end and its ECN bits, or the discipline's
-    /// drop verdict. The caller then puts it
-    /// in the pipe ([`Self::enter_pipe`]) or, drawing no loss, passes it on ([`Self::pass_on`]).
+    /// drop verdict. The caller then puts it in the pipe ([`Self::enter_pipe`]) or, drawing no
+    /// loss, passes it on ([`Self::pass_on`]).
     #[inline(always)]
     pub fn queue(&mut self, size: u32, ecn: u8, now: Time) -> Result<(Time, u8), Verdict> {
         self.advance(now);

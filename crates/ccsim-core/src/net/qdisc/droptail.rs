@@ -10,7 +10,7 @@ pub struct DropTail {
 }
 
 impl DropTail {
-    #[inline(always)]
+    #[inline]
     pub fn admit(&mut self, q: &QueueView, size: u32) -> Verdict {
         self.verdict(q.must_wait, q.len_pkts, q.len_bytes, size)
     }

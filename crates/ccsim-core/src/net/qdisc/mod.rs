@@ -81,7 +81,6 @@ impl Qdisc {
     }
 
     /// An admission discipline's verdict on an arrival of `size` bytes (`ect`: ECN-capable).
-    /// An admission discipline's verdict on an arrival of `size` bytes (`ect`: ECN-capable).
     /// (Links decide DropTail inline, without the view: see `Link::queue`.)
     #[inline(never)]
     pub fn admit(&mut self, q: &QueueView, size: u32, ect: bool) -> Verdict {
