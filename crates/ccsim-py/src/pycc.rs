@@ -367,6 +367,10 @@ impl CongestionControl for PyCc {
         });
     }
 
+    fn watches_sends(&self) -> bool {
+        self.overrides(|l| l.on_sent.is_some() || l.next_send_time.is_some())
+    }
+
     fn on_sent(&mut self, sent: &cc::SentSample) {
         if !self.overrides(|l| l.on_sent.is_some()) {
             return;

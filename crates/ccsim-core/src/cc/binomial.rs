@@ -153,6 +153,9 @@ impl CongestionControl for Binomial {
         }
         self.decreased = true;
     }
+    fn watches_sends(&self) -> bool {
+        self.spacing.is_some()
+    }
     fn on_sent(&mut self, sent: &SentSample) {
         if let Some(s) = &mut self.spacing {
             s.on_sent(sent.now);

@@ -272,6 +272,11 @@ impl CongestionControl for FreeDrop {
         out("cuts", self.cuts as f64);
     }
 
+    /// Free-Drop watches its retransmissions leave (whether the lost segment was repaired).
+    fn watches_sends(&self) -> bool {
+        true
+    }
+
     fn on_sent(&mut self, sent: &SentSample) {
         if sent.retransmission {
             if let Episode::Recovering { lost, repaired, free } = self.episode {

@@ -200,11 +200,20 @@ pub trait CongestionControl: Send + Sync {
     /// Westwood counts it as delivered (Linux `tcp_westwood.c`, `westwood_acked_count`).
     fn on_dupack(&mut self, _now: Time) {}
 
-    /// A segment left the sender.
+    /// Whether the sender should call [`Self::on_sent`] and [`Self::next_send_time`]: true for
+    /// an algorithm that overrides either. Read once, when the flow is built; the sender skips
+    /// both calls (and building their arguments, which needs the flight size twice per
+    /// segment) for the many algorithms that neither pace nor watch segments leave.
+    fn watches_sends(&self) -> bool {
+        false
+    }
+
+    /// A segment left the sender (called only if [`Self::watches_sends`]).
     fn on_sent(&mut self, _sent: &SentSample) {}
 
     /// Earliest time the next segment may leave; `None` sends as soon as the window allows.
-    /// Called each time the window would allow a transmission.
+    /// Called each time the window would allow a transmission (only if
+    /// [`Self::watches_sends`]).
     fn next_send_time(&mut self, _ctx: &PacingContext) -> Option<Time> {
         None
     }

@@ -68,6 +68,9 @@ impl CongestionControl for Paced {
             self.spacing.restart();
         }
     }
+    fn watches_sends(&self) -> bool {
+        true
+    }
     fn on_sent(&mut self, sent: &SentSample) {
         self.spacing.on_sent(sent.now);
     }

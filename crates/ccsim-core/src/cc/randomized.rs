@@ -99,6 +99,9 @@ impl CongestionControl for Randomized {
             self.spacing.restart();
         }
     }
+    fn watches_sends(&self) -> bool {
+        true
+    }
     fn on_sent(&mut self, sent: &SentSample) {
         self.spacing.on_sent(sent.now);
     }

@@ -555,6 +555,33 @@ mod tests {
         }
     }
 
+    /// The sender asks only algorithms that say they watch sends for pacing: every algorithm
+    /// (with each flag parameter on too, which switches pacing on for the binomial family) that
+    /// ever holds a segment back says so.
+    #[test]
+    fn every_algorithm_that_paces_says_it_watches_sends() {
+        use super::super::{PacingContext, SentSample, Window};
+        const MS: u64 = 1_000_000;
+        for a in algorithms() {
+            let mut variants = vec![BTreeMap::new()];
+            for p in a.params.iter().filter(|p| p.min == 0.0 && p.max == 1.0) {
+                variants.push(BTreeMap::from([(p.name.to_string(), 1.0)]));
+            }
+            for values in variants {
+                let mut cc = build(a.name, &values, rng()).unwrap();
+                let mut held_back = false;
+                for i in 0..20u64 {
+                    let now = 1000 * MS + i * MS / 4;
+                    let window = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
+                    let ctx = PacingContext { now, window, srtt: 20 * MS, in_flight: 5.0 };
+                    held_back |= cc.next_send_time(&ctx).is_some_and(|t| t > now);
+                    cc.on_sent(&SentSample { now, seq: i as u32, retransmission: false, in_flight: 5.0 });
+                }
+                assert!(!held_back || cc.watches_sends(), "{} {values:?} paces but does not say so", a.name);
+            }
+        }
+    }
+
     /// The `recovery` column the CLI lists is the customary procedure a flow runs when the stack
     /// names none, and a `newreno` parameter switches it.
     #[test]

@@ -40,8 +40,9 @@ impl RangeSet {
         self.ranges.get(i).copied().filter(|&(start, _)| start <= seq)
     }
 
-    pub fn insert(&mut self, seq: u32) {
-        self.insert_range(seq, seq + 1);
+    /// Add `seq`; returns the range that holds it now.
+    pub fn insert(&mut self, seq: u32) -> (u32, u32) {
+        self.merge(seq, seq + 1).1
     }
 
     /// Add [start, end); returns how many segments were new.
@@ -49,6 +50,11 @@ impl RangeSet {
         if start >= end {
             return 0;
         }
+        self.merge(start, end).0
+    }
+
+    /// Add the non-empty [start, end): how many segments were new, and the range holding it now.
+    fn merge(&mut self, start: u32, end: u32) -> (u64, (u32, u32)) {
         // Ranges that overlap or touch [start, end) are merged into one.
         let first = self.ranges.partition_point(|&(_, e)| e < start);
         let mut last = first;
@@ -72,7 +78,7 @@ impl RangeSet {
         }
         let added = (hi - lo) as u64 - covered_before;
         self.count += added;
-        added
+        (added, (lo, hi))
     }
 
     /// Remove [start, end); returns how many segments were removed.

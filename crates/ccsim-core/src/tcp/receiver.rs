@@ -137,8 +137,8 @@ impl Receiver {
             }
         } else {
             if pkt.seq > self.rcv_nxt {
-                self.out_of_order.insert(pkt.seq);
-                self.note_block(pkt.seq);
+                let block = self.out_of_order.insert(pkt.seq);
+                self.note_block(pkt.seq, block);
             }
             // Out of order or a duplicate: acknowledge at once (a duplicate ACK).
             self.send(PacketKind::Ack, (pkt.ts, now), now, fab);
@@ -152,10 +152,10 @@ impl Receiver {
         }
     }
 
-    /// Put the block holding `seq` first in the most-recently-reported list.
-    fn note_block(&mut self, seq: u32) {
-        let block = self.out_of_order.range_containing(seq);
-        let same = |r: &Option<u32>| r.and_then(|s| self.out_of_order.range_containing(s)) == block;
+    /// Put `block`, the range now holding `seq`, first in the most-recently-reported list.
+    fn note_block(&mut self, seq: u32, (start, end): (u32, u32)) {
+        // A segment still in the set is in `block` exactly when it lies within its bounds.
+        let same = |r: &Option<u32>| r.is_some_and(|s| start <= s && s < end);
         let mut next = [Some(seq), None, None];
         let mut n = 1;
         for r in self.recent_blocks {

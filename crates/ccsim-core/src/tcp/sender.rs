@@ -117,6 +117,8 @@ pub struct Sender {
     /// Whether anything reads the send log: every-ACK sampling, SACK or the algorithm's
     /// delivery-rate sample ([`CongestionControl::wants_delivery_rate`]).
     keeps_send_log: bool,
+    /// The algorithm paces or watches segments leave ([`CongestionControl::watches_sends`]).
+    watches_sends: bool,
     /// The delay and delivery measurements every algorithm gets in [`AckSample::delay`].
     meter: DelayMeter,
     /// The receiver's clock against ours, for one-way delays.
@@ -159,6 +161,7 @@ impl Sender {
         let stack = setup.stack;
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let recovery = LossRecovery::new(setup.recovery, &stack);
+        let watches_sends = cc.watches_sends();
         let keeps_send_log =
             stack.rtt_sampling == RttSampling::EveryAck || recovery.uses_sack() || cc.wants_delivery_rate();
         let overhead = (stack.send_overhead_ns > 0).then(|| {
@@ -192,6 +195,7 @@ impl Sender {
             cc,
             send_log: SendLog::default(),
             keeps_send_log,
+            watches_sends,
             meter: DelayMeter::default(),
             clock: setup.clock,
             overhead,
@@ -673,14 +677,8 @@ impl Sender {
             return;
         }
         while let Some((seq, retransmission)) = self.next_segment() {
-            let ctx = PacingContext {
-                now,
-                window: self.w,
-                srtt: self.rtt.srtt().unwrap_or(0),
-                in_flight: self.flight() as f64,
-            };
-            if let Some(at) = self.cc.next_send_time(&ctx) {
-                if at > now {
+            if self.watches_sends {
+                if let Some(at) = self.pacing_time(now) {
                     self.pace_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Pacing));
                     return;
                 }
@@ -734,8 +732,17 @@ impl Sender {
         if !self.rto_timer.is_armed() {
             self.arm_rto(now, fab);
         }
-        let sent = SentSample { now, seq, retransmission, in_flight: self.flight() as f64 };
-        self.cc.on_sent(&sent);
+        if self.watches_sends {
+            let sent = SentSample { now, seq, retransmission, in_flight: self.flight() as f64 };
+            self.cc.on_sent(&sent);
+        }
+    }
+
+    /// When the algorithm's pacing holds the next segment back to, if later than `now`.
+    fn pacing_time(&mut self, now: Time) -> Option<Time> {
+        let ctx =
+            PacingContext { now, window: self.w, srtt: self.rtt.srtt().unwrap_or(0), in_flight: self.flight() as f64 };
+        self.cc.next_send_time(&ctx).filter(|&at| at > now)
     }
 }
 

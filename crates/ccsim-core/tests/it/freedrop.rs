@@ -345,6 +345,9 @@ fn the_sender_reports_one_episode_per_window_and_free_drop_counts_the_further_ho
             self.in_recovery = false;
             self.cc.on_recovery_exit(now, w);
         }
+        fn watches_sends(&self) -> bool {
+            true
+        }
         fn on_sent(&mut self, s: &SentSample) {
             let mut seen = self.seen.lock().unwrap();
             if s.retransmission && self.awaiting_first_retx {

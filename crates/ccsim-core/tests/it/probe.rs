@@ -48,6 +48,9 @@ impl CongestionControl for Probe {
             before,
         });
     }
+    fn watches_sends(&self) -> bool {
+        true
+    }
     fn on_sent(&mut self, s: &SentSample) {
         self.last_sent = Some(s.now);
         self.log.lock().unwrap().push(Call::Sent { now: s.now, seq: s.seq, retransmission: s.retransmission });

@@ -42,6 +42,9 @@ impl CongestionControl for Recorder {
     fn on_dupack(&mut self, now: u64) {
         self.inner.on_dupack(now)
     }
+    fn watches_sends(&self) -> bool {
+        true
+    }
     fn on_sent(&mut self, s: &SentSample) {
         self.sends.lock().unwrap().push((self.id, s.now, s.seq));
         self.inner.on_sent(s)
