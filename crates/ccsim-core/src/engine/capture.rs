@@ -99,8 +99,8 @@ impl Simulation {
         }
         let first = self.fab.route(data_route)[0];
         let last = *self.fab.route(ack_route).last().expect("routes are not empty");
-        self.fab.links[first as usize].watch(true, false);
-        self.fab.links[last as usize].watch(false, true);
+        self.fab.watch_link(first, true, false);
+        self.fab.watch_link(last, false, true);
     }
 
     /// The pcap files of the run (none without `[trace] pcap`); the capture is consumed.

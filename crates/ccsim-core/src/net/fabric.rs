@@ -21,17 +21,14 @@ use crate::net::packet::{Packet, PacketKind, SackStore};
 use crate::net::qdisc::Verdict;
 use crate::units::Time;
 
-/// No link (in [`Fabric::sole_feeder`]).
-const NO_LINK: LinkId = LinkId::MAX;
-
 pub struct Fabric {
     pub links: Vec<Link>,
     /// Routes as (offset, length) into `route_links`.
     routes: Vec<(u32, u16)>,
     route_links: Vec<LinkId>,
-    /// For each link, the one link all its packets come from, when packets may be passed on
-    /// into it (else [`NO_LINK`]); see [`Fabric::prepare_passing_on`].
-    sole_feeder: Vec<LinkId>,
+    /// For each entry of `route_links`: packets leaving that link on that route may be passed
+    /// on into the route's next link (see [`Fabric::prepare_passing_on`]). Empty until then.
+    passes_on: Vec<bool>,
     /// Packets are passed on only if they reach the next link by this time (the end of the run).
     pass_on_until: Time,
     pub events: EventQueue,
@@ -52,7 +49,7 @@ impl Fabric {
             links,
             routes: Vec::new(),
             route_links: Vec::new(),
-            sole_feeder: Vec::new(),
+            passes_on: Vec::new(),
             pass_on_until: 0,
             events: EventQueue::default(),
             flow_drops: Vec::new(),
@@ -67,7 +64,7 @@ impl Fabric {
     /// Add a route (before [`Self::prepare_passing_on`]).
     pub fn add_route(&mut self, links: &[LinkId]) -> u32 {
         assert!(!links.is_empty() && links.len() < u16::MAX as usize);
-        assert!(self.sole_feeder.is_empty(), "a route added after passing on was prepared");
+        assert!(self.passes_on.is_empty(), "a route added after passing on was prepared");
         self.routes.push((self.route_links.len() as u32, links.len() as u16));
         self.route_links.extend_from_slice(links);
         (self.routes.len() - 1) as u32
@@ -97,15 +94,39 @@ impl Fabric {
                 };
             }
         }
-        self.sole_feeder = feed
+        // The link every packet of a link comes from, when they may be passed on into it.
+        let sole_feeder: Vec<Option<LinkId>> = feed
             .iter()
             .zip(&self.links)
             .map(|(f, l)| match f {
-                Feed::Link(from) if !(l.is_special() || sampled && l.monitor) => *from,
-                _ => NO_LINK,
+                Feed::Link(from) if !(l.is_special() || sampled && l.monitor) => Some(*from),
+                _ => None,
             })
             .collect();
+        // Decided once per route position rather than per packet: the next link on the route is
+        // fed by this one alone.
+        self.passes_on = vec![false; self.route_links.len()];
+        for &(off, len) in &self.routes {
+            let route = off as usize..off as usize + len as usize;
+            for i in route.start..route.end - 1 {
+                let (link, next) = (self.route_links[i], self.route_links[i + 1]);
+                self.passes_on[i] = sole_feeder[next as usize] == Some(link) && self.links[link as usize].may_pass_on();
+            }
+        }
         self.pass_on_until = until;
+    }
+
+    /// Mark a link for capture of the packets entering and/or leaving it (marks add up). Once
+    /// passing on is prepared (a transfer that starts during the run), packets are no longer
+    /// passed on into or out of the link where capture needs them to go through its pipe.
+    pub fn watch_link(&mut self, link: LinkId, entry: bool, exit: bool) {
+        self.links[link as usize].watch(entry, exit);
+        for i in 0..self.passes_on.len() {
+            let next_is_link = self.route_links.get(i + 1) == Some(&link);
+            if exit && self.route_links[i] == link || entry && next_is_link {
+                self.passes_on[i] = false;
+            }
+        }
     }
 
     /// Never pass packets on (every packet through every pipe; the same results).
@@ -151,17 +172,11 @@ impl Fabric {
                 Err(verdict) => return self.settle(link, &Packet { ecn, ..*pkt }, Offer::Dropped(verdict), now),
             };
             let lost = l.draws_loss();
-            if !lost && exit <= self.pass_on_until && l.may_pass_on() {
-                let (_, len) = self.routes[pkt.route as usize];
-                let next = hop + 1;
-                if next < len
-                    && self.sole_feeder.get(self.route_links[off as usize + next as usize] as usize) == Some(&link)
-                {
-                    self.links[link as usize].pass_on();
-                    self.hops += 1;
-                    (hop, now) = (next, exit);
-                    continue;
-                }
+            if !lost && exit <= self.pass_on_until && self.passes_on.get(off as usize + hop as usize) == Some(&true) {
+                l.pass_on();
+                self.hops += 1;
+                (hop, now) = (hop + 1, exit);
+                continue;
             }
             // The packet is written once, into the pipe (see `Link::enter_pipe`); `settle` reads
             // it only for a drop, which this is not.
@@ -312,5 +327,53 @@ impl Fabric {
             }
             Some(pkt)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::loss::LossModel;
+    use crate::net::qdisc::{droptail::DropTail, Qdisc};
+
+    const MS: Time = 1_000_000;
+
+    /// Host 0 -> router 1 -> host 2: the second link is fed by the first alone.
+    fn two_hops() -> Fabric {
+        let link = |src, dst| {
+            let q = Qdisc::DropTail(DropTail { limit_pkts: Some(100), limit_bytes: None });
+            Link::new(src, dst, 8_000_000, 10 * MS, q, LossModel::None)
+        };
+        let mut fab = Fabric::new(vec![link(0, 1), link(1, 2)], false);
+        fab.add_route(&[0, 1]);
+        fab.flow_drops.push(FlowDrops::default());
+        fab.prepare_passing_on(Time::MAX, false);
+        fab
+    }
+
+    fn in_link(fab: &Fabric, link: LinkId) -> usize {
+        fab.links[link as usize].in_link().count()
+    }
+
+    #[test]
+    fn a_packet_is_passed_on_until_its_link_is_captured_as_packets_leave() {
+        let mut fab = two_hops();
+        fab.send(Packet::test_data(0, 1000), 0);
+        assert_eq!((in_link(&fab, 0), in_link(&fab, 1)), (0, 1), "passed on into the second link");
+        assert_eq!(fab.hops, 1);
+        // A transfer that starts during the run is captured: its packets must leave through the
+        // first link's pipe, to be recorded as they leave it.
+        fab.watch_link(0, false, true);
+        fab.send(Packet::test_data(1, 1000), MS);
+        assert_eq!((in_link(&fab, 0), in_link(&fab, 1)), (1, 1), "kept in the captured link's pipe");
+        assert_eq!(fab.hops, 1);
+    }
+
+    #[test]
+    fn capture_of_packets_entering_a_link_stops_passing_on_into_it() {
+        let mut fab = two_hops();
+        fab.watch_link(1, true, false);
+        fab.send(Packet::test_data(0, 1000), 0);
+        assert_eq!((in_link(&fab, 0), in_link(&fab, 1)), (1, 0));
     }
 }
