@@ -198,6 +198,36 @@ def test_hooks_and_parameters_reach_the_class(module: Callable[[str], str]) -> N
     assert series[series["flow"] == 2]["cc_acks"].isna().all()  # the built-in reno flow
 
 
+PACER = """
+from examples.python_cc.reno import Reno
+
+class Pacer(Reno):
+    # Reno's window, but at most one segment per 20 ms: pacing alone, no on_sent.
+
+    def __init__(self):
+        super().__init__()
+        self.next_free = 0
+
+    def next_send_time(self, ctx):
+        if ctx.now < self.next_free:
+            return self.next_free
+        self.next_free = ctx.now + 20_000_000
+        return None
+"""
+
+
+def test_a_class_that_only_paces_holds_segments_back(module: Callable[[str], str]) -> None:
+    # The engine calls the pacing hook only for algorithms that override it: a class that
+    # overrides next_send_time alone must still be asked.
+    name = module(PACER)
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL)
+    paced = ccsim.run(scenario.with_overrides({"flows.0.cc": f"{name}:Pacer"})).flows
+    free = ccsim.run(scenario).flows
+    # 2 s at one segment per 20 ms (plus the first segment's slack).
+    assert paced.loc[0, "packets_sent"] <= 2.0 / 0.020 + 2
+    assert free.loc[0, "packets_sent"] > 3 * paced.loc[0, "packets_sent"]
+
+
 def test_parameters_are_checked_against_the_constructor(module: Callable[[str], str]) -> None:
     name = module(RECORDER)
     base = ccsim.Scenario.from_toml(SMALL_DUMBBELL)
