@@ -21,10 +21,15 @@ use crate::net::packet::{Packet, PacketKind, SackStore};
 use crate::net::qdisc::Verdict;
 use crate::units::Time;
 
+/// Marks the end of a route in [`Fabric::route_links`].
+const END: LinkId = LinkId::MAX;
+
 pub struct Fabric {
     pub links: Vec<Link>,
-    /// Routes as (offset, length) into `route_links`.
+    /// Routes as (offset, length) into `route_links`; a route's id is its offset.
     routes: Vec<(u32, u16)>,
+    /// The links of every route, each route followed by [`END`]: a packet finds its next link
+    /// and whether it has one in the same place, with no lookup of its route first.
     route_links: Vec<LinkId>,
     /// For each entry of `route_links`: packets leaving that link on that route may be passed
     /// on into the route's next link (see [`Fabric::prepare_passing_on`]). Empty until then.
@@ -61,13 +66,15 @@ impl Fabric {
         }
     }
 
-    /// Add a route (before [`Self::prepare_passing_on`]).
+    /// Add a route (before [`Self::prepare_passing_on`]); returns its id.
     pub fn add_route(&mut self, links: &[LinkId]) -> u32 {
-        assert!(!links.is_empty() && links.len() < u16::MAX as usize);
+        assert!(!links.is_empty() && links.len() < u16::MAX as usize && !links.contains(&END));
         assert!(self.passes_on.is_empty(), "a route added after passing on was prepared");
-        self.routes.push((self.route_links.len() as u32, links.len() as u16));
+        let id = u32::try_from(self.route_links.len()).expect("fewer than 2^32 route links");
+        self.routes.push((id, links.len() as u16));
         self.route_links.extend_from_slice(links);
-        (self.routes.len() - 1) as u32
+        self.route_links.push(END);
+        id
     }
 
     /// Allow passing on (module docs) for packets that reach the next link by `until`, once every
@@ -135,30 +142,24 @@ impl Fabric {
     }
 
     pub fn route(&self, id: u32) -> &[LinkId] {
-        let (off, len) = self.routes[id as usize];
-        &self.route_links[off as usize..off as usize + len as usize]
+        let links = &self.route_links[id as usize..];
+        &links[..links.iter().position(|&l| l == END).expect("every route ends")]
     }
 
     /// Put a packet on the first link of its route.
     #[inline]
     pub fn send(&mut self, pkt: Packet, now: Time) {
-        self.enter_link(&pkt, 0, now);
+        self.enter_route_link(&pkt, 0, now);
     }
 
-    /// The packet reaches link number `hop` of its route.
-    #[inline]
-    fn enter_link(&mut self, pkt: &Packet, hop: u16, now: Time) {
-        let (off, _) = self.routes[pkt.route as usize];
-        self.enter_route_link(pkt, off, hop, now);
-    }
-
-    /// The packet reaches link number `hop` of its route, whose links start at `off` in
-    /// `route_links`. A loop rather than a recursion for packets passed on: one call per packet.
+    /// The packet reaches link number `hop` of its route. A loop rather than a recursion for
+    /// packets passed on: one call per packet.
     #[inline(always)]
-    fn enter_route_link(&mut self, pkt: &Packet, off: u32, mut hop: u16, mut now: Time) {
+    fn enter_route_link(&mut self, pkt: &Packet, mut hop: u16, mut now: Time) {
         let mut ecn = pkt.ecn;
+        let off = pkt.route as usize;
         loop {
-            let link = self.route_links[off as usize + hop as usize];
+            let link = self.route_links[off + hop as usize];
             let l = &mut self.links[link as usize];
             if l.is_special() {
                 return self.enter_special(link, Packet { hop, ecn, ..*pkt }, now);
@@ -172,7 +173,7 @@ impl Fabric {
                 Err(verdict) => return self.settle(link, &Packet { ecn, ..*pkt }, Offer::Dropped(verdict), now),
             };
             let lost = l.draws_loss();
-            if !lost && exit <= self.pass_on_until && self.passes_on.get(off as usize + hop as usize) == Some(&true) {
+            if !lost && exit <= self.pass_on_until && self.passes_on.get(off + hop as usize) == Some(&true) {
                 l.pass_on();
                 self.hops += 1;
                 (hop, now) = (hop + 1, exit);
@@ -317,9 +318,8 @@ impl Fabric {
             return None;
         }
         let hop = pkt.hop + 1;
-        let (off, len) = self.routes[pkt.route as usize];
-        if hop < len {
-            self.enter_route_link(&pkt, off, hop, now);
+        if self.route_links[pkt.route as usize + hop as usize] != END {
+            self.enter_route_link(&pkt, hop, now);
             None
         } else {
             if self.links[link as usize].captures_exit() {

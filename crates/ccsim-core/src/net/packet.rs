@@ -131,7 +131,7 @@ pub struct Packet {
     pub seq: u32,
     /// Bytes on the wire.
     pub size: u32,
-    /// Index of the route this packet follows, and of the next link on it.
+    /// The route this packet follows (its id in the fabric), and the packet's link on it.
     pub route: u32,
     /// Ack: its SACK blocks in the network's [`SackStore`], when it carries any.
     pub sack: SackRef,
