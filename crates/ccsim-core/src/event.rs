@@ -23,21 +23,24 @@ pub enum TimerKind {
 const TIMER_KINDS: [TimerKind; 4] =
     [TimerKind::Retransmit, TimerKind::Pacing, TimerKind::DelayedAck, TimerKind::Release];
 
+/// Declared in the order of their classes ([`class`]), each with its class as discriminant, so
+/// that decoding a queued event is arithmetic rather than a table of cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Event {
-    /// The packet at the head of a link's pipe reaches the far end.
-    LinkArrival(u32),
-    /// The packet at the head of a link's processing stage (router jitter) reaches its queue.
-    LinkIngress(u32),
-    FlowStart(u32),
+    /// Record the sampled series.
+    Sample = class::SAMPLE as u8,
+    FlowStart(u32) = class::FLOW_START as u8,
+    /// An open-loop generator's next arrival.
+    GeneratorArrival(u32) = class::GENERATOR as u8,
     Timer {
         flow: u32,
         kind: TimerKind,
-    },
-    /// An open-loop generator's next arrival.
-    GeneratorArrival(u32),
-    /// Record the sampled series.
-    Sample,
+    } = class::TIMER as u8,
+    /// The packet at the head of a link's processing stage (router jitter) reaches its queue.
+    LinkIngress(u32) = class::LINK_INGRESS as u8,
+    /// The packet at the head of a link's pipe reaches the far end.
+    LinkArrival(u32) = class::LINK_ARRIVAL as u8,
 }
 
 /// Event classes in the order they run at equal times: the sample first (it records the state
