@@ -662,9 +662,7 @@ def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
             # Past a few dozen bars every label overlaps its neighbours (and drawing hundreds
             # of rotated labels takes seconds): label every k-th bar, in the table's order.
             step = max(1, math.ceil(len(labels) / MAX_BAR_LABELS))
-            ax.set_xticks(
-                positions[::step], labels[::step], rotation=30, ha="right", fontsize=7
-            )
+            ax.set_xticks(positions[::step], labels[::step], rotation=30, ha="right", fontsize=7)
         ax.set_title(metric, fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
