@@ -411,15 +411,23 @@ impl Link {
     /// Transmission time of `size` bytes at this link's rate.
     #[inline(always)]
     fn tx_time(&mut self, size: u32) -> Dur {
-        if size == HEADER_BYTES {
+        let ack = size == HEADER_BYTES;
+        // One branch, rarely taken; data or ACK is then a select rather than a branch (which way
+        // the next packet goes is anyone's guess).
+        if !ack & (size != self.data_size) {
+            self.learn_data_size(size);
+        }
+        if ack {
             self.ack_tx
-        } else if size == self.data_size {
-            self.data_tx
         } else {
-            self.data_size = size;
-            self.data_tx = tx_time(size, self.rate_bps);
             self.data_tx
         }
+    }
+
+    #[cold]
+    fn learn_data_size(&mut self, size: u32) {
+        self.data_size = size;
+        self.data_tx = tx_time(size, self.rate_bps);
     }
 
     /// Whether the packet at the head of the pipe is lost (read before [`Self::pop_arrival`]).
