@@ -26,10 +26,8 @@ const END: LinkId = LinkId::MAX;
 
 pub struct Fabric {
     pub links: Vec<Link>,
-    /// Routes as (offset, length) into `route_links`; a route's id is its offset.
-    routes: Vec<(u32, u16)>,
-    /// The links of every route, each route followed by [`END`]: a packet finds its next link
-    /// and whether it has one in the same place, with no lookup of its route first.
+    /// The links of every route, each route followed by [`END`]; a route's id is the offset of
+    /// its first link. A packet finds its next link, and whether it has one, in the same place.
     route_links: Vec<LinkId>,
     /// For each entry of `route_links`: packets leaving that link on that route may be passed
     /// on into the route's next link (see [`Fabric::prepare_passing_on`]). Empty until then.
@@ -52,7 +50,6 @@ impl Fabric {
     pub fn new(links: Vec<Link>, log_drops: bool) -> Self {
         Fabric {
             links,
-            routes: Vec::new(),
             route_links: Vec::new(),
             passes_on: Vec::new(),
             pass_on_until: 0,
@@ -71,7 +68,6 @@ impl Fabric {
         assert!(!links.is_empty() && links.len() < u16::MAX as usize && !links.contains(&END));
         assert!(self.passes_on.is_empty(), "a route added after passing on was prepared");
         let id = u32::try_from(self.route_links.len()).expect("fewer than 2^32 route links");
-        self.routes.push((id, links.len() as u16));
         self.route_links.extend_from_slice(links);
         self.route_links.push(END);
         id
@@ -88,8 +84,7 @@ impl Fabric {
             Several,
         }
         let mut feed = vec![Feed::Unused; self.links.len()];
-        for &(off, len) in &self.routes {
-            let route = &self.route_links[off as usize..off as usize + len as usize];
+        for route in self.route_links.split(|&l| l == END).filter(|r| !r.is_empty()) {
             // The first link is fed by a host, each later one by the link before it.
             feed[route[0] as usize] = Feed::Several;
             for pair in route.windows(2) {
@@ -113,10 +108,9 @@ impl Fabric {
         // Decided once per route position rather than per packet: the next link on the route is
         // fed by this one alone.
         self.passes_on = vec![false; self.route_links.len()];
-        for &(off, len) in &self.routes {
-            let route = off as usize..off as usize + len as usize;
-            for i in route.start..route.end - 1 {
-                let (link, next) = (self.route_links[i], self.route_links[i + 1]);
+        for (i, pair) in self.route_links.windows(2).enumerate() {
+            let (link, next) = (pair[0], pair[1]);
+            if link != END && next != END {
                 self.passes_on[i] = sole_feeder[next as usize] == Some(link) && self.links[link as usize].may_pass_on();
             }
         }
