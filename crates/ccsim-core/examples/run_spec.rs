@@ -2,7 +2,8 @@
 //! event count: a profiling target without Python, e.g.
 //! `valgrind --tool=callgrind target/profiling/examples/run_spec spec.json`.
 //!
-//! With `--no-pass-on`, packets are never passed on at admission (`ccsim_core::net::fabric`).
+//! With `--no-pass-on`, packets are never passed on at admission nor delivered ahead, with
+//! `--no-deliver-ahead` never delivered ahead (`ccsim_core::net::fabric`).
 //! With `--digest`, also print a 64-bit FNV-1a digest of every result table (each column's name,
 //! type and values, in order), of the event and hop counts and of the stack description: two
 //! builds that print the same digest for a scenario produced byte-identical results the same way.
@@ -83,6 +84,10 @@ fn main() {
     if args.iter().any(|a| a == "--no-pass-on") {
         // Every packet through every pipe (the results are the same, with more events).
         sim.disable_passing_on();
+    }
+    if args.iter().any(|a| a == "--no-deliver-ahead") {
+        // Every packet reaches its receiver through the last pipe of its route (the same results).
+        sim.disable_delivering_ahead();
     }
     let started = std::time::Instant::now();
     let results = sim.finish();

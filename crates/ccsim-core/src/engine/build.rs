@@ -1,6 +1,6 @@
 //! Building a simulation from a resolved scenario, and creating transfers as generators ask.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use rand::Rng;
@@ -196,6 +196,12 @@ impl Simulation {
             });
         }
 
+        // Every (data route, ACK route) pair a flow may use, for delivering ahead.
+        let route_pairs: Vec<(u32, u32)> = flow_places
+            .iter()
+            .chain(generators.iter().flat_map(|g| &g.placements))
+            .map(|p| (p.data_route, p.ack_route))
+            .collect();
         let mut capture_names = Vec::new();
         if let Some(pcap) = &spec.trace.pcap {
             let flows = spec.generators.is_empty().then_some(spec.flows.len());
@@ -220,6 +226,7 @@ impl Simulation {
             events: 0,
             cc_factory,
             capture_names,
+            delayed_acks_ahead: Vec::new(),
         };
         for (i, f) in spec.flows.iter().enumerate() {
             let mut rng = stream(spec.seed, Entity::Flow, i as u64, Purpose::Start);
@@ -243,7 +250,10 @@ impl Simulation {
         if sim.sample_interval.is_some() {
             sim.fab.events.push(0, Event::Sample);
         }
-        sim.fab.prepare_passing_on(sim.duration, sim.sample_interval.is_some());
+        let sampled = sim.sample_interval.is_some();
+        sim.fab.prepare_passing_on(sim.duration, sampled);
+        let groups = sim.fab.prepare_delivering_ahead(&route_pairs, sampled);
+        sim.delayed_acks_ahead = vec![VecDeque::new(); groups as usize];
         Ok(sim)
     }
 

@@ -6,8 +6,9 @@ mod report;
 pub mod topology;
 
 use crate::event::{Event, TimerKind};
-use crate::net::fabric::Fabric;
+use crate::net::fabric::{Delivery, Fabric, NOT_AHEAD};
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::spec::ScenarioSpec;
@@ -41,6 +42,11 @@ pub struct Simulation {
     cc_factory: CcFactory,
     /// File names of the pcap capture points (empty without capture).
     capture_names: Vec<String>,
+    /// For each delivering group (`Fabric::prepare_delivering_ahead`), the delayed-ACK timers
+    /// its receivers armed, as (deadline, flow), in the order of their deadlines (every receiver
+    /// of a group acts in time order, with the same delay). An entry whose receiver re-armed or
+    /// cancelled its timer since is stale.
+    delayed_acks_ahead: Vec<VecDeque<(Time, u32)>>,
 }
 
 impl Simulation {
@@ -65,11 +71,22 @@ impl Simulation {
         self.now >= self.duration
     }
 
-    /// Send every packet through every link's pipe, never passing it on at admission
-    /// ([`crate::net::fabric`]): the results are the same, with more events. For tests that
-    /// compare the two; call before the run.
+    /// Send every packet through every link's pipe, never passing it on at admission nor
+    /// delivering it ahead ([`crate::net::fabric`]): the results are the same, with more events.
+    /// For tests that compare the two; call before the run.
     pub fn disable_passing_on(&mut self) {
         self.fab.disable_passing_on();
+    }
+
+    /// Pass packets on, but deliver none ahead ([`crate::net::fabric`]): the results are the
+    /// same, with an event more for each data packet that would have been. Call before the run.
+    pub fn disable_delivering_ahead(&mut self) {
+        self.fab.disable_delivering_ahead();
+    }
+
+    /// Links into hosts whose receivers are delivered to ahead (`Fabric::prepare_delivering_ahead`).
+    pub fn delivering_groups(&self) -> usize {
+        self.delayed_acks_ahead.len()
     }
 
     pub fn events_processed(&self) -> u64 {
@@ -121,13 +138,8 @@ impl Simulation {
     fn dispatch(&mut self, now: Time, ev: Event) {
         match ev {
             Event::LinkArrival(link) => {
-                if let Some(pkt) = self.fab.link_arrival(link, now) {
-                    let flow = &mut self.flows[pkt.flow as usize];
-                    if pkt.kind.is_forward() {
-                        flow.receiver.on_packet(&pkt, now, &mut self.fab);
-                    } else if flow.sender.on_ack(&pkt, now, &mut self.fab) {
-                        self.on_transfer_complete(pkt.flow, now);
-                    }
+                if let Some(delivery) = self.fab.link_arrival(link, now) {
+                    self.deliver(delivery);
                 }
             }
             Event::Timer { flow, kind } => {
@@ -152,6 +164,45 @@ impl Simulation {
             }
             Event::GeneratorArrival(g) => self.on_generator_arrival(g, now),
             Event::Sample => self.sample(now),
+        }
+    }
+
+    /// A packet reaches its endpoint, now or (delivered ahead) at `delivery.at`.
+    #[inline(always)]
+    fn deliver(&mut self, Delivery { pkt, at, group }: Delivery) {
+        let flow = &mut self.flows[pkt.flow as usize];
+        if !pkt.kind.is_forward() {
+            if flow.sender.on_ack(&pkt, at, &mut self.fab) {
+                self.on_transfer_complete(pkt.flow, at);
+            }
+        } else if group == NOT_AHEAD {
+            flow.receiver.on_packet(&pkt, at, &mut self.fab);
+        } else {
+            self.deliver_ahead(pkt, at, group);
+        }
+    }
+
+    /// A data packet delivered ahead: the delayed ACKs of its group due by its arrival go
+    /// first, as their events would have; a timer it arms is noted for the next packets.
+    fn deliver_ahead(&mut self, pkt: crate::net::packet::Packet, at: Time, group: u32) {
+        let due = &mut self.delayed_acks_ahead[group as usize];
+        while let Some(&(deadline, flow)) = due.front() {
+            if deadline > at {
+                break;
+            }
+            due.pop_front();
+            let receiver = &mut self.flows[flow as usize].receiver;
+            if receiver.delack_timer.deadline() == Some(deadline) {
+                receiver.run_delayed_ack(deadline, &mut self.fab);
+            }
+        }
+        let receiver = &mut self.flows[pkt.flow as usize].receiver;
+        let armed = receiver.delack_timer.deadline();
+        receiver.on_packet(&pkt, at, &mut self.fab);
+        if let Some(deadline) = receiver.delack_timer.deadline().filter(|&d| Some(d) != armed) {
+            let due = &mut self.delayed_acks_ahead[group as usize];
+            debug_assert!(due.back().is_none_or(|&(last, _)| last < deadline), "deadlines in order");
+            due.push_back((deadline, pkt.flow));
         }
     }
 

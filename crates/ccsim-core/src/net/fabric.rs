@@ -12,6 +12,21 @@
 //! scenarios both ways. Not done into a link with jitter, a dequeue discipline, capture or (when
 //! series are sampled) a sampled queue, out of a captured link, nor for a packet that would
 //! arrive after the end of the run.
+//!
+//! **Delivering ahead.** A packet admitted to the last link of its route, the link into its
+//! receiver's host, is known then to reach the receiver at its exit time. A receiver's ACKs
+//! depend only on the data reaching it and on its delayed-ACK timer, and go out through its
+//! host's link towards the network. So when every receiver behind a link into a host sends
+//! through links that nothing else feeds, the packet is handed to its receiver at once, with its
+//! arrival time, and the receiver acts at that time: the ACKs it sends enter their host's link in
+//! time order all the same, because the link into the host delivers in time order. Receivers
+//! grouped behind one such link (a [delivering group](Fabric::prepare_delivering_ahead)) must run
+//! their delayed-ACK timers in the same order: the engine runs the timers that come due before a
+//! packet delivered ahead first. Results are identical; the packet spends no event at the end of
+//! its route. Not done for a packet that would arrive after the end of the run, nor where the
+//! link into the host or out of it is special or sampled, nor where the host also sends data or
+//! receives ACKs, nor where a packet could reach the link into the host straight from its sender
+//! (passed on all the way).
 
 use super::capture::Capture;
 use super::drops::{DropKind, DropLog, FlowDrops};
@@ -24,15 +39,46 @@ use crate::units::Time;
 /// Marks the end of a route in [`Fabric::route_links`].
 const END: LinkId = LinkId::MAX;
 
+/// The group of a packet not delivered ahead (see [`Delivery`]).
+pub const NOT_AHEAD: u32 = u32::MAX;
+
+/// What becomes of a packet admitted to the link at one position of a route, once its arrival
+/// time at the far end is known (and it is not lost on the way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Onward {
+    /// It goes through the link's pipe: an event when it reaches the far end.
+    Pipe,
+    /// It is passed on into the next link of its route at once (module docs).
+    PassOn,
+    /// It is delivered to its receiver at once (module docs).
+    Deliver,
+}
+
+/// A packet that reached the end of its route.
+#[derive(Clone, Copy, Debug)]
+pub struct Delivery {
+    pub pkt: Packet,
+    /// When it arrives: now, or later for a packet delivered ahead.
+    pub at: Time,
+    /// For a packet delivered ahead, its receiver's delivering group (see
+    /// [`Fabric::prepare_delivering_ahead`]); [`NOT_AHEAD`] otherwise.
+    pub group: u32,
+}
+
 pub struct Fabric {
     pub links: Vec<Link>,
     /// The links of every route, each route followed by [`END`]; a route's id is the offset of
     /// its first link. A packet finds its next link, and whether it has one, in the same place.
     route_links: Vec<LinkId>,
-    /// For each entry of `route_links`: packets leaving that link on that route may be passed
-    /// on into the route's next link (see [`Fabric::prepare_passing_on`]). Empty until then.
-    passes_on: Vec<bool>,
-    /// Packets are passed on only if they reach the next link by this time (the end of the run).
+    /// For each entry of `route_links`: what becomes of packets admitted to that link on that
+    /// route (see [`Fabric::prepare_passing_on`] and [`Fabric::prepare_delivering_ahead`]).
+    /// Empty until then.
+    onward: Vec<Onward>,
+    /// For each link into or out of the host of a delivering group, the group; else
+    /// [`NOT_AHEAD`]. Empty until delivering ahead is prepared.
+    delivering_group: Vec<u32>,
+    /// Packets are passed on or delivered ahead only if they arrive by this time (the end of
+    /// the run).
     pass_on_until: Time,
     pub events: EventQueue,
     pub flow_drops: Vec<FlowDrops>,
@@ -51,7 +97,8 @@ impl Fabric {
         Fabric {
             links,
             route_links: Vec::new(),
-            passes_on: Vec::new(),
+            onward: Vec::new(),
+            delivering_group: Vec::new(),
             pass_on_until: 0,
             events: EventQueue::default(),
             flow_drops: Vec::new(),
@@ -66,7 +113,7 @@ impl Fabric {
     /// Add a route (before [`Self::prepare_passing_on`]); returns its id.
     pub fn add_route(&mut self, links: &[LinkId]) -> u32 {
         assert!(!links.is_empty() && links.len() < u16::MAX as usize && !links.contains(&END));
-        assert!(self.passes_on.is_empty(), "a route added after passing on was prepared");
+        assert!(self.onward.is_empty(), "a route added after passing on was prepared");
         let id = u32::try_from(self.route_links.len()).expect("fewer than 2^32 route links");
         self.route_links.extend_from_slice(links);
         self.route_links.push(END);
@@ -107,14 +154,126 @@ impl Fabric {
             .collect();
         // Decided once per route position rather than per packet: the next link on the route is
         // fed by this one alone.
-        self.passes_on = vec![false; self.route_links.len()];
+        self.onward = vec![Onward::Pipe; self.route_links.len()];
         for (i, pair) in self.route_links.windows(2).enumerate() {
             let (link, next) = (pair[0], pair[1]);
-            if link != END && next != END {
-                self.passes_on[i] = sole_feeder[next as usize] == Some(link) && self.links[link as usize].may_pass_on();
+            if link != END
+                && next != END
+                && sole_feeder[next as usize] == Some(link)
+                && self.links[link as usize].may_pass_on()
+            {
+                self.onward[i] = Onward::PassOn;
             }
         }
         self.pass_on_until = until;
+    }
+
+    /// The routes, as (id, links).
+    fn routes(&self) -> impl Iterator<Item = (u32, &[LinkId])> + '_ {
+        let mut start = 0;
+        self.route_links.split(|&l| l == END).filter(|r| !r.is_empty()).map(move |r| {
+            let id = start;
+            start += r.len() as u32 + 1;
+            (id, r)
+        })
+    }
+
+    /// Allow delivering ahead (module docs), after [`Self::prepare_passing_on`], given every
+    /// (data route, ACK route) pair that flows will use. Returns the number of delivering groups:
+    /// each is a link into a host such that
+    /// - the link ends every route through it, never starts one, and carries no ACKs;
+    /// - every route into it reaches it from an event at an earlier link, not straight from its
+    ///   sender (passed on all the way);
+    /// - the ACK routes of the flows received through it start at links that no other route
+    ///   uses, and that carry no data;
+    /// - none of these links is special (jitter, a dequeue discipline, capture) or sampled.
+    ///
+    /// Group ids are numbered from 0 in the order of the pairs.
+    pub fn prepare_delivering_ahead(&mut self, pairs: &[(u32, u32)], sampled: bool) -> u32 {
+        let n = self.links.len();
+        self.delivering_group = vec![NOT_AHEAD; n];
+        if self.onward.is_empty() {
+            return 0;
+        }
+        // How routes use each link.
+        #[derive(Clone, Copy, Default)]
+        struct Use {
+            first: bool,
+            inner: bool,
+            last: bool,
+            starts_data: bool,
+            ends_acks: bool,
+        }
+        let mut carries_data = vec![false; self.route_links.len()];
+        let mut carries_acks = vec![false; self.route_links.len()];
+        for &(data, ack) in pairs {
+            carries_data[data as usize] = true;
+            carries_acks[ack as usize] = true;
+        }
+        let mut uses = vec![Use::default(); n];
+        for (id, route) in self.routes() {
+            let k = route.len() - 1;
+            for (i, &link) in route.iter().enumerate() {
+                let u = &mut uses[link as usize];
+                u.first |= i == 0;
+                u.inner |= i > 0 && i < k;
+                u.last |= i > 0 && i == k;
+                u.starts_data |= i == 0 && carries_data[id as usize];
+                u.ends_acks |= i == k && carries_acks[id as usize];
+            }
+        }
+        let plain = |l: &Link| !(l.is_special() || sampled && l.monitor || !l.may_pass_on());
+        // The link into the host of each flow's receiver, and out of it: candidates until one of
+        // the conditions fails.
+        const NO: LinkId = LinkId::MAX;
+        let mut into_ok = vec![true; n];
+        let mut out_of = vec![NO; n]; // for a link out of a host: the link into it
+        let mut out_ok = vec![true; n];
+        for &(data, ack) in pairs {
+            let route = self.route(data);
+            let into = *route.last().expect("routes are not empty");
+            let out = self.route(ack)[0];
+            let u = uses[into as usize];
+            // Reached from an event at an earlier link on the route (not passed on from the first).
+            let from_event = self.onward[data as usize..][..route.len() - 1].iter().any(|&o| o != Onward::PassOn);
+            into_ok[into as usize] &=
+                !u.first && !u.inner && !u.ends_acks && from_event && plain(&self.links[into as usize]);
+            let v = uses[out as usize];
+            out_ok[out as usize] &= !v.inner && !v.last && !v.starts_data && plain(&self.links[out as usize]);
+            let owner = out_of[out as usize];
+            if owner != NO && owner != into {
+                // Receivers behind two links into a host send through one link out of it.
+                into_ok[owner as usize] = false;
+                into_ok[into as usize] = false;
+            }
+            out_of[out as usize] = into;
+        }
+        // A link into a host qualifies if every link out of the host it pairs with does.
+        for (out, &into) in out_of.iter().enumerate() {
+            if into != NO && !out_ok[out] {
+                into_ok[into as usize] = false;
+            }
+        }
+        let mut groups = 0;
+        for &(data, _) in pairs {
+            let into = *self.route(data).last().expect("routes are not empty");
+            if into_ok[into as usize] && self.delivering_group[into as usize] == NOT_AHEAD {
+                self.delivering_group[into as usize] = groups;
+                groups += 1;
+            }
+        }
+        for (out, &into) in out_of.iter().enumerate() {
+            if into != NO && into_ok[into as usize] {
+                self.delivering_group[out] = self.delivering_group[into as usize];
+            }
+        }
+        for &(data, _) in pairs {
+            let at = data as usize + self.route(data).len() - 1;
+            if self.delivering_group[self.route_links[at] as usize] != NOT_AHEAD {
+                self.onward[at] = Onward::Deliver;
+            }
+        }
+        groups
     }
 
     /// Mark a link for capture of the packets entering and/or leaving it (marks add up). Once
@@ -122,17 +281,29 @@ impl Fabric {
     /// passed on into or out of the link where capture needs them to go through its pipe.
     pub fn watch_link(&mut self, link: LinkId, entry: bool, exit: bool) {
         self.links[link as usize].watch(entry, exit);
-        for i in 0..self.passes_on.len() {
+        for i in 0..self.onward.len() {
             let next_is_link = self.route_links.get(i + 1) == Some(&link);
-            if exit && self.route_links[i] == link || entry && next_is_link {
-                self.passes_on[i] = false;
+            if (exit && self.route_links[i] == link || entry && next_is_link) && self.onward[i] == Onward::PassOn {
+                self.onward[i] = Onward::Pipe;
             }
         }
+        // A flow's capture watches its sender's host links, which a delivering group never uses.
+        debug_assert!(self.delivering_group.get(link as usize).is_none_or(|&g| g == NOT_AHEAD));
     }
 
     /// Never pass packets on (every packet through every pipe; the same results).
     pub fn disable_passing_on(&mut self) {
         self.pass_on_until = 0;
+    }
+
+    /// Never deliver packets ahead (every packet reaches its receiver through the last pipe of
+    /// its route; the same results).
+    pub fn disable_delivering_ahead(&mut self) {
+        for onward in &mut self.onward {
+            if *onward == Onward::Deliver {
+                *onward = Onward::Pipe;
+            }
+        }
     }
 
     pub fn route(&self, id: u32) -> &[LinkId] {
@@ -143,20 +314,22 @@ impl Fabric {
     /// Put a packet on the first link of its route.
     #[inline]
     pub fn send(&mut self, pkt: Packet, now: Time) {
-        self.enter_route_link(&pkt, 0, now);
+        let delivered = self.enter_route_link(&pkt, 0, now);
+        debug_assert!(delivered.is_none(), "delivered ahead straight from its sender");
     }
 
     /// The packet reaches link number `hop` of its route. A loop rather than a recursion for
-    /// packets passed on: one call per packet.
+    /// packets passed on: one call per packet. Returns the packet if it is delivered ahead.
     #[inline(always)]
-    fn enter_route_link(&mut self, pkt: &Packet, mut hop: u16, mut now: Time) {
+    fn enter_route_link(&mut self, pkt: &Packet, mut hop: u16, mut now: Time) -> Option<Delivery> {
         let mut ecn = pkt.ecn;
         let off = pkt.route as usize;
         loop {
             let link = self.route_links[off + hop as usize];
             let l = &mut self.links[link as usize];
             if l.is_special() {
-                return self.enter_special(link, Packet { hop, ecn, ..*pkt }, now);
+                self.enter_special(link, Packet { hop, ecn, ..*pkt }, now);
+                return None;
             }
             l.counters.arrivals += 1;
             let exit = match l.queue(pkt.size, ecn, now) {
@@ -164,19 +337,34 @@ impl Fabric {
                     ecn = marked;
                     exit
                 }
-                Err(verdict) => return self.settle(link, &Packet { ecn, ..*pkt }, Offer::Dropped(verdict), now),
+                Err(verdict) => {
+                    self.settle(link, &Packet { ecn, ..*pkt }, Offer::Dropped(verdict), now);
+                    return None;
+                }
             };
             let lost = l.draws_loss();
-            if !lost && exit <= self.pass_on_until && self.passes_on.get(off + hop as usize) == Some(&true) {
-                l.pass_on();
-                self.hops += 1;
-                (hop, now) = (hop + 1, exit);
-                continue;
+            if !lost && exit <= self.pass_on_until {
+                match self.onward.get(off + hop as usize) {
+                    Some(Onward::PassOn) => {
+                        l.pass_on();
+                        self.hops += 1;
+                        (hop, now) = (hop + 1, exit);
+                        continue;
+                    }
+                    Some(Onward::Deliver) => {
+                        l.pass_on();
+                        self.hops += 1;
+                        let group = self.delivering_group[link as usize];
+                        return Some(Delivery { pkt: Packet { hop, ecn, ..*pkt }, at: exit, group });
+                    }
+                    _ => {}
+                }
             }
             // The packet is written once, into the pipe (see `Link::enter_pipe`); `settle` reads
             // it only for a drop, which this is not.
             let offer = self.links[link as usize].enter_pipe(pkt, hop, ecn, exit, lost);
-            return self.settle(link, pkt, offer, now);
+            self.settle(link, pkt, offer, now);
+            return None;
         }
     }
 
@@ -292,9 +480,10 @@ impl Fabric {
     }
 
     /// The packet at the head of `link`'s pipe arrives at the far end. It continues on its route
-    /// (returns `None`), is lost (`None`), or has reached its destination (returned).
+    /// (returns `None`, or the packet if it is delivered ahead on the way), is lost (`None`), or
+    /// has reached its destination (returned).
     #[inline]
-    pub fn link_arrival(&mut self, link: LinkId, now: Time) -> Option<Packet> {
+    pub fn link_arrival(&mut self, link: LinkId, now: Time) -> Option<Delivery> {
         if self.links[link as usize].decides_at_dequeue() {
             // Transmissions completed by now hand their packets to the pipe first.
             self.serve(link, now);
@@ -313,13 +502,12 @@ impl Fabric {
         }
         let hop = pkt.hop + 1;
         if self.route_links[pkt.route as usize + hop as usize] != END {
-            self.enter_route_link(&pkt, hop, now);
-            None
+            self.enter_route_link(&pkt, hop, now)
         } else {
             if self.links[link as usize].captures_exit() {
                 self.capture_exit(&pkt, now);
             }
-            Some(pkt)
+            Some(Delivery { pkt, at: now, group: NOT_AHEAD })
         }
     }
 }
@@ -343,6 +531,62 @@ mod tests {
         fab.flow_drops.push(FlowDrops::default());
         fab.prepare_passing_on(Time::MAX, false);
         fab
+    }
+
+    /// Hosts 0 and 1 send to host 2 through router 3: links 0 (0->3), 1 (1->3), 2 (3->2), and
+    /// back 3 (2->3), 4 (3->0), 5 (3->1). Routes for the (data, ACK) pairs given, with link 2
+    /// sampled if `sampled`; returns the pairs' route ids.
+    fn star(pairs: &[(&[LinkId], &[LinkId])], sampled: bool) -> (Fabric, Vec<(u32, u32)>) {
+        let ends = [(0, 3), (1, 3), (3, 2), (2, 3), (3, 0), (3, 1)];
+        let links = ends
+            .iter()
+            .map(|&(src, dst)| {
+                let q = Qdisc::DropTail(DropTail { limit_pkts: Some(100), limit_bytes: None });
+                Link::new(src, dst, 8_000_000, 10 * MS, q, LossModel::None)
+            })
+            .collect();
+        let mut fab = Fabric::new(links, false);
+        let ids = pairs.iter().map(|(data, ack)| (fab.add_route(data), fab.add_route(ack))).collect();
+        fab.flow_drops.push(FlowDrops::default());
+        fab.links[2].monitor = true;
+        fab.prepare_passing_on(Time::MAX, sampled);
+        (fab, ids)
+    }
+
+    /// Flows from hosts 0 and 1 to host 2.
+    const INTO_2: [(&[LinkId], &[LinkId]); 2] = [(&[0, 2], &[3, 4]), (&[1, 2], &[3, 5])];
+
+    #[test]
+    fn receivers_behind_a_link_fed_by_several_are_delivered_to_ahead() {
+        let (mut fab, pairs) = star(&INTO_2, false);
+        assert_eq!(fab.prepare_delivering_ahead(&pairs, false), 1);
+        // 1000 bytes at 8 Mb/s: 1 ms on the wire, then 10 ms of propagation, on each link.
+        fab.send(Packet { route: pairs[1].0, ..Packet::test_data(0, 1000) }, 0);
+        assert!(fab.events.pop().is_some_and(|(t, e)| t == 11 * MS && e == Event::LinkArrival(1)));
+        let d = fab.link_arrival(1, 11 * MS).expect("delivered ahead at admission to link 2");
+        assert_eq!((d.at, d.group, d.pkt.hop), (22 * MS, 0, 1));
+        assert_eq!((fab.hops, in_link(&fab, 2)), (2, 0));
+        assert!(fab.events.pop().is_none(), "no event at the receiver");
+    }
+
+    #[test]
+    fn a_receiving_host_that_also_sends_or_is_sampled_is_no_delivering_group() {
+        // Host 2 sends to host 0 too: data out through link 3, its ACKs in through link 2.
+        let (mut fab, pairs) = star(&[INTO_2[0], INTO_2[1], (&[3, 4], &[0, 2])], false);
+        assert_eq!(fab.prepare_delivering_ahead(&pairs, false), 0);
+        let (mut fab, pairs) = star(&INTO_2, true);
+        assert_eq!(fab.prepare_delivering_ahead(&pairs, true), 0, "link 2's queue is sampled");
+    }
+
+    #[test]
+    fn a_receiver_reached_by_passing_on_from_its_sender_is_not_delivered_to_ahead() {
+        // One sender: link 2 is fed by link 0 alone, so a packet goes from its sender's call
+        // into link 2, where nothing may be delivered ahead (the sender's call is no place to
+        // run a receiver).
+        let (mut fab, pairs) = star(&INTO_2[..1], false);
+        assert_eq!(fab.prepare_delivering_ahead(&pairs, false), 0);
+        fab.send(Packet::test_data(0, 1000), 0);
+        assert_eq!((in_link(&fab, 0), in_link(&fab, 2)), (0, 1), "passed on into link 2's pipe");
     }
 
     fn in_link(fab: &Fabric, link: LinkId) -> usize {

@@ -152,6 +152,17 @@ impl Receiver {
         }
     }
 
+    /// The delayed-ACK timer, due at `at`, runs before its event: the receiver's host is a
+    /// delivering group's (see `Fabric::prepare_delivering_ahead`), where a packet delivered
+    /// ahead at a later time is about to arrive. The event then finds the timer cancelled.
+    pub fn run_delayed_ack(&mut self, at: Time, fab: &mut Fabric) {
+        debug_assert_eq!(self.delack_timer.deadline(), Some(at));
+        self.delack_timer.cancel();
+        if self.unacked > 0 {
+            self.send(PacketKind::Ack, self.echo, at, fab);
+        }
+    }
+
     /// Put `block`, the range now holding `seq`, first in the most-recently-reported list.
     fn note_block(&mut self, seq: u32, (start, end): (u32, u32)) {
         // A segment still in the set is in `block` exactly when it lies within its bounds.

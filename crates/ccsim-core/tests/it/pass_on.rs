@@ -1,6 +1,7 @@
-//! Passing a packet on at admission to a link fed by one link only (`ccsim_core::net::fabric`)
-//! saves events and changes nothing else: every table is byte-identical to a run that sends each
-//! packet through each pipe.
+//! Passing a packet on at admission to a link fed by one link only, and delivering it to its
+//! receiver at admission to the link into the receiver's host (`ccsim_core::net::fabric`), save
+//! events and change nothing else: every table is byte-identical to a run that sends each packet
+//! through each pipe.
 
 use ccsim_core::results::{Column, RunResults};
 use ccsim_core::Simulation;
@@ -8,20 +9,32 @@ use serde_json::{json, Value};
 
 use crate::scenarios::*;
 
-/// Run with and without passing on; return both results.
+/// Run with and without passing on (and delivering ahead); return both results.
 fn both_ways(v: &Value) -> (RunResults, RunResults) {
+    let (a, _) = both_ways_with_groups(v);
+    a
+}
+
+/// Both results, and the number of delivering groups.
+fn both_ways_with_groups(v: &Value) -> ((RunResults, RunResults), usize) {
     let mut passing = Simulation::new(&spec(v)).expect("builds");
+    let groups = passing.delivering_groups();
     let a = passing.finish();
     crate::conservation::assert_conserved(&passing);
     let mut piped = Simulation::new(&spec(v)).expect("builds");
     piped.disable_passing_on();
     let b = piped.finish();
     crate::conservation::assert_conserved(&piped);
-    (a, b)
+    ((a, b), groups)
 }
 
 fn assert_identical(v: &Value) -> (RunResults, RunResults) {
     let (a, b) = both_ways(v);
+    assert_tables_identical(&a, &b);
+    (a, b)
+}
+
+fn assert_tables_identical(a: &RunResults, b: &RunResults) {
     for (name, ta, tb) in [
         ("flows", &a.flows, &b.flows),
         ("links", &a.links, &b.links),
@@ -34,7 +47,6 @@ fn assert_identical(v: &Value) -> (RunResults, RunResults) {
     assert_eq!(a.packet_hops, b.packet_hops);
     assert_eq!(a.sim_end_ns, b.sim_end_ns);
     assert!(a.events < b.events, "passing on saved no events: {} vs {}", a.events, b.events);
-    (a, b)
 }
 
 /// A dumbbell with random loss on the bottleneck (drawn as packets are passed on), an
@@ -110,4 +122,60 @@ fn sampled_queues_see_only_packets_that_have_arrived() {
     });
     let (a, _) = assert_identical(&v);
     assert!(a.queues.rows() > 2 * 900, "two links sampled every 10 ms: {} rows", a.queues.rows());
+}
+
+/// Five senders to one host D through a 10 Mb/s bottleneck with random loss, with delayed ACKs:
+/// its receivers form one delivering group (their delayed-ACK timers interleave with packets
+/// delivered ahead to the others). Web transfers from two sources share D too, several at once.
+/// Host E receives one flow and sends another (to S0): no group. The run ends mid-transfer.
+#[test]
+fn receivers_sharing_a_host_give_identical_tables_when_delivered_to_ahead() {
+    let link = |src: &str, dst: &str, rate_bps: u64, delay_ms: u64| json!({"src": src, "dst": dst, "rate_bps": rate_bps, "delay_ns": delay_ms * MS, "queue": droptail(50)});
+    let mut links = vec![link("R0", "R1", 10_000_000, 10), link("R1", "R0", 10_000_000, 10)];
+    links[0]["loss"] = json!({"kind": "bernoulli", "p": 0.003});
+    let senders = ["S0", "S1", "S2", "S3", "S4"];
+    for (i, host) in senders.iter().enumerate() {
+        links.push(link(host, "R0", 100_000_000, 1 + 3 * i as u64));
+        links.push(link("R0", host, 100_000_000, 1 + 3 * i as u64));
+    }
+    for host in ["D", "E"] {
+        links.push(link(host, "R1", 100_000_000, 2));
+        links.push(link("R1", host, 100_000_000, 2));
+    }
+    let flow = |src: &str, dst: &str, cc: &str, start_ms: u64| json!({"label": cc, "cc": cc, "mss_bytes": 1000, "start_ns": start_ms * MS, "src": src, "dst": dst});
+    let mut flows: Vec<Value> = ["reno", "cubic", "highspeed", "bic"]
+        .iter()
+        .enumerate()
+        .map(|(i, cc)| flow(senders[i], "D", cc, 37 * i as u64))
+        .collect();
+    flows.push(flow("S4", "E", "reno", 5));
+    flows.push(flow("E", "S0", "cubic", 11));
+    let v = json!({
+        "name": "test", "seed": 5, "duration_ns": 12 * S, "stack": {"profile": "linux"},
+        "topology": {"kind": "explicit", "nodes": ["S0", "S1", "S2", "S3", "S4", "R0", "R1", "D", "E"], "links": links},
+        "flows": flows,
+        "generators": [{
+            "label": "web", "cc": "reno", "mss_bytes": 1000, "start_ns": 0,
+            "arrivals": {"kind": "open_loop", "rate_per_s": 8.0, "stop_ns": null},
+            "size": {"kind": "pareto", "mean_bytes": 60000.0, "shape": 1.5},
+            "endpoints": [["S2", "D"], ["S3", "D"]],
+        }],
+        "trace": {"drops": true},
+    });
+    let ((a, b), groups) = both_ways_with_groups(&v);
+    assert_tables_identical(&a, &b);
+    assert_eq!(groups, 1, "D is a delivering group, E is not");
+    // Passing on alone: every data packet D's receivers got cost one more event (and some
+    // delayed-ACK timers re-armed before their event are one event more too).
+    let mut not_ahead = Simulation::new(&spec(&v)).expect("builds");
+    not_ahead.disable_delivering_ahead();
+    let c = not_ahead.finish();
+    assert_tables_identical(&a, &c);
+    let Some((_, Column::U64(delivered))) = a.flows.columns.iter().find(|(n, _)| n == "packets_delivered") else {
+        panic!("the flows table has a u64 packets_delivered column")
+    };
+    // Flows 0-3 and the web transfers (from 6 on) go to D.
+    let into_d: u64 = delivered.iter().take(4).chain(delivered.iter().skip(6)).sum();
+    assert!(delivered.len() > 8 && into_d > 2000, "{} flows, {into_d} packets into D", delivered.len());
+    assert!(c.events - a.events >= into_d, "{} events saved, {into_d} packets into D", c.events - a.events);
 }
