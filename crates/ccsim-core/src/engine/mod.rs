@@ -7,6 +7,7 @@ pub mod topology;
 
 use crate::event::{Event, TimerKind};
 use crate::net::fabric::{Delivery, Fabric, NOT_AHEAD};
+use crate::net::packet::Packet;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -184,7 +185,7 @@ impl Simulation {
 
     /// A data packet delivered ahead: the delayed ACKs of its group due by its arrival go
     /// first, as their events would have; a timer it arms is noted for the next packets.
-    fn deliver_ahead(&mut self, pkt: crate::net::packet::Packet, at: Time, group: u32) {
+    fn deliver_ahead(&mut self, pkt: Packet, at: Time, group: u32) {
         let due = &mut self.delayed_acks_ahead[group as usize];
         while let Some(&(deadline, flow)) = due.front() {
             if deadline > at {

@@ -131,7 +131,7 @@ impl Fabric {
             Several,
         }
         let mut feed = vec![Feed::Unused; self.links.len()];
-        for route in self.route_links.split(|&l| l == END).filter(|r| !r.is_empty()) {
+        for (_, route) in self.routes() {
             // The first link is fed by a host, each later one by the link before it.
             feed[route[0] as usize] = Feed::Several;
             for pair in route.windows(2) {
