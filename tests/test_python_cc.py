@@ -507,8 +507,11 @@ def test_the_tutorials_sweep_compares_delay_reno_with_cubic() -> None:
 def test_ctrl_c_stops_a_run_with_a_python_algorithm_promptly(tmp_path: Path) -> None:
     """SIGINT while the engine holds the GIL for a Python algorithm: the command stops within a
     second or so, says it was interrupted, and writes nothing."""
-    long_run = SMALL_DUMBBELL.replace('duration = "2s"', 'duration = "3600s"').replace(
-        'cc = "newreno"', f'cc = "{PY_RENO}"'
+    # A day at 100 Mb/s: hours of work for the Python algorithm, however fast the machine.
+    long_run = (
+        SMALL_DUMBBELL.replace('duration = "2s"', 'duration = "86400s"')
+        .replace('bottleneck_rate = "10Mbps"', 'bottleneck_rate = "100Mbps"')
+        .replace('cc = "newreno"', f'cc = "{PY_RENO}"')
     )
     (tmp_path / "long.toml").write_text(long_run, encoding="utf-8")
     env = dict(os.environ)
@@ -522,12 +525,19 @@ def test_ctrl_c_stops_a_run_with_a_python_algorithm_promptly(tmp_path: Path) -> 
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(3)  # importing, loading, building: the run is under way by now
-    assert process.poll() is None
-    process.send_signal(signal.SIGINT)
-    sent = time.monotonic()
-    _, stderr = process.communicate(timeout=30)
-    assert time.monotonic() - sent < 5
+    try:
+        time.sleep(3)  # importing, loading, building: the run is under way by now
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        _, stderr = process.communicate(timeout=30)
+        assert time.monotonic() - sent < 5
+    finally:
+        # Whatever failed above, leave no process running and no pipe open.
+        if process.poll() is None:
+            process.kill()
+        if process.stderr is not None and not process.stderr.closed:
+            process.communicate()
     assert process.returncode == 130, stderr
     assert "interrupted; nothing was written" in stderr and "Traceback" not in stderr
     assert not (tmp_path / "out").exists()
