@@ -11,15 +11,17 @@ A :class:`Study` is data plus three functions:
   interval of the mean by Student's t (``ci_low``, ``ci_high``; NaN with a single run), the
   number of runs (``runs``) and the published value (``published``, NaN where the paper gives
   none).
-* each :class:`Claim` reads that table and returns :class:`Check` results, each of which holds,
-  fails, or is reversed (the data goes clearly the other way); the verdict (reproduced, partly,
-  reversed, not reproduced, not run) is computed from the checks (:func:`grade`), never written
-  by hand.
+* each :class:`Claim` reads that table and returns checks, each of which compares a measured
+  quantity with what the claim requires with the quantity's uncertainty (over the replicates,
+  paired by seed: :mod:`ccsim.studies.checks`); the verdict is graded from the checks by one
+  rule (:func:`grade`), never written by hand.
 
-:func:`run_study` does the rest: prints the setup (assumptions and stack profile included),
-the table and the verdicts, and writes ``<ID>.csv``, ``<ID>.png``, ``<ID>-verdicts.csv`` and
-``study.json`` (the setup, the settings, the verdicts, the command that reproduces the study and
-ccsim's version, which ``ccsim report`` reads).
+:func:`run_study` does the rest: runs the sweeps, and in a full run adds replicates (up to the
+study's :attr:`Study.max_replicates`) while a check is inconclusive; prints the setup
+(assumptions and stack profile included), the table and the verdicts, and writes ``<ID>.csv``,
+``<ID>-runs.csv`` (every run's value of every quantity), ``<ID>.png``, ``<ID>-verdicts.csv``
+and ``study.json`` (the setup, the settings, the verdicts, the command that reproduces the study
+and ccsim's version, which ``ccsim report`` reads).
 """
 
 from __future__ import annotations
@@ -39,51 +41,81 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ccsim.studies.checks import (
+    FAILED,
+    HELD,
+    INCONCLUSIVE,
+    NO_DATA,
+    NOT_REPRODUCED,
+    NOT_RUN,
+    NOT_RUN_QUICK,
+    PARTLY,
+    REPRODUCED,
+    REVERSED,
+    VERDICTS,
+    Check,
+    Claim,
+    ClaimResult,
+    band,
+    compare,
+    grade,
+    within,
+)
+from ccsim.studies.evidence import (
+    ANY,
+    CI_LEVEL,
+    CORRELATION,
+    MIN_REPLICATES,
+    NONNEGATIVE,
+    UNIT,
+    Bounds,
+    Quantity,
+    Replicates,
+    measure,
+)
+
 __all__ = [
+    "ANY",
     "CI_LEVEL",
+    "CORRELATION",
     "FAILED",
     "HELD",
+    "INCONCLUSIVE",
+    "MIN_REPLICATES",
+    "NONNEGATIVE",
     "NOT_REPRODUCED",
     "NOT_RUN",
+    "NOT_RUN_QUICK",
     "NO_DATA",
     "PARTLY",
     "REPRODUCED",
     "REVERSED",
     "STUDY_METADATA",
+    "UNIT",
     "VERDICTS",
     "Check",
     "Claim",
     "ClaimResult",
     "Context",
+    "Quantity",
     "Settings",
     "Study",
     "StudyReport",
+    "band",
+    "compare",
     "grade",
+    "measure",
     "run_study",
     "study_command",
     "summarise",
     "with_intervals",
+    "within",
 ]
 
-REPRODUCED = "reproduced"
-PARTLY = "partly"
-NOT_REPRODUCED = "not reproduced"
-#: The effect is there, but in the opposite direction of the paper's claim.
-REVERSED = "reversed"
-NOT_RUN = "not run"
-#: Every verdict, in the order the summaries list them.
-VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, REVERSED, NOT_RUN)
-
-#: What one check found: the claimed direction holds, it does not, or the data clearly goes the
-#: other way (e.g. the paper's loser wins); NO_DATA when a value it needs is missing.
-HELD = "held"
-FAILED = "failed"
-NO_DATA = "no data"
-
-#: Columns every comparison table ends with (the key columns of a study come first).
-VALUE_COLUMNS = ["metric", "ours", "sd", "ci_low", "ci_high", "runs", "published"]
-#: The confidence level of the intervals in comparison tables, figures and reports.
-CI_LEVEL = 0.95
+#: Columns every comparison table ends with (the key columns of a study come first). The
+#: ``replicates`` column holds each row's per-run values (:class:`Replicates`), which the checks
+#: read; it is not written to ``<ID>.csv`` (``<ID>-runs.csv`` has them, one line per run).
+VALUE_COLUMNS = ["metric", "ours", "sd", "ci_low", "ci_high", "runs", "published", "replicates"]
 #: What a study directory records of how it was made (read by ``ccsim report``).
 STUDY_METADATA = "study.json"
 
@@ -110,83 +142,6 @@ class Settings:
     def pick(self, full: Any, quick: Any) -> Any:
         """``quick`` in quick mode, ``full`` otherwise (points, durations, ...)."""
         return quick if self.quick else full
-
-
-@dataclass(frozen=True)
-class Check:
-    """One testable condition of a claim: what it says, and whether it holds (None: no data).
-
-    ``reversed`` marks a check that does not hold because the evidence clearly goes the other
-    way (the flow the paper says loses wins, the sign is the opposite one): the check's
-    :attr:`outcome` is then ``"reversed"`` instead of ``"failed"``. A check that holds cannot be
-    reversed.
-    """
-
-    text: str
-    ok: bool | None
-    reversed: bool = False
-
-    def __post_init__(self) -> None:
-        if self.reversed and self.ok is not False:
-            raise ValueError("only a check that does not hold can be reversed")
-
-    @property
-    def outcome(self) -> str:
-        """``held``, ``failed``, ``reversed`` or ``no data``."""
-        if self.ok is None:
-            return NO_DATA
-        if self.ok:
-            return HELD
-        return REVERSED if self.reversed else FAILED
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    """A judged claim: its text, its criterion, the checks and the verdict graded from them."""
-
-    claim: str
-    criterion: str
-    checks: tuple[Check, ...]
-    verdict: str
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A published claim and the explicit criterion it is judged by.
-
-    ``evaluate(table)`` returns the checks; :func:`grade` turns them into the verdict, so the
-    verdict follows the numbers.
-    """
-
-    text: str
-    criterion: str
-    evaluate: Callable[[pd.DataFrame], Sequence[Check]]
-
-    def judge(self, table: pd.DataFrame) -> ClaimResult:
-        checks = tuple(self.evaluate(table))
-        return ClaimResult(self.text, self.criterion, checks, grade(checks))
-
-
-def grade(checks: Sequence[Check]) -> str:
-    """The verdict from the checks, fixed by rule:
-
-    * any check without data (or no checks): **not run** (a claim is not judged on half of its
-      evidence);
-    * every check held: **reproduced**;
-    * some held: **partly** (the reversed ones are shown with the checks);
-    * none held and at least half of them reversed: **reversed** (the effect is there, the
-      other way round);
-    * none held otherwise: **not reproduced**.
-    """
-    if not checks or any(c.ok is None for c in checks):
-        return NOT_RUN
-    held = sum(c.outcome == HELD for c in checks)
-    if held == len(checks):
-        return REPRODUCED
-    if held:
-        return PARTLY
-    reversed_ = sum(c.outcome == REVERSED for c in checks)
-    return REVERSED if 2 * reversed_ >= len(checks) else NOT_REPRODUCED
 
 
 @dataclass(frozen=True)
@@ -223,6 +178,9 @@ class Study:
     #: "none: ..." when everything from the start of each run counts. Printed with the setup;
     #: None prints "not stated".
     warmup: str | None = None
+    #: The most replicates (seeds per point) a full run goes up to while a check is
+    #: inconclusive; None: the study's own count (no replicates are added).
+    max_replicates: int | None = None
 
 
 # ---- running -----------------------------------------------------------------------------------
@@ -274,6 +232,8 @@ class StudyReport:
     elapsed_s: float = 0.0
     #: Worker processes the sweeps ran on (None: one per core).
     workers: int | None = None
+    #: Seeds per point in the end (more than the study's own when checks were inconclusive).
+    replicates: int = 0
 
     def verdict(self, index: int) -> str:
         """The verdict of the claim at ``index`` (in the study's order)."""
@@ -337,6 +297,11 @@ def run_study(
 ) -> StudyReport:
     """Run one study: its sweeps (cached), the analysis, the verdicts, the files, the printout.
 
+    A full run whose replicates are the study's own (no ``replicates`` in ``settings``) adds
+    replicates while a check is inconclusive: the number of seeds is doubled, up to
+    :attr:`Study.max_replicates`, and the runs already done are kept. A check that is still
+    inconclusive at the cap stays so.
+
     ``out`` defaults to ``results/studies/<ID>`` (``<ID>-<profile>`` under another profile, so
     that the two are kept side by side). ``console`` is a rich Console to print to (None: print
     nothing).
@@ -350,47 +315,90 @@ def run_study(
     if console is not None:
         _print_setup(study, settings, console)
     have = available_algorithms()
-    context = Context(settings, {})
-    jobs: list[tuple[str, Sweep, Path]] = []
-    for spec in study.sweeps(settings):
-        spec = copy.deepcopy(spec)
-        spec.setdefault("set", {})["profile"] = settings.profile
-        pruned, missing = _prune(spec, have)
-        if missing:
-            context.notes.append(
-                f"{spec['name']}: not in this engine, so not run: {', '.join(missing)}"
-            )
-        if pruned is None:
-            context.results[spec["name"]] = None
-            continue
-        jobs.append((spec["name"], Sweep.from_dict(pruned), directory / "sweeps" / spec["name"]))
-    # One pool for every sweep of the study: no worker waits for the end of one sweep.
-    results = run_sweeps(
-        [(sweep, target) for _, sweep, target in jobs], workers=workers, progress=progress
-    )
     command = study_command(study, settings, out)
-    runs = reused = 0
-    for (name, _, target), result in zip(jobs, results, strict=True):
-        record_command(target, command)
-        if result.failures:
-            context.notes.append(
-                f"{name}: {len(result.failures)} runs failed: {result.failures[0].error}"
-            )
-        runs += result.distinct_runs
-        reused += result.skipped
-        context.results[name] = result
-    table = with_intervals(study.analyse(context))
-    verdicts = [claim.judge(table) for claim in study.claims]
-    files = _write(study, settings, table, verdicts, directory)
+    current = settings
+    escalations: list[str] = []
+    while True:
+        context = Context(current, {})
+        jobs: list[tuple[str, Sweep, Path]] = []
+        for spec in study.sweeps(current):
+            spec = copy.deepcopy(spec)
+            spec.setdefault("set", {})["profile"] = current.profile
+            pruned, missing = _prune(spec, have)
+            if missing:
+                context.notes.append(
+                    f"{spec['name']}: not in this engine, so not run: {', '.join(missing)}"
+                )
+            if pruned is None:
+                context.results[spec["name"]] = None
+                continue
+            target = directory / "sweeps" / spec["name"]
+            jobs.append((spec["name"], Sweep.from_dict(pruned), target))
+        # One pool for every sweep of the study: no worker waits for the end of one sweep.
+        results = run_sweeps(
+            [(sweep, target) for _, sweep, target in jobs], workers=workers, progress=progress
+        )
+        runs = reused = 0
+        for (name, _, target), result in zip(jobs, results, strict=True):
+            record_command(target, command)
+            if result.failures:
+                context.notes.append(
+                    f"{name}: {len(result.failures)} runs failed: {result.failures[0].error}"
+                )
+            runs += result.distinct_runs
+            reused += result.skipped
+            context.results[name] = result
+        table = with_intervals(study.analyse(context))
+        verdicts = [claim.judge(table, quick=current.quick) for claim in study.claims]
+        more = _more_replicates(study, current, verdicts, settings.replicates is not None)
+        if more is None:
+            break
+        escalations.append(
+            f"{_inconclusive(verdicts)} inconclusive checks with {_replicates(study, current)} "
+            f"replicates: running {more}"
+        )
+        if console is not None:
+            console.print(f"[yellow]{escalations[-1]}[/yellow]")
+        current = Settings(
+            quick=current.quick,
+            profile=current.profile,
+            replicates=more,
+            first_seed=current.first_seed,
+        )
+    context.notes[:0] = escalations
+    files = _write(study, current, table, verdicts, directory)
     report = StudyReport(
         study, settings, table, verdicts, directory, files, context.notes, runs, reused
     )
+    report.replicates = _replicates(study, current)
     files.append(_write_metadata(report, out))
     report.elapsed_s = time.perf_counter() - started
     report.workers = workers
     if console is not None:
         _print_report(report, console)
     return report
+
+
+def _replicates(study: Study, settings: Settings) -> int:
+    """The most seeds any sweep of the study runs per point under ``settings``."""
+    return max((len(spec.get("seeds", [1])) for spec in study.sweeps(settings)), default=1)
+
+
+def _inconclusive(verdicts: Sequence[ClaimResult]) -> int:
+    return sum(c.outcome == INCONCLUSIVE for v in verdicts for c in v.checks)
+
+
+def _more_replicates(
+    study: Study, settings: Settings, verdicts: Sequence[ClaimResult], by_hand: bool
+) -> int | None:
+    """The replicates to run next, or None: a quick run, replicates set by hand, no inconclusive
+    check, or the study's cap reached."""
+    if settings.quick or by_hand or study.max_replicates is None or not _inconclusive(verdicts):
+        return None
+    now = _replicates(study, settings)
+    if now >= study.max_replicates:
+        return None
+    return min(study.max_replicates, 2 * now)
 
 
 def _default_directory(study: Study, settings: Settings) -> Path:
@@ -428,32 +436,68 @@ def summarise(
     records: Sequence[Mapping[str, Any]],
     keys: Sequence[str],
     published: Mapping[tuple[Any, ...], float] | None = None,
+    bounds: Mapping[str, Bounds] | None = None,
 ) -> pd.DataFrame:
     """Per-run values -> the comparison table.
 
-    ``records`` are dicts with the ``keys``, ``metric`` and ``value`` (one per run and metric);
-    rows are grouped by keys and metric: mean (``ours``), sample standard deviation over runs
-    (``sd``, NaN for one run), the :data:`CI_LEVEL` confidence interval of the mean by Student's t
-    (``ci_low``, ``ci_high``: :func:`ccsim.metrics.mean_ci`; NaN for one run, where it is
-    undefined) and count (``runs``). ``published`` maps (*keys, metric) to the paper's value.
+    ``records`` are dicts with the ``keys``, ``metric``, ``seed`` and ``value``: one per run
+    and metric (several records of one run and row, e.g. one per transfer, are first averaged
+    into the run's value: the run, not the record, is the replicate). Rows are grouped by keys
+    and metric: the mean over runs (``ours``), the sample standard deviation over runs (``sd``),
+    the :data:`CI_LEVEL` confidence interval of the mean (``ci_low``, ``ci_high``: Student's t
+    within the metric's range, ``bounds[metric]``, e.g. :data:`NONNEGATIVE`; NaN with fewer than
+    :data:`MIN_REPLICATES` runs), the number of runs (``runs``), and the per-run values
+    (``replicates``) the checks are computed from. ``published`` maps (*keys, metric) to the
+    paper's value.
     """
-    from ccsim.metrics import mean_ci
+    from ccsim.studies.evidence import interval
 
     columns = [*keys, *VALUE_COLUMNS]
-    if not records:
-        frame = pd.DataFrame(columns=columns)
-    else:
+    bounds = bounds or {}
+    rows: list[dict[str, Any]] = []
+    if records:
         data = pd.DataFrame(list(records))
-        frame = mean_ci(data, [*keys, "metric"], "value", CI_LEVEL).rename(
-            columns={"mean": "ours", "n": "runs"}
+        if "seed" not in data.columns:
+            # TRANSITIONAL (until every study gives its records' seeds): each record is a run.
+            data["seed"] = data.groupby([*keys, "metric"], sort=False, dropna=False).cumcount()
+        data["value"] = data["value"].astype(float)
+        per_run = (
+            data.groupby([*keys, "metric", "seed"], sort=False, dropna=False)["value"]
+            .mean()
+            .reset_index()
         )
-    rows = {tuple(r[c] for c in [*keys, "metric"]) for _, r in frame.iterrows()}
+        for key, group in per_run.groupby([*keys, "metric"], sort=False, dropna=False):
+            key = key if isinstance(key, tuple) else (key,)
+            metric = key[-1]
+            limits = bounds.get(metric, ANY)
+            kept = group.dropna(subset=["value"])
+            values = kept["value"].to_numpy(float)
+            ci = interval(values, limits, CI_LEVEL)
+            rows.append(
+                dict(zip([*keys, "metric"], key, strict=True))
+                | {
+                    "ours": float(values.mean()) if len(values) else np.nan,
+                    "sd": float(values.std(ddof=1)) if len(values) > 1 else np.nan,
+                    "ci_low": ci[0] if ci else np.nan,
+                    "ci_high": ci[1] if ci else np.nan,
+                    "runs": len(values),
+                    "replicates": Replicates(
+                        tuple(
+                            (int(seed), float(v))
+                            for seed, v in zip(kept["seed"], values, strict=True)
+                        ),
+                        limits,
+                    ),
+                }
+            )
+    frame = pd.DataFrame(rows, columns=[*keys, *VALUE_COLUMNS[:-2], "replicates"])
+    have = {tuple(r[c] for c in [*keys, "metric"]) for r in rows}
     # The published values the paper gives for configurations we did not run still appear,
     # with our side empty, so the table always shows everything the paper reports.
     extra = [
         dict(zip([*keys, "metric"], key, strict=True)) | {"ours": np.nan, "runs": 0}
         for key in (published or {})
-        if key not in rows
+        if key not in have
     ]
     if extra:
         frame = pd.concat([frame, pd.DataFrame(extra)], ignore_index=True)
@@ -467,12 +511,14 @@ def summarise(
 
 def with_intervals(table: pd.DataFrame, level: float = CI_LEVEL) -> pd.DataFrame:
     """``table`` with ``ci_low`` and ``ci_high`` computed from ``ours``, ``sd`` and ``runs``
-    (Student's t, as :func:`summarise` does) where it lacks them; unchanged otherwise."""
+    (Student's t, NaN with fewer than :data:`MIN_REPLICATES` runs) where it lacks them;
+    unchanged otherwise."""
     if {"ci_low", "ci_high"} <= set(table.columns) or not {"ours", "sd", "runs"} <= set(table):
         return table
     from ccsim.metrics import ci_half_width
 
-    half = ci_half_width(table["sd"], table["runs"], level)
+    runs = pd.to_numeric(table["runs"], errors="coerce")
+    half = np.where(runs >= MIN_REPLICATES, ci_half_width(table["sd"], runs, level), np.nan)
     ours = pd.to_numeric(table["ours"], errors="coerce")
     table = table.copy()
     position = list(table.columns).index("sd") + 1
@@ -482,7 +528,8 @@ def with_intervals(table: pd.DataFrame, level: float = CI_LEVEL) -> pd.DataFrame
 
 
 def value(table: pd.DataFrame, metric: str, **keys: Any) -> float:
-    """Our mean for one row of a comparison table (NaN when the row is missing or not run)."""
+    """Our mean for one row of a comparison table (NaN when the row is missing or not run);
+    for printing. Checks decide on :func:`measure`, which keeps the per-run values."""
     rows = table[table["metric"] == metric]
     for key, wanted in keys.items():
         rows = rows[rows[key] == wanted]
@@ -496,15 +543,13 @@ def check(
     test: Callable[..., bool],
     reverse: Callable[..., bool] | None = None,
 ) -> Check:
-    """A Check that is None when any value it needs is missing (NaN).
-
-    ``test`` says whether the claim's direction holds; ``reverse`` (optional) whether, when it
-    does not, the values clearly go the opposite way (the check is then ``reversed``).
-    """
+    """TRANSITIONAL: the old mean-only check, removed once every study uses :func:`compare`."""
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
-        return Check(text, None)
+        return Check(text, NO_DATA)
     ok = bool(test(*values))
-    return Check(text, ok, reversed=not ok and reverse is not None and bool(reverse(*values)))
+    if ok:
+        return Check(text, HELD)
+    return Check(text, REVERSED if reverse is not None and bool(reverse(*values)) else FAILED)
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -518,16 +563,20 @@ def _write(
     directory: Path,
 ) -> list[Path]:
     csv = directory / f"{study.id}.csv"
-    table.to_csv(csv, index=False)
+    table.drop(columns=["replicates"], errors="ignore").to_csv(csv, index=False)
+    runs_csv = directory / f"{study.id}-runs.csv"
+    per_run(table).to_csv(runs_csv, index=False)
     verdict_csv = directory / f"{study.id}-verdicts.csv"
     pd.DataFrame(
         [
             {
                 "claim": v.claim,
                 "criterion": v.criterion,
-                "checks": "; ".join(f"{c.text}: {c.outcome}" for c in v.checks),
-                "held": sum(c.outcome == HELD for c in v.checks),
-                "reversed": sum(c.outcome == REVERSED for c in v.checks),
+                "checks": "; ".join(f"[{c.outcome}] {c.text}" for c in v.checks),
+                **{
+                    outcome: sum(c.outcome == outcome for c in v.checks)
+                    for outcome in (HELD, FAILED, REVERSED, INCONCLUSIVE)
+                },
                 "verdict": v.verdict,
                 "profile": settings.profile,
                 "quick": settings.quick,
@@ -541,7 +590,21 @@ def _write(
     figure = _figure(study, settings, table)
     figure.savefig(png, dpi=110)
     plt.close(figure)
-    return [csv, png, verdict_csv]
+    return [csv, runs_csv, png, verdict_csv]
+
+
+def per_run(table: pd.DataFrame) -> pd.DataFrame:
+    """Every run's value of every row of a comparison table: the key columns, ``metric``,
+    ``seed`` and ``value`` (what ``<ID>-runs.csv`` holds)."""
+    keys = [c for c in table.columns if c not in VALUE_COLUMNS]
+    rows = []
+    for _, row in table.iterrows():
+        cell = row.get("replicates")
+        if not isinstance(cell, Replicates):
+            continue
+        base = {k: row[k] for k in keys} | {"metric": row["metric"]}
+        rows += [base | {"seed": seed, "value": v} for seed, v in cell.values]
+    return pd.DataFrame(rows, columns=[*keys, "metric", "seed", "value"])
 
 
 def _write_metadata(report: StudyReport, out: str | os.PathLike[str] | None) -> Path:
@@ -570,6 +633,9 @@ def _write_metadata(report: StudyReport, out: str | os.PathLike[str] | None) -> 
         "cwd": os.getcwd(),
         "ccsim_version": version(),
         "ci_level": CI_LEVEL,
+        "min_replicates": MIN_REPLICATES,
+        "replicates": report.replicates,
+        "max_replicates": study.max_replicates,
         "runs": report.runs,
         "notes": list(report.notes),
         "verdicts": [
@@ -732,6 +798,18 @@ def shown_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+#: How each verdict is coloured on a terminal.
+VERDICT_COLOURS = {
+    REPRODUCED: "green",
+    PARTLY: "yellow",
+    INCONCLUSIVE: "cyan",
+    NOT_REPRODUCED: "red",
+    REVERSED: "magenta",
+    NOT_RUN: "dim",
+    NOT_RUN_QUICK: "dim",
+}
+
+
 def _print_report(report: StudyReport, console: Any) -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -739,7 +817,8 @@ def _print_report(report: StudyReport, console: Any) -> None:
     study, table = report.study, report.table
     rich_table = Table(
         title=f"{study.id}: ccsim vs published ({study.source})",
-        caption=f"ours: mean of n runs; {CI_LEVEL:.0%} CI: Student's t (-: one run)",
+        caption=f"ours: mean of n runs; {CI_LEVEL:.0%} CI: Student's t within the quantity's "
+        f"range (-: fewer than {MIN_REPLICATES} runs, no interval)",
     )
     header, rows = shown_rows(table)
     for column in header:
@@ -751,19 +830,19 @@ def _print_report(report: StudyReport, console: Any) -> None:
     console.print(rich_table)
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}")
-    colours = {
-        REPRODUCED: "green",
-        PARTLY: "yellow",
-        NOT_REPRODUCED: "red",
-        REVERSED: "magenta",
-        NOT_RUN: "dim",
-    }
     counts = {v: sum(r.verdict == v for r in report.verdicts) for v in VERDICTS}
-    console.print("verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
-    for result in report.verdicts:
-        colour = colours[result.verdict]
+    kind = "quick verdicts (a first look, not results)" if report.settings.quick else "verdicts"
+    console.print(f"{kind}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
+    if report.replicates:
         console.print(
-            f"[bold {colour}]verdict: {result.verdict}[/bold {colour}] - {escape(result.claim)}"
+            f"replicates: {report.replicates} seeds per point"
+            + (f" (cap {report.study.max_replicates})" if report.study.max_replicates else "")
+        )
+    label = "quick verdict" if report.settings.quick else "verdict"
+    for result in report.verdicts:
+        colour = VERDICT_COLOURS[result.verdict]
+        console.print(
+            f"[bold {colour}]{label}: {result.verdict}[/bold {colour}] - {escape(result.claim)}"
         )
         console.print(f"  criterion: {escape(result.criterion)}")
         for c in result.checks:
