@@ -246,7 +246,7 @@ def compare(
     reference: Quantity | float,
     *,
     unit: str = "",
-    reversal: Literal["opposite"] | float | None = "opposite",
+    reversal: Literal["opposite"] | float | Quantity | None = "opposite",
     required: str | None = None,
     digits: int = 3,
 ) -> Check:
@@ -256,22 +256,35 @@ def compare(
     comparison is made on the per-seed difference ``quantity - reference`` against 0, and the
     check shows both means and the difference's interval. ``reversal`` says what counts as the
     opposite of the claim: the other side of the boundary (``"opposite"``, the default: the
-    paper's winner loses), a number beyond which the data goes the other way (e.g. below the
-    others' median), or None (a missed threshold is a failure, not a reversal).
-    ``required`` replaces the printed requirement (e.g. ``"> 90% of the link rate"``).
+    paper's winner loses), a number beyond which the data goes the other way, another quantity
+    (with a quantity ``reference``: reversed when ``quantity`` is clearly on the wrong side of
+    it, e.g. below the others' median), or None (a missed threshold is a failure, not a
+    reversal). ``required`` replaces the printed requirement (e.g. ``"> 90% of the link rate"``).
     """
     if isinstance(reference, Quantity):
+        if not quantity.has_data or not reference.has_data:
+            return Check.no_data(label)
         difference = quantity - reference
         claim, opposite = _region(op, 0.0)
-        reverse = _reversal(op, reversal, reference_offset=True)
         text = (
             f"{label}: {number(quantity.mean, digits)} vs {number(reference.mean, digits)}"
             f"{' ' + unit if unit else ''}, difference {estimate(difference, '', digits)}, "
             f"required: difference {required or f'{op} 0'}"
         )
-        if not quantity.has_data or not reference.has_data:
-            return Check.no_data(label)
+        if isinstance(reversal, Quantity):
+            outcome = decide(difference, claim, None)
+            beyond = quantity - reversal
+            if outcome != HELD and decide(beyond, opposite, None) == HELD:
+                outcome = REVERSED
+            text += (
+                f"; reversed if clearly {'below' if op in ('>', '>=') else 'above'} "
+                f"{number(reversal.mean, digits)} (difference {estimate(beyond, '', digits)})"
+            )
+            return Check(text, outcome)
+        reverse = _reversal(op, reversal, reference_offset=True)
         return Check(text, decide(difference, claim, opposite if reverse is True else reverse))
+    if isinstance(reversal, Quantity):
+        raise ValueError("a reversal quantity needs a reference quantity")
     boundary = float(reference)
     claim, opposite = _region(op, boundary)
     reverse = _reversal(op, reversal, reference_offset=False)
