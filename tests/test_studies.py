@@ -11,7 +11,7 @@ import pytest
 from ccsim import studies
 from ccsim.errors import ScenarioError
 from ccsim.studies import core
-from ccsim.studies.core import Check, grade, summarise
+from ccsim.studies.core import summarise
 from conftest import run_cli
 
 SEED000 = [f"R{i}" for i in range(1, 14)]
@@ -55,37 +55,6 @@ def test_bad_profile_is_refused() -> None:
 # ---- verdicts and tables ------------------------------------------------------------------------
 
 
-def test_grade_follows_the_checks() -> None:
-    assert grade([Check("a", True), Check("b", True)]) == core.REPRODUCED
-    assert grade([Check("a", True), Check("b", False)]) == core.PARTLY
-    assert grade([Check("a", False)]) == core.NOT_REPRODUCED
-    assert grade([Check("a", True), Check("b", None)]) == core.NOT_RUN
-    assert grade([]) == core.NOT_RUN
-
-
-def test_reversed_checks_and_verdicts() -> None:
-    """A check can hold, fail or be reversed (the opposite direction); the verdict is reversed
-    when none holds and at least half are reversed, partly when some hold."""
-    back = Check("b", False, reversed=True)
-    assert back.outcome == core.REVERSED
-    assert Check("a", True).outcome == core.HELD
-    assert Check("a", False).outcome == core.FAILED
-    assert Check("a", None).outcome == core.NO_DATA
-    with pytest.raises(ValueError):
-        Check("a", True, reversed=True)
-    assert grade([back]) == core.REVERSED
-    assert grade([back, Check("c", False)]) == core.REVERSED
-    assert grade([back, Check("c", False), Check("d", False)]) == core.NOT_REPRODUCED
-    assert grade([back, Check("a", True)]) == core.PARTLY
-    # check(): the direction test, and the mirror test only when the first fails.
-    winner = core.check("x > 1", 0.5, test=lambda x: x > 1, reverse=lambda x: x < 1)
-    assert winner.outcome == core.REVERSED
-    assert core.check("x > 1", 2.0, test=lambda x: x > 1, reverse=lambda x: x < 1).ok
-    neither = core.check("x > 1", 1.0, test=lambda x: x > 1, reverse=lambda x: x < 1)
-    assert neither.outcome == core.FAILED
-    assert core.check("x", math.nan, test=lambda x: True).outcome == core.NO_DATA
-
-
 def test_settings_first_seed() -> None:
     assert core.Settings(replicates=3, first_seed=4).seeds(5, 1) == [4, 5, 6]
     assert core.Settings(quick=True).seeds(5, 2) == [1, 2]
@@ -93,46 +62,77 @@ def test_settings_first_seed() -> None:
 
 def test_summarise_means_spread_and_published_rows() -> None:
     records = [
-        {"config": "x", "metric": "m", "value": 1.0},
-        {"config": "x", "metric": "m", "value": 3.0},
-        {"config": "y", "metric": "m", "value": 5.0},
+        {"config": "x", "metric": "m", "seed": 1, "value": 1.0},
+        {"config": "x", "metric": "m", "seed": 2, "value": 3.0},
+        {"config": "x", "metric": "m", "seed": 3, "value": 2.0},
+        {"config": "y", "metric": "m", "seed": 1, "value": 5.0},
+        {"config": "y", "metric": "m", "seed": 2, "value": 6.0},
     ]
     table = summarise(records, ["config"], {("x", "m"): 2.5, ("z", "m"): 7.0})
     assert list(table.columns) == ["config", *core.VALUE_COLUMNS]
     x = table[table["config"] == "x"].iloc[0]
-    assert (x["ours"], x["runs"], x["published"]) == (2.0, 2, 2.5)
-    assert x["sd"] == pytest.approx(math.sqrt(2))
-    # 95% CI of the mean of 1 and 3: 2 +- t(0.975, 1) sqrt(2) / sqrt(2) = 2 +- 12.706
-    assert (x["ci_low"], x["ci_high"]) == pytest.approx((2 - 12.706205, 2 + 12.706205))
+    assert (x["ours"], x["runs"], x["published"]) == (2.0, 3, 2.5)
+    assert x["sd"] == pytest.approx(1.0)
+    # 95% CI of the mean of 1, 3, 2: 2 +- t(0.975, 2) 1 / sqrt(3) = 2 +- 2.4841
+    assert (x["ci_low"], x["ci_high"]) == pytest.approx((2 - 2.484138, 2 + 2.484138))
+    assert x["replicates"].values == ((1, 1.0), (2, 3.0), (3, 2.0))
     y = table[table["config"] == "y"].iloc[0]
     assert math.isnan(y["published"])
-    # One run: the interval is undefined, not zero.
-    assert y["runs"] == 1 and math.isnan(y["ci_low"]) and math.isnan(y["ci_high"])
+    # Two runs: too few for an interval (t(0.975, 1) = 12.7 makes it meaningless).
+    assert y["runs"] == 2 and math.isnan(y["ci_low"]) and math.isnan(y["ci_high"])
     # A published row we did not run is still shown, with our side empty.
     z = table[table["config"] == "z"].iloc[0]
     assert z["runs"] == 0 and math.isnan(z["ours"]) and z["published"] == 7.0
     assert math.isnan(z["ci_low"])
     assert core.value(table, "m", config="x") == 2.0
     assert math.isnan(core.value(table, "m", config="nope"))
-    # Shown as the command prints it: the interval, or "-" where it is undefined.
+    # Shown as the command prints it: the interval, or "-" where there is none.
     header, rows = core.shown_rows(table)
     assert header == ["config", "metric", "ours", "95% CI", "n", "published"]
-    assert rows[0] == ["x", "m", "2", "[-10.7, 14.7]", "2", "2.5"]
+    assert rows[0] == ["x", "m", "2", "[-0.4841, 4.484]", "3", "2.5"]
     assert rows[1][3] == "-" and rows[2][3:5] == ["-", "0"]
+
+
+def test_summarise_keeps_intervals_in_the_quantitys_range() -> None:
+    """A Jain index near 1 with a wide spread: the t interval would pass 1; within [0, 1] it
+    stops there. Several records of one run (one per transfer) make one replicate."""
+    records = [
+        {"config": "a", "metric": "jain", "seed": s, "value": v}
+        for s, v in ((1, 0.99), (2, 0.6), (3, 0.98))
+    ] + [
+        {"config": "a", "metric": "time", "seed": s, "value": v}
+        for s, values in ((1, [1.0, 3.0]), (2, [2.0]), (3, [0.1]))
+        for v in values
+    ]
+    table = summarise(records, ["config"], bounds={"jain": core.UNIT, "time": core.NONNEGATIVE})
+    jain = table[table["metric"] == "jain"].iloc[0]
+    assert jain["ci_high"] == 1.0 and 0 <= jain["ci_low"] < jain["ours"]
+    time_ = table[table["metric"] == "time"].iloc[0]
+    assert time_["runs"] == 3 and time_["ours"] == pytest.approx((2.0 + 2.0 + 0.1) / 3)
+    assert time_["ci_low"] == 0.0
 
 
 def test_tables_without_intervals_get_them_from_sd_and_runs() -> None:
     table = pd.DataFrame(
         [
             {"config": "a", "metric": "m", "ours": 2.5, "sd": math.sqrt(5 / 3), "runs": 4},
-            {"config": "b", "metric": "m", "ours": 1.0, "sd": math.nan, "runs": 1},
+            {"config": "b", "metric": "m", "ours": 1.0, "sd": 0.5, "runs": 2},
         ]
     ).assign(published=math.nan)
     filled = core.with_intervals(table)
-    assert list(filled.columns) == ["config", *core.VALUE_COLUMNS]
+    assert list(filled.columns) == [
+        "config",
+        "metric",
+        "ours",
+        "sd",
+        "ci_low",
+        "ci_high",
+        "runs",
+        "published",
+    ]
     half = 3.182446305284263 * math.sqrt(5 / 3) / 2  # t(0.975, 3) s / sqrt(4)
     assert filled["ci_high"].iloc[0] == pytest.approx(2.5 + half)
-    assert math.isnan(filled["ci_low"].iloc[1])
+    assert math.isnan(filled["ci_low"].iloc[1])  # two runs: no interval
     assert core.with_intervals(filled) is filled
 
 
