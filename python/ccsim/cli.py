@@ -305,7 +305,8 @@ def study(
             "--replicates",
             metavar="N",
             min=1,
-            help="Seeds per point (default: the study's).",
+            help="Seeds per point (default: the study's, raised up to its cap while a check is "
+            "inconclusive; a number given here is kept).",
             show_default=False,
         ),
     ] = None,
@@ -347,10 +348,13 @@ def study(
     Prints the setup (assumptions, warm-up and stack profile included), runs it through the
     sweep machinery (parallel, resumable, cached in the study directory), and prints the
     comparison table (our mean over seeds with its 95% confidence interval and n, next to the
-    published value) and one verdict per claim, computed from the numbers against the criterion
-    the study states, which says who wins or which sign: reproduced, partly, reversed (the effect
-    goes the other way), not reproduced, or not run. Writes ID.csv, ID.png, ID-verdicts.csv and
-    study.json (what `ccsim report DIR` reads).
+    published value) and one verdict per claim. Each check of a claim compares a quantity with
+    the claim's criterion with the quantity's uncertainty (its interval over the seeds, paired by
+    seed where two protocols are compared); the verdict follows from the checks by one rule
+    (docs/studies/README.md): reproduced, partly, inconclusive, not reproduced, reversed (the
+    effect goes the other way), or not run. A full run adds seeds while a check is inconclusive,
+    up to the study's cap; --quick is a first look, labelled so. Writes ID.csv, ID-runs.csv
+    (every run's values), ID.png, ID-verdicts.csv and study.json (what `ccsim report DIR` reads).
     """
     from ccsim import studies
 

@@ -97,7 +97,8 @@ _STYLE = """
 .ccsim-report .partly { color: #9a6700; font-weight: 600; }
 .ccsim-report .not-reproduced { color: #cf222e; font-weight: 600; }
 .ccsim-report .reversed { color: #8250df; font-weight: 600; }
-.ccsim-report .not-run { color: #6e7781; font-weight: 600; }
+.ccsim-report .not-run, .ccsim-report .not-run-in---quick { color: #6e7781; font-weight: 600; }
+.ccsim-report .inconclusive { color: #0969da; font-weight: 600; }
 """
 
 
@@ -636,6 +637,9 @@ class _StudyData:
     command_note: str | None = None
     version: str | None = None
     runs: int | None = None
+    #: Seeds per point in the end (the study adds replicates while a check is inconclusive).
+    replicates: int | None = None
+    max_replicates: int | None = None
     notes: list[str] = field(default_factory=list)
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
     verdicts: list[dict[str, Any]] = field(default_factory=list)
@@ -683,6 +687,7 @@ def _study_from_directory(directory: Path) -> _StudyData:
         data.settings = dict(meta.get("settings", {}))
         data.command, data.cwd = meta.get("command"), meta.get("cwd")
         data.version, data.runs = meta.get("ccsim_version"), meta.get("runs")
+        data.replicates, data.max_replicates = meta.get("replicates"), meta.get("max_replicates")
         data.notes = list(meta.get("notes", []))
         data.verdicts = list(meta.get("verdicts", []))
         return data
@@ -724,6 +729,18 @@ def _fill_from_registry(data: _StudyData, directory: Path) -> None:
         )
 
 
+def _seeds_per_point(data: _StudyData) -> str:
+    """What the setup table says of the replicates: set by hand, or the study's own count
+    and how far it went toward its cap."""
+    settings = data.settings
+    if settings.get("replicates"):
+        return f"{settings['replicates']} (set by hand)"
+    if data.replicates is None:
+        return "the study's own number"
+    cap = f", cap {data.max_replicates}" if data.max_replicates else ""
+    return f"{data.replicates} (the study's own, more while a check is inconclusive{cap})"
+
+
 def _study_from_report(report: StudyReport) -> _StudyData:
     from ccsim.runner import version
     from ccsim.studies.core import study_command
@@ -745,6 +762,8 @@ def _study_from_report(report: StudyReport) -> _StudyData:
         command=study_command(study, settings, report.directory),
         version=version(),
         runs=report.runs,
+        replicates=report.replicates,
+        max_replicates=study.max_replicates,
         notes=list(report.notes),
         table=report.table,
         verdicts=[
@@ -762,7 +781,7 @@ def _study_from_report(report: StudyReport) -> _StudyData:
 
 
 def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
-    from ccsim.studies.core import CI_LEVEL, SHOWN_COLUMNS, VERDICTS, shown_rows
+    from ccsim.studies.core import CI_LEVEL, MIN_REPLICATES, SHOWN_COLUMNS, VERDICTS, shown_rows
 
     title = f"ccsim study {data.id}: {data.title}"
     top = "h1" if headings == 2 else "h3"
@@ -776,7 +795,7 @@ def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
         ["warm-up", data.warmup or "not stated"],
         ["mode", mode],
         ["stack profile", settings.get("profile", "-")],
-        ["seeds per point", settings.get("replicates") or "the study's own number"],
+        ["seeds per point", _seeds_per_point(data)],
         ["first seed", settings.get("first_seed", 1)],
     ]
     if data.runs is not None:
@@ -796,11 +815,14 @@ def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
             name="comparison",
             right=SHOWN_COLUMNS[1:],
             note=f"ours: the mean over n runs; {CI_LEVEL:.0%} CI: the Student t confidence "
-            "interval of that mean (- where it is undefined: a single run, or a value not "
-            "taken over runs); published: the paper's value (- where it gives none).",
+            "interval of that mean within the quantity's range (- with fewer than "
+            f"{MIN_REPLICATES} runs, or for a value not taken over runs); published: the "
+            "paper's value (- where it gives none).",
         )
     counts = {v: sum(r.get("verdict") == v for r in data.verdicts) for v in VERDICTS}
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "none"
+    if settings.get("quick"):
+        summary = f"quick run (a first look, not results): {summary}"
     verdict_rows = [
         [r.get("verdict", ""), r.get("claim", ""), r.get("criterion", "")] for r in data.verdicts
     ]
@@ -811,7 +833,8 @@ def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
         verdict = str(result.get("verdict", ""))
         css = verdict.replace(" ", "-")
         tables += (
-            f'<h{headings + 1}>Claim {index}: <span class="{_attr(css)}">{_e(verdict)}</span>'
+            f"<h{headings + 1}>Claim {index}: {'quick verdict ' if settings.get('quick') else ''}"
+            f'<span class="{_attr(css)}">{_e(verdict)}</span>'
             f"</h{headings + 1}>" + _paragraph(str(result.get("claim", "")))
         )
         checks = [[c.get("outcome", ""), c.get("text", "")] for c in result.get("checks", [])]
