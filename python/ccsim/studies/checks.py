@@ -104,7 +104,9 @@ class Check:
     def __post_init__(self) -> None:
         if self.outcome is None or isinstance(self.outcome, bool):
             old = self.outcome
-            outcome = NO_DATA if old is None else HELD if old else REVERSED if self.reversed else FAILED
+            outcome = (
+                NO_DATA if old is None else HELD if old else REVERSED if self.reversed else FAILED
+            )
             object.__setattr__(self, "outcome", outcome)
         if self.outcome not in OUTCOMES:
             raise ValueError(f"outcome {self.outcome!r}: expected one of {', '.join(OUTCOMES)}")
@@ -281,38 +283,38 @@ def compare(
                 f"{number(reversal.mean, digits)} (difference {estimate(beyond, '', digits)})"
             )
             return Check(text, outcome)
-        reverse = _reversal(op, reversal, reference_offset=True)
-        return Check(text, decide(difference, claim, opposite if reverse is True else reverse))
+        return Check(text, decide(difference, claim, _reversal(op, reversal, opposite, False)))
     if isinstance(reversal, Quantity):
         raise ValueError("a reversal quantity needs a reference quantity")
     boundary = float(reference)
     claim, opposite = _region(op, boundary)
-    reverse = _reversal(op, reversal, reference_offset=False)
     text = (
         f"{label}: {estimate(quantity, unit, digits)}, required "
         f"{required or f'{op} {number(boundary, digits)}'}"
     )
     if not quantity.has_data:
         return Check.no_data(label)
-    return Check(text, decide(quantity, claim, opposite if reverse is True else reverse))
+    return Check(text, decide(quantity, claim, _reversal(op, reversal, opposite, True)))
 
 
 def _reversal(
-    op: Operator, reversal: Literal["opposite"] | float | None, reference_offset: bool
-) -> Region | bool | None:
-    """The reversal region of a comparison (True: the opposite side of the boundary)."""
+    op: Operator,
+    reversal: Literal["opposite"] | float | None,
+    opposite: Region,
+    numeric_allowed: bool,
+) -> Region | None:
+    """The region of values that say the opposite of the claim (None: nothing does)."""
     if reversal is None:
         return None
     if reversal == "opposite":
-        return True
+        return opposite
     if isinstance(reversal, str):
         raise ValueError(f"reversal {reversal!r}: expected 'opposite', a number or None")
-    level = float(reversal)
-    # The reversal boundary is stated on the quantity's own scale; with a reference quantity
-    # the decision is on the difference, whose scale is shifted, so only numbers on the
-    # quantity's scale are accepted without a reference.
-    if reference_offset:
+    # A numeric boundary is on the quantity's own scale; a comparison with a reference quantity
+    # decides on the difference, whose scale is shifted, so it needs a reversal quantity.
+    if not numeric_allowed:
         raise ValueError("a numeric reversal boundary needs a numeric reference")
+    level = float(reversal)
     return (-math.inf, level) if op in (">", ">=") else (level, math.inf)
 
 

@@ -152,9 +152,7 @@ class Quantity:
 
     def map(self, function: Callable[[float], float], bounds: Bounds = ANY) -> Quantity:
         """``function`` applied to every replicate."""
-        return Quantity(
-            {s: float(function(v)) for s, v in self.values.items()}, bounds, self.exact
-        )
+        return Quantity({s: float(function(v)) for s, v in self.values.items()}, bounds, self.exact)
 
     @staticmethod
     def combine(
@@ -181,7 +179,9 @@ class Quantity:
         values = {s: v for s, v in values.items() if not math.isnan(v)}
         return Quantity(values, bounds, exact)
 
-    def _binary(self, other: Quantity | float, function: Callable[[float, float], float]) -> Any:
+    def _binary(
+        self, other: Quantity | float, function: Callable[[float, float], float]
+    ) -> Quantity:
         right = other if isinstance(other, Quantity) else Quantity.of(float(other))
         return Quantity.combine(function, self, right)
 
