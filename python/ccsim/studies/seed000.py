@@ -19,8 +19,10 @@ Choices common to every study (printed with each):
 * Queues. Every link is DropTail. A bottleneck's buffer is the paper's, in packets as the paper
   counts them ("1/4 BDP" at 4 Mbps and 100 ms is 25 packets of 500 B), not recomputed from
   ccsim's 540-byte packets. Every link the paper gives no buffer for (the access links, both
-  directions) has ns-2's default queue, ``limit_ 50``: 50 packets (:data:`NS2_QUEUE`). Each study
-  notes the deepest access-link queue and the access-link drops of its runs.
+  directions) has ns-2's default DropTail queue, ``limit_ 50``, which holds 49 waiting packets
+  besides the one in transmission: ccsim counts waiting packets, so 49 (:data:`NS2_QUEUE`; spec
+  algorithms-loss-and-highspeed.md 1.11 item 8). Each study notes the deepest access-link queue
+  and the access-link drops of its runs.
 * "End-to-end propagation" is read as the base round-trip time, as the paper's default "round
   trip time of 100 ms" is; the bottleneck's one-way delay is a fixed part of it and the access
   links carry the rest.
@@ -61,16 +63,17 @@ from ccsim.studies.core import (
 MSS = 500
 #: The side of a comparison where the claim's winner is (lower is better: ``<``).
 Side = Literal["<", ">"]
-#: ns-2's default queue (``Queue set limit_ 50``, DropTail): every link whose buffer the paper
-#: does not give.
-NS2_QUEUE = "50pkts"
+#: ns-2's default queue (``Queue set limit_ 50``, DropTail: 49 waiting packets and the one in
+#: transmission; ccsim's limit counts the waiting ones): every link whose buffer the paper does
+#: not give.
+NS2_QUEUE = "49pkts"
 COMMON = (
     "MSS 500 B = ns-2 packetSize_ 500: 500 B payload + 40 B headers on the wire (ccsim mss = 500)",
     "delayed ACKs off (the ns2 profile's default), Reno loss recovery, ACKs 40 B",
     (
         "access links 4x the bottleneck rate; every queue DropTail; bottleneck buffers in packets "
-        "as the paper counts them; access links (both directions) ns-2's default queue of 50 "
-        "packets (the paper gives none)"
+        "as the paper counts them; access links (both directions) ns-2's default queue, limit_ "
+        "50 (49 waiting + 1 in transmission; the paper gives none)"
     ),
     "flows start uniformly at random in the first second; replicates differ in the seed only",
     (
@@ -147,8 +150,8 @@ def _kbps(x: float) -> float:
 
 def _access_queues(c: Context, routers: frozenset[str] = DUMBBELL_ROUTERS) -> None:
     """Note the deepest queue and the drops of the access links (every link not between two of
-    ``routers``) over all runs of the study: they have ns-2's default 50-packet queue, which the
-    paper does not state, so the note shows whether it ever mattered."""
+    ``routers``) over all runs of the study: they have ns-2's default queue, which the paper does
+    not state, so the note shows whether it ever mattered."""
     deepest, drops, runs = 0, 0, 0
     for sweep in c.results:
         for _, load in c.points(sweep):
@@ -379,8 +382,8 @@ R1 = Study(
         *COMMON[:2],
         (
             "access links 4 Mbps whatever the bottleneck (section V: 'all other links of bandwidth "
-            "4 Mbps'; at a 4 Mbps bottleneck they run at its rate), queue 50 packets (ns-2's "
-            "default)"
+            "4 Mbps'; at a 4 Mbps bottleneck they run at its rate), ns-2's default queue (limit_ "
+            "50: 49 waiting)"
         ),
         "bottleneck buffers in packets as the paper counts them; 1/4 BDP rounded to the nearest "
         "packet",
@@ -1698,7 +1701,7 @@ R8 = Study(
         *COMMON,
         (
             "200 s runs (quick: 40 s); the stated 120/60 ms are base RTTs; 25-packet bottleneck "
-            "buffers (the paper's default); access links 4 Mbps with 50-packet queues"
+            "buffers (the paper's default); access links 4 Mbps with ns-2's default queue"
         ),
     ),
     sweeps=_r8_sweeps,
@@ -2601,7 +2604,7 @@ def _r13_multi_scenario(duration: str) -> dict[str, Any]:
     1's delay swept) into gateway 1; bottleneck 1 gateway 1 -> gateway 2 and bottleneck 2
     gateway 2 -> sink, both 800 Kbps / 50 ms / 15 packets (the single bottleneck's 100 ms split
     in two, so RTT2 stays 210 ms); source 3 joins at gateway 2 (8 Mbps / 5 ms, RTT 110 ms) and
-    shares bottleneck 2 only. Access links have ns-2's default 50-packet queue."""
+    shares bottleneck 2 only. Access links have ns-2's default queue."""
 
     def link(src: str, dst: str, rate: str, delay: str, buffer: str) -> dict[str, Any]:
         return {"src": src, "dst": dst, "rate": rate, "delay": delay, "buffer": buffer}
@@ -2811,7 +2814,8 @@ R13 = Study(
     assumptions=(
         *COMMON[1:],
         "packets of 1000 B read as ns-2 packetSize_ 1000 (ccsim mss = 1000: 1040 B on the wire)",
-        "access links (8 Mbps) with ns-2's default queue of 50 packets; bottlenecks 15 packets",
+        "access links (8 Mbps) with ns-2's default queue (limit_ 50: 49 waiting); bottlenecks 15 "
+        "packets",
         "'Randomized' runs both sources Randomized",
         "throughput over the last 50 s = mean of the sampled delivery rate (every 0.5 s)",
         (
