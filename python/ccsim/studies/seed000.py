@@ -2364,51 +2364,52 @@ def _r12_sensitivity(c: Context) -> None:
         return
     table = summarise(records, ["a", "b", "ns2 halving", "config"], bounds=R12_BOUNDS)
     lines = []
-    outcomes: dict[tuple[int, int], dict[str, int]] = {}
-    verdicts: dict[int, dict[str, int]] = {}
+    #: (claim, check) -> setting -> outcome; claim -> setting -> verdict.
+    outcomes: dict[tuple[int, int], dict[str, str]] = {}
+    verdicts: dict[int, dict[str, str]] = {}
     for (a, b, halving), rows in table.groupby(["a", "b", "ns2 halving"], sort=True):
+        name = f"a={a:g} b={b:g}{' ns2-halving' if halving else ''}"
         sub = rows.drop(columns=["a", "b", "ns2 halving"]).reset_index(drop=True)
         for i, claim in enumerate(R12.claims):
             checks = list(claim.evaluate(sub))
-            verdict = grade(checks)
-            verdicts.setdefault(i, {}).setdefault(verdict, 0)
-            verdicts[i][verdict] += 1
+            verdicts.setdefault(i, {})[name] = grade(checks)
             for j, check in enumerate(checks):
-                outcomes.setdefault((i, j), {}).setdefault(check.outcome, 0)
-                outcomes[(i, j)][check.outcome] += 1
+                outcomes.setdefault((i, j), {})[name] = check.outcome
             lines.append(
                 {
                     "a": a,
                     "b": b,
                     "ns2 halving": halving,
                     "claim": claim.text,
-                    "verdict": verdict,
+                    "verdict": verdicts[i][name],
                     "checks": "; ".join(f"[{x.outcome}] {x.text}" for x in checks),
                 }
             )
     path = _study_directory(c) / "R12-sensitivity.csv"
     pd.DataFrame(lines).to_csv(path, index=False)
-    settings = len(table.groupby(["a", "b", "ns2 halving"]))
     scope = (
         f"a in {min(R12_SENSITIVITY_A):g}..{max(R12_SENSITIVITY_A):g}, b in "
-        f"{min(R12_SENSITIVITY_B):g}..{max(R12_SENSITIVITY_B):g}, ns-2 halving off and on: "
-        f"{settings} settings"
+        f"{min(R12_SENSITIVITY_B):g}..{max(R12_SENSITIVITY_B):g}, ns-2 halving off and on"
     )
     for i, claim in enumerate(R12.claims):
-        counts = verdicts.get(i, {})
-        robust = "robust" if len(counts) == 1 else "depends on a, b"
         c.notes.append(
             f"R12 sensitivity ({scope}), claim {i + 1} '{claim.text}': "
-            + ", ".join(f"{v} at {n}" for v, n in sorted(counts.items()))
-            + f" ({robust})"
+            + _r12_spread(verdicts.get(i, {}))
         )
-        for (ci, j), count in sorted(outcomes.items()):
+        for (ci, j), by_setting in sorted(outcomes.items()):
             if ci == i:
-                c.notes.append(
-                    f"  check {j + 1}: "
-                    + ", ".join(f"{o} at {n}" for o, n in sorted(count.items()))
-                )
+                c.notes.append(f"  check {j + 1}: {_r12_spread(by_setting)}")
     c.notes.append(f"R12 sensitivity, every setting's verdicts and checks: {path}")
+
+
+def _r12_spread(by_setting: Mapping[str, str]) -> str:
+    """``robust: held at all 24 settings`` or the commonest result and the settings that differ."""
+    counts = pd.Series(list(by_setting.values())).value_counts()
+    common, n = str(counts.index[0]), int(counts.iloc[0])
+    if n == len(by_setting):
+        return f"robust: {common} at all {n} settings"
+    others = "; ".join(f"{o} at {s}" for s, o in by_setting.items() if o != common)
+    return f"depends on them: {common} at {n} of {len(by_setting)} settings; {others}"
 
 
 def _r12_beat_down(table: pd.DataFrame) -> list[Check]:
