@@ -28,8 +28,16 @@
 //! moves within one whole window); ccsim recomputes on every ACK. Linux truncates cwnd and the
 //! count to integers; ccsim keeps the window fractional and truncates only the search distance,
 //! where truncation decides the branch.
+//!
+//! `linux26 = true`: Linux 2.6.22's `tcp_bic.c` (as ns-2's TCP-Linux runs it; its arithmetic is
+//! the same in 2.6.18). The count and the segments-per-ACK ratio are computed as above, but the
+//! module was called once per ACK and counted ACKs, for which the ratio was made: each ACK in
+//! avoidance moves a counter, and the ACK that finds it at cnt or more adds a segment and clears
+//! it, so one segment per cnt + 1 ACKs whatever they acknowledge; slow start while cwnd <=
+//! ssthresh adds one segment per ACK. With delayed ACKs (ratio 2) that is one segment per about
+//! cnt acknowledged segments, half the growth of the default.
 
-use super::common::{grow, increase_per, reduce_to};
+use super::common::{grow, grow_2_6, increase_per, increase_per_ack_2_6, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 
@@ -97,6 +105,15 @@ pub const PARAMS: &[ParamInfo] = &[
               delayed ACKs, 1.94 without), which with per-segment counting (Linux 5.7+) doubles the \
               growth; false: the unscaled count",
     },
+    ParamInfo {
+        name: "linux26",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "Linux 2.6.22's tcp_bic.c, as ns-2's TCP-Linux runs it: the same count and ratio, but one \
+              unit per ACK (one segment per cnt + 1 ACKs) and slow start while cwnd <= ssthresh",
+    },
 ];
 
 /// Before the first loss the count is capped so the window grows at least 5% per RTT (Linux).
@@ -118,6 +135,8 @@ pub struct Bic {
     ack_ratio: bool,
     /// Smoothed segments per ACK in sixteenths (Linux `delayed_ack`).
     delayed_ack: u32,
+    /// Linux 2.6.22's per-ACK counting (see the module header).
+    linux26: bool,
 }
 
 impl Default for Bic {
@@ -132,6 +151,7 @@ impl Default for Bic {
             w_max: 0.0,
             ack_ratio: true,
             delayed_ack: INITIAL_DELAYED_ACK,
+            linux26: false,
         }
     }
 }
@@ -148,6 +168,7 @@ impl Bic {
             w_max: 0.0,
             ack_ratio: p.flag("ack_ratio"),
             delayed_ack: INITIAL_DELAYED_ACK,
+            linux26: p.flag("linux26"),
         }
     }
 
@@ -216,6 +237,13 @@ impl CongestionControl for Bic {
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         // Linux updates the ratio (`pkts_acked`) before the window (`cong_avoid`).
         self.track_ack_ratio(ack.acked);
+        if self.linux26 {
+            grow_2_6(ack, w, |w| {
+                let cnt = self.count(w.cwnd);
+                increase_per_ack_2_6(w, cnt);
+            });
+            return;
+        }
         grow(ack, w, |w, units| {
             let cnt = self.count(w.cwnd);
             increase_per(w, cnt, units);
@@ -311,6 +339,37 @@ mod tests {
         assert_eq!(w.cwnd, 1.0);
         assert!((w.ssthresh - 300.0 * BETA).abs() < 1e-12);
         assert_eq!(cc.w_max(), 0.0);
+    }
+
+    /// Linux 2.6.22 (`linux26`): the same count and ratio, one unit per ACK. W_max = 1000, cwnd
+    /// 960 (dist 10, unscaled cnt 96):
+    ///  delayed ACKs of 2 segments: d stays 32, cnt = 96 * 16 / 32 = 48, and a segment takes
+    ///    cnt + 1 = 49 ACKs: the ACK adds 1/49 = 0.020408 (default: 2/48 = 0.041667, twice);
+    ///  ACKs of 1 segment: d = 31, cnt = 96 * 16 / 31 = 49.548387, the ACK adds 1/50.548387;
+    ///  cwnd 10 <= low_window in avoidance: cnt = cwnd, 1/11 per ACK (Reno's cwnd + 1);
+    ///  slow start at cwnd = ssthresh = 100: an ACK of 2 segments adds 1 (default: avoidance).
+    #[test]
+    fn linux26_counts_acks_one_segment_per_cnt_plus_one() {
+        let mut cc = Bic { w_max: 1000.0, linux26: true, ..Default::default() };
+        let mut w = Window { cwnd: 960.0, ssthresh: 100.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (960.0 + 1.0 / 49.0)).abs() < 1e-12, "{}", w.cwnd);
+        let mut cc = Bic { w_max: 1000.0, linux26: true, ..Default::default() };
+        let mut w = Window { cwnd: 960.0, ssthresh: 100.0 };
+        cc.on_ack(&ack(1.0), &mut w);
+        assert_eq!(cc.delayed_ack(), 31);
+        assert!((w.cwnd - (960.0 + 1.0 / (96.0 * 16.0 / 31.0 + 1.0))).abs() < 1e-12, "{}", w.cwnd);
+        assert!((w.cwnd - 960.0 - 1.0 / 50.548387).abs() < 1e-9);
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        cc.on_ack(&ack(1.0), &mut w);
+        assert!((w.cwnd - (10.0 + 1.0 / 11.0)).abs() < 1e-12, "{}", w.cwnd);
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert_eq!(w.cwnd, 101.0);
+        let mut modern = Bic { w_max: 1000.0, ..Default::default() };
+        let mut w = Window { cwnd: 960.0, ssthresh: 100.0 };
+        modern.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (960.0 + 2.0 / 48.0)).abs() < 1e-12, "{}", w.cwnd);
     }
 
     /// Linux (since 5.7, `tcp_bic.c`): the count is divided by a smoothed segments-per-ACK ratio

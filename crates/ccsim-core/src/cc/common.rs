@@ -91,6 +91,37 @@ pub fn grow(ack: &AckSample, w: &mut Window, avoid: impl FnOnce(&mut Window, f64
     }
 }
 
+/// Linux 2.6 (the modules of 2.6.22, as ns-2's TCP-Linux runs them; `linux26` parameters): slow
+/// start while cwnd <= ssthresh (current Linux, ns-2 and ns-3: cwnd < ssthresh).
+#[inline]
+pub fn in_slow_start_2_6(w: &Window) -> bool {
+    w.cwnd <= w.ssthresh
+}
+
+/// Linux 2.6 growth: one unit per ACK whatever it acknowledges (`cong_avoid` was called once per
+/// ACK, and `tcp_slow_start` added one segment per call with byte counting off, the default).
+/// Nothing when the stack gates growth; slow start (cwnd <= ssthresh) adds one segment with no
+/// leftover carried into avoidance; otherwise `avoid` applies one ACK's increase.
+pub fn grow_2_6(ack: &AckSample, w: &mut Window, avoid: impl FnOnce(&mut Window)) {
+    if !may_grow(ack) {
+        return;
+    }
+    if in_slow_start_2_6(w) {
+        w.cwnd += 1.0;
+    } else {
+        avoid(w);
+    }
+}
+
+/// The avoidance counter of the Linux 2.6 Reno, BIC, CUBIC and Scalable modules: an ACK that
+/// finds `snd_cwnd_cnt` at `cnt` or more adds one segment and restarts the counter at 0 without
+/// counting itself, so one segment takes cnt + 1 ACKs. Float form: 1/(cnt + 1) per ACK. (Current
+/// Linux's `tcp_cong_avoid_ai` counts the incrementing ACK's segments too: cnt per segment.)
+#[inline]
+pub fn increase_per_ack_2_6(w: &mut Window, cnt: f64) {
+    w.cwnd += 1.0 / (cnt.max(0.0) + 1.0);
+}
+
 /// Apply a reduction to `ssthresh` (floored at [`MIN_SSTHRESH`]): on a loss or ECN cwnd drops to
 /// it; on a timeout only the first expiry lowers ssthresh (RFC 5681 eq. 4) and cwnd restarts at
 /// one segment.

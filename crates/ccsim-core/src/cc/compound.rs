@@ -34,6 +34,24 @@
 //!   The base RTT is the sender's shared one (plus 1 us), never aged. The round minimum and
 //!   sample count are CTCP's own, not the sender's round summary: CTCP restarts its round at
 //!   recovery exit and at a timeout, and a round that ends in recovery keeps its samples.
+//!
+//! `linux26 = true`: the `tcp_compound.c` of the CTCP patch for Linux 2.6 that ns-2's TCP-Linux
+//! ships (A. Castellani and S. Hemminger, on 2.6.22.6's Vegas; gamma 30, alpha 1/8, k 3/4,
+//! eta 1). It differs from the form above in:
+//! * the Reno part counts ACKs: one unit per ACK whatever it acknowledges, one segment per win
+//!   ACKs in avoidance (win the total), and slow start (one segment per ACK) while the *Reno
+//!   part* is at or below ssthresh, so after a loss the Reno part regrows one segment per ACK;
+//! * a loss only sets ssthresh = win / 2 (Linux's Reno rule on the total); the module splits the
+//!   window the stack leaves it, at the next ACK: if the Reno part or dwnd alone exceeds it, the
+//!   Reno part takes it all and dwnd is 0 (after a halving that is every split but an equal one);
+//!   otherwise dwnd stays and the Reno part is the rest;
+//! * dwnd is evaluated at every round, in slow start and at any window (no low_wnd), from
+//!   old_wnd, the segments sent in the round (acknowledged in it here): dwnd grows
+//!   floor(alpha old_wnd^k) - 1 (nothing below 41 segments) while diff < gamma;
+//! * nothing is evaluated on an ACK that is not cwnd-limited (the module returns first): a round
+//!   that ends on one is evaluated at the next cwnd-limited ACK;
+//! * no gamma tuning, no pacing of the increment, no low_wnd (`tune_gamma`, `pace_dwnd` and
+//!   `low_wnd` are ignored).
 
 use super::common::delay::RoundRtt;
 use super::common::{additive_increase, grow, in_slow_start, may_grow, reduce_to};
@@ -110,6 +128,16 @@ pub const PARAMS: &[ParamInfo] = &[
         doc: "auto-tune gamma at each loss from 3/4 of the Reno part's queue estimate, within [5, 30] \
               (Linux 1.3 option)",
     },
+    ParamInfo {
+        name: "linux26",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "the CTCP patch's tcp_compound.c that ns-2's TCP-Linux ships (Linux 2.6.22): Reno part \
+              per ACK, slow start while the Reno part <= ssthresh, a loss halves the total and resets \
+              dwnd unless it fits, dwnd from old_wnd at every round (no low_wnd)",
+    },
 ];
 
 /// Below this many RTT samples a round is not evaluated (Linux, as Vegas).
@@ -143,6 +171,10 @@ pub struct Compound {
     step: f64,
     /// Queue estimate of the Reno part at the last evaluated round, until a loss uses it.
     diff_reno: Option<f64>,
+    /// The CTCP patch of Linux 2.6 (see the module header).
+    linux26: bool,
+    /// Linux 2.6: a round ended on an ACK that was not cwnd-limited; evaluated at the next one.
+    round_due: bool,
 }
 
 impl Default for Compound {
@@ -163,6 +195,8 @@ impl Default for Compound {
             pending: 0.0,
             step: 0.0,
             diff_reno: None,
+            linux26: false,
+            round_due: false,
         }
     }
 }
@@ -178,8 +212,58 @@ impl Compound {
             low_wnd: p.get("low_wnd"),
             pace_dwnd: p.flag("pace_dwnd"),
             tune_gamma: p.flag("tune_gamma"),
+            linux26: p.flag("linux26"),
             ..Default::default()
         }
+    }
+
+    /// Linux 2.6 CTCP: when the stack has lowered the window below the two parts, the Reno part
+    /// takes it all if either part alone exceeds it, else the Reno part is what dwnd leaves.
+    fn reconcile_2_6(&mut self, w: &Window) {
+        if self.reno == 0.0 && self.dwnd == 0.0 {
+            // `tcp_compound_init`: the Reno part is the window the connection starts with.
+            self.reno = w.cwnd;
+        } else if self.reno + self.dwnd > w.cwnd {
+            if self.reno > w.cwnd || self.dwnd > w.cwnd {
+                self.reno = w.cwnd;
+                self.dwnd = 0.0;
+            } else {
+                self.reno = w.cwnd - self.dwnd;
+            }
+        }
+    }
+
+    /// Linux 2.6 CTCP's once-per-round dwnd update, from the segments of the round.
+    fn end_of_round_2_6(&mut self, ack: &AckSample) {
+        let old_wnd = ack.delivered.saturating_sub(self.round_delivered) as f64;
+        self.round_delivered = ack.delivered;
+        if self.round.count >= MIN_SAMPLES {
+            let (rtt, base) = (self.round.min, ack.delay.base + RTT_OFFSET);
+            let diff = old_wnd * (rtt - base) as f64 / rtt as f64;
+            if diff < self.gamma {
+                self.dwnd += ((self.alpha * powf(old_wnd, self.k)).floor() - 1.0).max(0.0);
+            } else {
+                self.dwnd = (self.dwnd - self.zeta * diff).max(0.0);
+            }
+        }
+        self.round = RoundRtt::default();
+    }
+
+    /// Linux 2.6 CTCP's `cong_avoid`, on one ACK.
+    fn on_ack_2_6(&mut self, ack: &AckSample, w: &mut Window) {
+        self.round.sample(ack.delay.latest + RTT_OFFSET);
+        self.round_due |= ack.round_start;
+        self.reconcile_2_6(w);
+        if !may_grow(ack) {
+            return;
+        }
+        // The Reno part: slow start while it is at or below ssthresh, else one segment per win
+        // ACKs.
+        self.reno += if self.reno <= w.ssthresh { 1.0 } else { 1.0 / w.cwnd };
+        if std::mem::take(&mut self.round_due) {
+            self.end_of_round_2_6(ack);
+        }
+        w.cwnd = self.reno + self.dwnd;
     }
 
     /// The Reno (loss-based) part of the window.
@@ -258,6 +342,10 @@ impl CongestionControl for Compound {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        if self.linux26 {
+            self.on_ack_2_6(ack, w);
+            return;
+        }
         self.round.sample(ack.delay.latest + RTT_OFFSET);
         self.reconcile(w);
         if in_slow_start(w) {
@@ -290,6 +378,16 @@ impl CongestionControl for Compound {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
+        if self.linux26 {
+            // Linux 2.6 CTCP: `tcp_reno_ssthresh` on the total; the parts are split at the next
+            // ACK against the window the stack leaves.
+            reduce_to(ev, w, ev.basis * (1.0 - self.beta));
+            if ev.kind == CongestionKind::Timeout {
+                self.round = RoundRtt::default();
+                self.round_due = false;
+            }
+            return;
+        }
         self.reconcile(w);
         let lowers_ssthresh = ev.kind != CongestionKind::Timeout || ev.first_timeout;
         if self.tune_gamma && lowers_ssthresh {
@@ -313,6 +411,12 @@ impl CongestionControl for Compound {
     }
 
     fn on_recovery_exit(&mut self, _now: Time, w: &mut Window) {
+        if self.linux26 {
+            // Linux 2.6 CTCP restarts its round on returning to Open (`cvegas_enable`).
+            self.round = RoundRtt::default();
+            self.round_due = false;
+            return;
+        }
         self.reconcile(w);
         self.round = RoundRtt::default();
     }
@@ -440,6 +544,95 @@ mod tests {
             c.on_ack(&m.ack_rtt(100, false), &mut w);
         }
         assert!((c.dwnd() - 421.0).abs() < 1e-9, "{}", c.dwnd());
+    }
+
+    /// The CTCP patch of Linux 2.6 (`linux26`) with Reno part `reno` and delay part `dwnd`.
+    fn patch_2_6(reno: f64, dwnd: f64, ssthresh: f64) -> (Compound, Window, Feed) {
+        let (mut c, mut w, m) = avoiding(reno, dwnd);
+        c.linux26 = true;
+        w.ssthresh = ssthresh;
+        (c, w, m)
+    }
+
+    /// Linux 2.6 CTCP (`linux26`): the Reno part counts ACKs. Reno 600 + dwnd 400 in avoidance:
+    /// an ACK of 2 segments adds 1/1000 (default: 2/1000). Its slow start is keyed on the Reno
+    /// part alone: Reno 100 + dwnd 300 with ssthresh 200 (the total, 400, is above it) is in
+    /// slow start, and an ACK makes the Reno part 101 (default: avoidance, 400 + 2/400).
+    #[test]
+    fn linux26_the_reno_part_counts_acks_and_slow_starts_on_its_own_size() {
+        let (mut c, mut w, mut m) = patch_2_6(600.0, 400.0, 10.0);
+        let mut a = m.ack_rtt(100, false);
+        (a.acked, a.increase_units) = (2.0, 2.0);
+        c.on_ack(&a, &mut w);
+        assert!((c.reno_window() - 600.001).abs() < 1e-12 && (w.cwnd - 1000.001).abs() < 1e-12);
+        let (mut modern, mut w2, _) = avoiding(600.0, 400.0);
+        modern.on_ack(&a, &mut w2);
+        assert!((w2.cwnd - 1000.002).abs() < 1e-12, "{}", w2.cwnd);
+        let (mut c, mut w, _) = patch_2_6(100.0, 300.0, 200.0);
+        c.on_ack(&a, &mut w);
+        assert_eq!((c.reno_window(), c.dwnd(), w.cwnd), (101.0, 300.0, 401.0));
+    }
+
+    /// Linux 2.6 CTCP (`linux26`): a loss only sets ssthresh = win / 2; the parts are split at the
+    /// next ACK against the window the stack leaves. 600 + 400: ssthresh = cwnd = 500; the Reno
+    /// part alone exceeds 500, so it takes the window and dwnd is 0; that ACK finds the Reno part
+    /// at 500 <= ssthresh, slow start: 501 (default: Reno 300 + dwnd 200 = 500). 300 + 300 (both
+    /// fit in 300): the Reno part is 300 - 300 = 0, dwnd stays 300, and the Reno part slow-starts
+    /// from there: 1 + 300. A window of 450 left under 200 + 300: dwnd stays, Reno 150 (+1 = 151).
+    /// A timeout: window 1, Reno 1 + dwnd 0, then slow start: 2.
+    #[test]
+    fn linux26_a_loss_halves_the_total_and_dwnd_survives_only_if_both_parts_fit() {
+        let (mut c, mut w, mut m) = patch_2_6(600.0, 400.0, 10.0);
+        c.on_congestion(&congestion(CongestionKind::Loss, 1000.0, false), &mut w);
+        assert_eq!(w, Window { cwnd: 500.0, ssthresh: 500.0 });
+        c.on_ack(&m.ack_rtt(100, false), &mut w);
+        assert_eq!((c.reno_window(), c.dwnd(), w.cwnd), (501.0, 0.0, 501.0));
+        let (mut c, mut w, mut m) = patch_2_6(300.0, 300.0, 10.0);
+        c.on_congestion(&congestion(CongestionKind::Loss, 600.0, false), &mut w);
+        c.on_ack(&m.ack_rtt(100, false), &mut w);
+        assert_eq!((c.reno_window(), c.dwnd(), w.cwnd), (1.0, 300.0, 301.0));
+        let (mut c, _, mut m) = patch_2_6(200.0, 300.0, 250.0);
+        let mut w = Window { cwnd: 450.0, ssthresh: 250.0 };
+        c.on_ack(&m.ack_rtt(100, false), &mut w);
+        assert_eq!((c.reno_window(), c.dwnd(), w.cwnd), (151.0, 300.0, 451.0));
+        let (mut c, mut w, mut m) = patch_2_6(600.0, 400.0, 10.0);
+        c.on_congestion(&congestion(CongestionKind::Timeout, 1000.0, true), &mut w);
+        assert_eq!(w, Window { cwnd: 1.0, ssthresh: 500.0 });
+        c.on_ack(&m.ack_rtt(100, false), &mut w);
+        assert_eq!((c.reno_window(), c.dwnd(), w.cwnd), (2.0, 0.0, 2.0));
+    }
+
+    /// Linux 2.6 CTCP (`linux26`) moves dwnd at every round, from old_wnd, the segments of the
+    /// round. Reno 150 + dwnd 50 (total 200), empty pipe, 1000 segments acknowledged in the
+    /// round: dwnd grows floor(1/8 * 1000^0.75) - 1 = floor(22.23) - 1 = 21, to 71 (the default
+    /// takes the total: floor(1/8 * 200^0.75) - 1 = 5). The round ends on an ACK that is not
+    /// cwnd-limited: nothing until the next cwnd-limited ACK. In slow start (Reno 50, ssthresh
+    /// 1000) a round of 100 segments adds floor(1/8 * 100^0.75) - 1 = floor(3.95) - 1 = 2 while
+    /// the Reno part slow-starts 50 -> 54 (the default: no dwnd in slow start).
+    #[test]
+    fn linux26_dwnd_moves_at_every_round_from_the_segments_sent_in_it() {
+        let (mut c, mut w, mut m) = patch_2_6(150.0, 50.0, 10.0);
+        for i in 0..3u64 {
+            let mut a = m.ack_rtt(100, false);
+            a.delivered = i + 1;
+            c.on_ack(&a, &mut w);
+        }
+        let mut end = m.ack_rtt(100, true);
+        (end.delivered, end.growth.gating, end.cwnd_limited) = (1000, true, false);
+        c.on_ack(&end, &mut w);
+        assert_eq!(c.dwnd(), 50.0);
+        let mut next = m.ack_rtt(100, false);
+        next.delivered = 1000;
+        c.on_ack(&next, &mut w);
+        assert_eq!(c.dwnd(), 71.0);
+        assert!((w.cwnd - (c.reno_window() + 71.0)).abs() < 1e-12);
+        assert!(c.reno_window() > 150.0 && c.reno_window() < 150.03, "{}", c.reno_window());
+        let (mut modern, mut w, mut m) = avoiding(150.0, 50.0);
+        round(&mut modern, &mut m, &mut w, 3, 100, 1000);
+        assert_eq!(modern.dwnd(), 55.0);
+        let (mut c, mut w, mut m) = patch_2_6(50.0, 0.0, 1000.0);
+        round(&mut c, &mut m, &mut w, 3, 100, 100);
+        assert_eq!((c.reno_window(), c.dwnd(), w.cwnd), (54.0, 2.0, 56.0));
     }
 
     /// Gamma tuning: a round with a 10 ms queue at Reno part 400 gives diff_reno = 400 * 10 /

@@ -29,9 +29,28 @@
 //!
 //! Not modelled: time spent application-limited is not taken out of t (RFC 9438 section 5.8;
 //! Linux shifts the epoch on `CA_EVENT_TX_START`): ccsim's transfers never go idle mid-flow.
+//!
+//! `linux26 = true`: CUBIC 2.1, Linux 2.6.22's `tcp_cubic.c` (as ns-2's TCP-Linux runs it). The
+//! curve, K, the target one minimum RTT ahead and the Reno steering are as above; the module
+//! differs in:
+//! * beta = 819/1024 (0.7998; `beta` defaults to it), so fast convergence remembers 0.8999 cwnd;
+//! * one unit per ACK: each ACK in avoidance moves a counter and the ACK that finds it at cnt or
+//!   more adds a segment, so one segment per cnt + 1 ACKs whatever they acknowledge; the count is
+//!   first divided by BIC's smoothed segments-per-ACK ratio (sixteenths, from 2; a timeout resets
+//!   it), which makes up for delayed ACKs; at least 1 (current Linux: at least 2, no ratio);
+//! * slow start while cwnd <= ssthresh, one segment per ACK, and no HyStart (it came with CUBIC
+//!   2.3): `hystart` is ignored;
+//! * before the first loss (and after a timeout) the count is 50, not at most 20;
+//! * at or past the plateau (t >= K) the growth is capped at max_increment = 16 segments per
+//!   100 ms of minimum RTT: cnt >= cwnd 0.1 s / (16 min RTT);
+//! * the Reno estimate counts ACKs: one segment per cwnd 23/8 ACKs, 23 being Linux's integer
+//!   8 (1024 + 819) / 3 / (1024 - 819) (current Linux: alpha 0.53 per acknowledged segment);
+//! * the minimum RTT is taken from the timestamp echo on ACKs outside recovery only.
+//!
+//! Not modelled: Linux 2.6's jiffies (1 ms) resolution of the time and the minimum RTT.
 
 use super::common::hystart::HyStart;
-use super::common::{ca_rtt, grow, in_slow_start, increase_per, reduce_to};
+use super::common::{ca_rtt, grow, grow_2_6, in_slow_start, increase_per, increase_per_ack_2_6, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params, ProfileDefault};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_S};
@@ -96,7 +115,29 @@ pub const PARAMS: &[ParamInfo] = &[
         max: 1e9,
         doc: "HyStart runs only from this window up, segments (Linux 16)",
     },
+    ParamInfo {
+        name: "linux26",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "CUBIC 2.1, Linux 2.6.22's tcp_cubic.c as ns-2's TCP-Linux runs it: beta 819/1024 unless \
+              set, one unit per ACK (cnt + 1 ACKs per segment, count divided by the segments-per-ACK \
+              ratio), slow start while cwnd <= ssthresh without HyStart, count 50 before the first \
+              loss, at most 16 segments per 100 ms of min RTT past the plateau",
+    },
 ];
+
+/// Linux 2.6.22 (`linux26`): beta = 819/1024.
+const BETA_2_6: f64 = 819.0 / 1024.0;
+/// Linux 2.6.22: before the first loss the count is exactly this.
+const NO_LOSS_CNT_2_6: f64 = 50.0;
+/// Linux 2.6.22 `max_increment`: past the plateau at most this many segments per 100 ms of
+/// minimum RTT.
+const MAX_INCREMENT_2_6: f64 = 16.0;
+/// Linux 2.6.22 keeps the segments-per-ACK ratio in sixteenths, starting at 2 (as BIC).
+const ACK_RATIO_SHIFT: u32 = 4;
+const INITIAL_DELAYED_ACK: u32 = 2 << ACK_RATIO_SHIFT;
 
 /// HyStart is on under the `linux` profile, as Linux enables it by default (`tcp_cubic.c`
 /// `hystart = 1`); the parameter's own default (off) holds under `ns2` and `rfc`.
@@ -114,6 +155,8 @@ const MAX_TARGET_RATIO: f64 = 1.5;
 /// Linux ignores RTT samples for this long after an avoidance stage begins, i.e. just after a
 /// recovery, when the queue it built is still draining.
 const MIN_RTT_QUIET: Dur = NS_PER_S;
+/// Linux 2.6.22: `max_increment` is per 100 ms of minimum RTT.
+const RTT_REF_2_6: f64 = 0.1;
 
 /// One avoidance stage, from the first ACK after a reduction (or slow start) to the next event.
 #[derive(Clone, Debug)]
@@ -143,6 +186,10 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// Smallest RTT sample (Linux `delay_min`).
     delay_min: Option<Dur>,
+    /// CUBIC 2.1 of Linux 2.6.22 (see the module header).
+    linux26: bool,
+    /// Linux 2.6: smoothed segments per ACK in sixteenths (`delayed_ack`).
+    delayed_ack: u32,
 }
 
 impl Default for Cubic {
@@ -158,21 +205,90 @@ impl Default for Cubic {
             cwnd_prior: 0.0,
             epoch: None,
             delay_min: None,
+            linux26: false,
+            delayed_ack: INITIAL_DELAYED_ACK,
         }
     }
 }
 
 impl Cubic {
     pub fn from_params(p: &Params) -> Self {
+        let linux26 = p.flag("linux26");
+        let beta = match p.explicit("beta") {
+            Some(b) => b,
+            None if linux26 => BETA_2_6,
+            None => p.get("beta"),
+        };
         Cubic {
             c: p.get("c"),
-            beta: p.get("beta"),
+            beta,
             fast_convergence: p.flag("fast_convergence"),
             tcp_friendliness: p.flag("tcp_friendliness"),
             rfc9438: p.flag("rfc9438"),
-            hystart: p.flag("hystart").then(|| HyStart::new(p.get("hystart_low_window"))),
+            hystart: (p.flag("hystart") && !linux26).then(|| HyStart::new(p.get("hystart_low_window"))),
+            linux26,
             ..Default::default()
         }
+    }
+
+    /// CUBIC 2.1 as Linux 2.6.22 has it, with its defaults.
+    pub fn linux26() -> Self {
+        Cubic { beta: BETA_2_6, linux26: true, ..Default::default() }
+    }
+
+    /// Linux 2.6.22's Reno estimate: one segment per cwnd beta_scale/8 ACKs, with the integer
+    /// beta_scale = 8 (1024 + b) / 3 / (1024 - b), b = 1024 beta (23 for 819).
+    fn alpha_2_6(&self) -> f64 {
+        let b = self.beta * 1024.0;
+        let beta_scale = ((8.0 * (1024.0 + b) / 3.0).floor() / (1024.0 - b)).floor().max(1.0);
+        8.0 / beta_scale
+    }
+
+    /// Linux 2.6 `bictcp_acked`: d = d + acked - d/16, in integers.
+    fn track_ack_ratio(&mut self, acked: f64) {
+        let acked = acked.max(0.0).min(u32::MAX as f64) as u32;
+        self.delayed_ack = self.delayed_ack.saturating_add(acked) - (self.delayed_ack >> ACK_RATIO_SHIFT);
+    }
+
+    /// The smoothed segments-per-ACK ratio in sixteenths (Linux 2.6 `delayed_ack`).
+    pub fn delayed_ack(&self) -> u32 {
+        self.delayed_ack
+    }
+
+    /// Linux 2.6.22 `measure_delay`: the timestamp echo's RTT, not in the first second of an
+    /// avoidance stage.
+    fn track_min_rtt_2_6(&mut self, ack: &AckSample) {
+        if self.epoch.as_ref().is_some_and(|e| ack.now.saturating_sub(e.start) < MIN_RTT_QUIET) {
+            return;
+        }
+        let rtt = ack.now.saturating_sub(ack.echoed_ts).max(1);
+        self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
+    }
+
+    /// Linux 2.6.22 `bictcp_update` and the counter of `bictcp_cong_avoid`, for one ACK.
+    fn avoid_2_6(&mut self, now: Time, w: &mut Window) {
+        let cwnd = w.cwnd;
+        if self.epoch.is_none() {
+            self.epoch = Some(self.begin_epoch(now, cwnd));
+        }
+        let alpha = self.alpha_2_6();
+        let e = self.epoch.as_mut().expect("set above");
+        e.w_est += alpha / cwnd;
+        let e = self.epoch.as_ref().expect("set above");
+        let t = secs(now - e.start) + secs(self.delay_min.unwrap_or(0));
+        let target = self.w_cubic(e, t);
+        let mut cnt = if target > cwnd { cwnd / (target - cwnd) } else { FLAT_CNT_FACTOR * cwnd };
+        if let Some(d) = self.delay_min.filter(|_| t >= e.k) {
+            cnt = cnt.max(cwnd * RTT_REF_2_6 / (MAX_INCREMENT_2_6 * secs(d)));
+        }
+        if self.w_max == 0.0 {
+            cnt = NO_LOSS_CNT_2_6;
+        }
+        if self.tcp_friendliness && e.w_est > cwnd {
+            cnt = cnt.min(cwnd / (e.w_est - cwnd));
+        }
+        let cnt = cnt * f64::from(1u32 << ACK_RATIO_SHIFT) / f64::from(self.delayed_ack.max(1));
+        increase_per_ack_2_6(w, cnt.max(1.0));
     }
 
     /// Reno's additive increase for the same average window at this beta (RFC 9438 eq. 4).
@@ -285,6 +401,14 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        if self.linux26 {
+            // Linux 2.6.22: `pkts_acked` (the ratio), then `cong_avoid` (delay, growth).
+            self.track_ack_ratio(ack.acked);
+            self.track_min_rtt_2_6(ack);
+            let now = ack.now;
+            grow_2_6(ack, w, |w| self.avoid_2_6(now, w));
+            return;
+        }
         self.track_min_rtt(ack);
         self.hystart_step(ack, w);
         let (now, srtt) = (ack.now, ack.srtt);
@@ -292,8 +416,11 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
-        // Linux takes delay samples in every state (`cubictcp_acked`).
-        self.track_min_rtt(ack);
+        // Linux takes delay samples in every state (`cubictcp_acked`); 2.6.22 only in
+        // `cong_avoid`, which recovery does not call.
+        if !self.linux26 {
+            self.track_min_rtt(ack);
+        }
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
@@ -308,6 +435,7 @@ impl CongestionControl for Cubic {
             // Linux `bictcp_reset` on entering Loss; RFC 9438 section 4.8.
             self.w_max = 0.0;
             self.delay_min = None;
+            self.delayed_ack = INITIAL_DELAYED_ACK;
             if let Some(h) = self.hystart.as_mut() {
                 h.reset();
             }
@@ -485,6 +613,143 @@ mod tests {
                 assert_eq!(w.ssthresh, 53.0);
             }
         }
+    }
+
+    /// A delayed ACK for two segments at `now` with an RTT of `rtt`.
+    fn ack2_at(now: Time, rtt: Dur) -> AckSample {
+        let mut a = ack_at(now, rtt);
+        (a.acked, a.increase_units) = (2.0, 2.0);
+        a
+    }
+
+    /// CUBIC 2.1 (`linux26`) keeps beta = 819/1024: a loss at 100 sets ssthresh = cwnd =
+    /// 79.980469 and W_max = 100; a loss at 80 below it remembers 80 (1 + 0.7998047) / 2 =
+    /// 71.992188 with ssthresh 63.984375. Built from parameters, beta defaults to 819/1024 with
+    /// `linux26` and an explicit beta wins. A timeout resets the segments-per-ACK ratio to 2.
+    #[test]
+    fn linux26_keeps_beta_819_over_1024() {
+        let mut cc = Cubic::linux26();
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        cc.on_congestion(&congestion(CongestionKind::Loss, 100.0, false), &mut w);
+        assert_eq!((cc.w_max(), w.cwnd, w.ssthresh), (100.0, 79.98046875, 79.98046875));
+        let mut w = Window { cwnd: 80.0, ssthresh: 50.0 };
+        cc.on_congestion(&congestion(CongestionKind::Loss, 80.0, false), &mut w);
+        assert_eq!((cc.w_max(), w.cwnd), (71.9921875, 63.984375));
+        use crate::cc::registry::build;
+        use std::collections::BTreeMap;
+        let rng = || crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
+        for (values, keep) in [
+            (BTreeMap::from([("linux26".to_string(), 1.0)]), 79.98046875),
+            (BTreeMap::from([("linux26".to_string(), 1.0), ("beta".to_string(), 0.7)]), 70.0),
+            (BTreeMap::new(), 70.0),
+        ] {
+            let mut built = build("cubic", &values, rng()).unwrap();
+            let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+            built.on_congestion(&congestion(CongestionKind::Loss, 100.0, false), &mut w);
+            assert!((w.cwnd - keep).abs() < 1e-12, "{values:?}: {}", w.cwnd);
+        }
+        cc.delayed_ack = 20;
+        cc.on_congestion(&congestion(CongestionKind::Timeout, 63.0, true), &mut w);
+        assert_eq!(cc.delayed_ack(), 32);
+    }
+
+    /// CUBIC 2.1 (`linux26`) counts ACKs. After the loss at 100 above (cwnd = ssthresh =
+    /// 79.980469, min RTT 100 ms) the first ACK, at 2 s, finds cwnd <= ssthresh: slow start,
+    /// 80.980469. The next, 1 ms later and for 2 segments, starts the stage and keeps the ratio at
+    /// d = 32 + 2 - 2 = 32; K = cbrt((100 - 80.980469) / 0.4) = 3.622819 s, the target
+    /// W(0.1 s) = 100 + 0.4 (0.1 - 3.622819)^3 = 82.512373, cnt = 80.980469 / 1.531904 =
+    /// 52.862625, over the ratio 32/16: 26.431312; a segment takes cnt + 1 ACKs, so the ACK adds
+    /// 1/27.431312 = 0.0364547: cwnd 81.016923. (The default adds both segments: 2/cnt.)
+    #[test]
+    fn linux26_counts_acks_against_the_count_over_the_ratio_plus_one() {
+        let mut cc = Cubic::linux26();
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        cc.track_min_rtt_2_6(&ack_at(100 * MS, 100 * MS));
+        cc.on_congestion(&congestion(CongestionKind::Loss, 100.0, false), &mut w);
+        cc.on_ack(&ack2_at(2 * NS_PER_S, 100 * MS), &mut w);
+        assert_eq!(w.cwnd, 80.98046875);
+        cc.on_ack(&ack2_at(2 * NS_PER_S + MS, 100 * MS), &mut w);
+        assert_eq!(cc.delayed_ack(), 32);
+        assert!((w.cwnd - 81.0169234).abs() < 1e-6, "{}", w.cwnd);
+    }
+
+    /// CUBIC 2.1 (`linux26`) before the first loss: the count is 50 (current Linux: at most 20).
+    /// A fresh flow at cwnd 100 in avoidance, ACK of 2 segments: cnt = 50 / 2 (ratio) = 25, the
+    /// ACK adds 1/26 = 0.0384615; the default adds 2/20 = 0.1. The Reno estimate counts the ACK,
+    /// not its segments: + (8/23)/100 = 0.0034783 (23 = Linux's integer 8 (1024 + 819) / 3 /
+    /// (1024 - 819)); the default adds 0.5294118 * 2/100 = 0.0105882.
+    #[test]
+    fn linux26_before_the_first_loss_the_count_is_fifty_and_the_reno_estimate_counts_acks() {
+        let mut cc = Cubic::linux26();
+        assert_eq!(cc.alpha_2_6(), 8.0 / 23.0);
+        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        cc.on_ack(&ack2_at(5 * NS_PER_S, 100 * MS), &mut w);
+        assert!((w.cwnd - (100.0 + 1.0 / 26.0)).abs() < 1e-12, "{}", w.cwnd);
+        assert!((cc.w_est().unwrap() - 100.0034783).abs() < 1e-7);
+        let mut modern = Cubic::default();
+        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        modern.on_ack(&ack2_at(5 * NS_PER_S, 100 * MS), &mut w);
+        assert!((w.cwnd - 100.1).abs() < 1e-12, "{}", w.cwnd);
+        assert!((modern.w_est().unwrap() - 100.0105882).abs() < 1e-7);
+    }
+
+    /// CUBIC 2.1 (`linux26`) past the plateau grows at most 16 segments per 100 ms of minimum
+    /// RTT. W_max = 100, cwnd 100, min RTT 10 ms: the stage starts on its plateau (K = 0). Two s
+    /// later the target W(2.01 s) = 100 + 0.4 * 2.01^3 = 103.248240 asks for cnt = 100 / 3.248240
+    /// = 30.786, but t >= K caps it at cwnd 0.1 / (16 * 0.01) = 62.5 (1.6 segments per 10 ms
+    /// RTT); over the ratio 2, 31.25, so the ACK adds 1/32.25 = 0.0310078 (uncapped it would add
+    /// 1/16.39). On the stage's first ACK the target is flat (W(0.01 s) = 100.0000004) and the
+    /// Reno estimate, 100 + (8/23)/100, steers: cnt = 100 / 0.0034783 = 28750, 14375 over the
+    /// ratio, +1/14376.
+    #[test]
+    fn linux26_past_the_plateau_growth_is_capped_at_sixteen_per_hundred_ms() {
+        let mut cc = Cubic { w_max: 100.0, delay_min: Some(10 * MS), ..Cubic::linux26() };
+        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        let t0 = 5 * NS_PER_S;
+        cc.on_ack(&ack2_at(t0, 10 * MS), &mut w);
+        assert!((w.cwnd - (100.0 + 1.0 / 14376.0)).abs() < 1e-9, "{}", w.cwnd);
+        let before = w.cwnd;
+        cc.on_ack(&ack2_at(t0 + 2 * NS_PER_S, 10 * MS), &mut w);
+        let capped = before * 0.1 / (16.0 * 0.01) / 2.0;
+        assert!((capped - 31.25).abs() < 1e-4);
+        assert!((w.cwnd - (before + 1.0 / (capped + 1.0))).abs() < 1e-12, "{}", w.cwnd);
+        assert!((w.cwnd - before - 0.0310078).abs() < 1e-7);
+    }
+
+    /// CUBIC 2.1 (`linux26`): slow start while cwnd <= ssthresh, one segment per ACK (at 40 =
+    /// ssthresh an ACK of 2 segments makes 41), and no HyStart even under the `linux` profile
+    /// (the ACK train that ends slow start at 53 above does not). The minimum RTT is the
+    /// timestamp echo's (120 ms here, where Linux's newest-segment sample says 100 ms), and ACKs
+    /// in recovery do not move it.
+    #[test]
+    fn linux26_slow_start_has_no_hystart_and_the_min_rtt_is_the_echo_outside_recovery() {
+        let mut cc = Cubic::linux26();
+        let mut w = Window { cwnd: 40.0, ssthresh: 40.0 };
+        cc.on_ack(&ack2_at(5 * NS_PER_S, 100 * MS), &mut w);
+        assert_eq!(w.cwnd, 41.0);
+        use crate::cc::registry::build_for_profile;
+        use crate::profile::Profile;
+        use std::collections::BTreeMap;
+        let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
+        let values = BTreeMap::from([("linux26".to_string(), 1.0)]);
+        let mut built = build_for_profile("cubic", &values, Profile::Linux, rng).unwrap();
+        let mut w = Window { cwnd: 32.0, ssthresh: f64::INFINITY };
+        for i in 0..=30u64 {
+            let mut a = ack_at(NS_PER_S + i * MS, 40 * MS);
+            a.round_start = i == 0;
+            built.on_ack(&a, &mut w);
+        }
+        assert_eq!((w.cwnd, w.ssthresh), (63.0, f64::INFINITY));
+        let mut cc = Cubic::linux26();
+        let mut a = ack_at(5 * NS_PER_S, 120 * MS);
+        a.ca_rtt = Some(100 * MS);
+        cc.on_ack(&a, &mut Window { cwnd: 10.0, ssthresh: 5.0 });
+        assert_eq!(cc.delay_min, Some(120 * MS));
+        cc.on_ack_in_recovery(&ack_at(6 * NS_PER_S, 90 * MS));
+        assert_eq!(cc.delay_min, Some(120 * MS));
+        let mut modern = Cubic::default();
+        modern.on_ack(&a, &mut Window { cwnd: 10.0, ssthresh: 5.0 });
+        assert_eq!(modern.delay_min, Some(100 * MS));
     }
 
     /// HyStart's default follows the stack profile: built for `linux` the ACK train above ends

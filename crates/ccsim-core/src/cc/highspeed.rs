@@ -16,8 +16,14 @@
 //!   which RFC 3649 recommends alongside.
 //! * Timeouts: Linux's reduction (w (1 - b(w))) for ssthresh, then cwnd = 1; ns-2 and RFC 3649
 //!   halve, and ns-2 also halves on the first decrease of a connection (not modelled).
+//!
+//! `linux26 = true`: Linux 2.6.22's `tcp_highspeed.c` (as ns-2's TCP-Linux runs it). Avoidance
+//! is the same (a(w) per ACK from the table); slow start is 2.6's: while cwnd <= ssthresh, one
+//! segment per ACK whatever it acknowledges (current Linux: cwnd < ssthresh, one per acknowledged
+//! segment), and with `max_ssthresh` the limited form of 2.6's `tcp_slow_start`, max_ssthresh/2
+//! segments per window of ACKs above it. `per_ack` is moot (always per ACK).
 
-use super::common::{in_slow_start, may_grow, reduce_to, slow_start};
+use super::common::{in_slow_start, in_slow_start_2_6, may_grow, reduce_to, slow_start};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
 use crate::math::{ln, powf};
@@ -49,6 +55,15 @@ pub const PARAMS: &[ParamInfo] = &[
         max: 1e9,
         doc: "RFC 3742 Limited Slow-Start threshold, segments (RFC 3742 suggests 100); 0 = standard \
               slow start, as Linux",
+    },
+    ParamInfo {
+        name: "linux26",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "Linux 2.6.22's tcp_highspeed.c, as ns-2's TCP-Linux runs it: slow start while cwnd <= \
+              ssthresh, one segment per ACK; avoidance unchanged (per ACK)",
     },
 ];
 
@@ -101,19 +116,36 @@ pub struct HighSpeed {
     table: bool,
     per_ack: bool,
     max_ssthresh: f64,
+    linux26: bool,
     /// Current table row (Linux `ca->ai`), moved only in congestion avoidance.
     row: usize,
 }
 
 impl Default for HighSpeed {
     fn default() -> Self {
-        HighSpeed { table: true, per_ack: true, max_ssthresh: 0.0, row: 0 }
+        HighSpeed { table: true, per_ack: true, max_ssthresh: 0.0, linux26: false, row: 0 }
     }
 }
 
 impl HighSpeed {
     pub fn from_params(p: &Params) -> Self {
-        HighSpeed { table: p.flag("table"), per_ack: p.flag("per_ack"), max_ssthresh: p.get("max_ssthresh"), row: 0 }
+        HighSpeed {
+            table: p.flag("table"),
+            per_ack: p.flag("per_ack"),
+            max_ssthresh: p.get("max_ssthresh"),
+            linux26: p.flag("linux26"),
+            row: 0,
+        }
+    }
+
+    /// Linux 2.6.22 `tcp_slow_start` (byte counting off): one segment per ACK, or with a
+    /// `max_ssthresh` below cwnd, max_ssthresh/2 segments per cwnd ACKs.
+    fn slow_start_2_6(&self, w: &mut Window) {
+        if self.max_ssthresh > 0.0 && w.cwnd > self.max_ssthresh {
+            w.cwnd += 0.5 * self.max_ssthresh / w.cwnd;
+        } else {
+            w.cwnd += 1.0;
+        }
     }
 
     /// Move the row to the one holding cwnd, one step at a time as Linux does.
@@ -159,6 +191,15 @@ impl CongestionControl for HighSpeed {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         if !may_grow(ack) {
+            return;
+        }
+        if self.linux26 {
+            if in_slow_start_2_6(w) {
+                self.slow_start_2_6(w);
+            } else {
+                self.update_row(w.cwnd);
+                w.cwnd += self.a(w.cwnd) / w.cwnd;
+            }
             return;
         }
         if in_slow_start(w) {
@@ -258,6 +299,32 @@ mod tests {
         cc.on_congestion(&congestion(CongestionKind::Timeout, basis, true), &mut w);
         assert_eq!(w.cwnd, 1.0);
         assert!((w.ssthresh - basis * 167.0 / 256.0).abs() < 1e-9);
+    }
+
+    /// Linux 2.6.22 (`linux26`): slow start while cwnd <= ssthresh, one segment per ACK. At
+    /// cwnd = ssthresh = 300 an ACK of 2 segments is still slow start: 301 (default: avoidance,
+    /// 300 + 4/300 as above); below ssthresh it adds 1 (default: 2). Avoidance is unchanged: at
+    /// 301 (row 3, a = 4) an ACK of 2 segments adds 4/301. With max_ssthresh 100, at cwnd 400 an
+    /// ACK adds 50/400 = 0.125 (2.6's limited slow start).
+    #[test]
+    fn linux26_slow_start_is_per_ack_and_includes_cwnd_equal_to_ssthresh() {
+        let mut cc = HighSpeed { linux26: true, ..Default::default() };
+        let mut w = Window { cwnd: 300.0, ssthresh: 300.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert_eq!(w.cwnd, 301.0);
+        cc.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (301.0 + 4.0 / 301.0)).abs() < 1e-12, "{}", w.cwnd);
+        let mut w = Window { cwnd: 20.0, ssthresh: 100.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert_eq!(w.cwnd, 21.0);
+        let mut modern = HighSpeed::default();
+        let mut w = Window { cwnd: 20.0, ssthresh: 100.0 };
+        modern.on_ack(&ack(2.0), &mut w);
+        assert_eq!(w.cwnd, 22.0);
+        let mut limited = HighSpeed { linux26: true, max_ssthresh: 100.0, ..Default::default() };
+        let mut w = Window { cwnd: 400.0, ssthresh: 1000.0 };
+        limited.on_ack(&ack(2.0), &mut w);
+        assert_eq!(w.cwnd, 400.125);
     }
 
     /// RFC 3742 with max_ssthresh 100: at cwnd 400, K = floor(400 / 50) = 8, so 1/8 per segment.

@@ -33,10 +33,19 @@
 //!   sample ever, from every ACK in every state, as Linux's `minRTT`). Linux skips zero samples;
 //!   none occur here, since every link has a finite rate. RTT_max is H-TCP's own (guarded,
 //!   open-state samples only, faded at events).
+//!
+//! `linux26 = true`: Linux 2.6.22's `tcp_htcp.c` (as ns-2's TCP-Linux runs it). The increase
+//! counter, alpha, beta and the throughput tracking are as today; two things differ:
+//! * slow start while cwnd <= ssthresh adds one segment per ACK whatever it acknowledges;
+//! * RTT_min and RTT_max are taken from the smoothed RTT (`srtt`), not from each RTT sample, and
+//!   only on avoidance ACKs (`measure_rtt` was called from `htcp_cong_avoid`, past the
+//!   cwnd-limited test and outside slow start), never in recovery; RTT_max moves only once
+//!   ssthresh is set (below 0xFFFF) and more than 3 RTT_min have passed since the last event
+//!   (current Linux dropped both guards).
 
 use super::common::bandwidth::DeliveryInterval;
 use super::common::delay::DelaySample;
-use super::common::{grow, in_slow_start, may_grow, reduce_to, slow_start};
+use super::common::{grow, in_slow_start, in_slow_start_2_6, may_grow, reduce_to, slow_start};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_MS};
@@ -77,7 +86,20 @@ pub const PARAMS: &[ParamInfo] = &[
         doc: "Linux's integer alpha factor and 1/128 beta (true) or the paper's real-valued formulas \
               (false)",
     },
+    ParamInfo {
+        name: "linux26",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "Linux 2.6.22's tcp_htcp.c, as ns-2's TCP-Linux runs it: slow start while cwnd <= \
+              ssthresh, one segment per ACK; RTT_min and RTT_max from the smoothed RTT on avoidance \
+              ACKs only",
+    },
 ];
+
+/// Linux 2.6.22: RTT_max grows only while ssthresh is below this (set by a first event).
+const SSTHRESH_UNSET_2_6: f64 = 65535.0;
 
 /// Reno-like phase after each event (draft-leith-tcp-htcp: Delta_L = 1 s).
 const DELTA_L: f64 = 1.0;
@@ -106,6 +128,8 @@ pub struct Htcp {
     adaptive_beta: bool,
     bandwidth_switch: bool,
     fixed_point: bool,
+    /// Linux 2.6.22's slow start and RTT measurement (see the module header).
+    linux26: bool,
     beta: f64,
     /// beta adapts only once an event has passed without the bandwidth switch (Linux).
     modeswitch: bool,
@@ -133,6 +157,7 @@ impl Default for Htcp {
             adaptive_beta: true,
             bandwidth_switch: true,
             fixed_point: true,
+            linux26: false,
             beta: BETA_MIN,
             modeswitch: false,
             last_cong: None,
@@ -155,6 +180,7 @@ impl Htcp {
             adaptive_beta: p.flag("adaptive_beta"),
             bandwidth_switch: p.flag("bandwidth_switch"),
             fixed_point: p.flag("fixed_point"),
+            linux26: p.flag("linux26"),
             ..Default::default()
         }
     }
@@ -235,6 +261,39 @@ impl Htcp {
         }
     }
 
+    /// Linux 2.6.22 `measure_rtt`, on an avoidance ACK: RTT_min and RTT_max follow the smoothed
+    /// RTT; RTT_max only once ssthresh is set and more than 3 RTT_min after the last event, and
+    /// at most 20 ms above its current value.
+    fn measure_srtt_2_6(&mut self, now: Time, srtt: Dur, ssthresh: f64) {
+        let min = self.min_rtt.map_or(srtt, |m| m.min(srtt));
+        self.min_rtt = Some(min);
+        let rtts_since_event = self.since_event(now) / min.max(1);
+        if ssthresh < SSTHRESH_UNSET_2_6 && rtts_since_event > 3 {
+            let max = self.max_rtt.unwrap_or(0).max(min);
+            let guarded = srtt > max && srtt <= max + MAX_RTT_STEP;
+            self.max_rtt = Some(if guarded { srtt } else { max });
+        }
+    }
+
+    /// Linux 2.6.22 `htcp_cong_avoid`: 2.6 slow start, else the RTT extremes from srtt and the
+    /// whole-segment counter (or the real-valued increase).
+    fn on_ack_2_6(&mut self, ack: &AckSample, w: &mut Window) {
+        self.measure_rate(ack, w.cwnd);
+        if !may_grow(ack) {
+            return;
+        }
+        if in_slow_start_2_6(w) {
+            w.cwnd += 1.0;
+            return;
+        }
+        self.measure_srtt_2_6(ack.now, ack.srtt, w.ssthresh);
+        if self.fixed_point {
+            self.linux_increase(ack.now, ack.acked, w);
+        } else {
+            w.cwnd += self.alpha(ack.now) * ack.acked / w.cwnd;
+        }
+    }
+
     /// Linux `measure_achieved_throughput`: about one sample per window and RTT.
     fn measure_rate(&mut self, ack: &AckSample, cwnd: f64) {
         let Some(min_rtt) = self.min_rtt else { return };
@@ -302,6 +361,10 @@ impl CongestionControl for Htcp {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         self.start_clock(ack.now);
+        if self.linux26 {
+            self.on_ack_2_6(ack, w);
+            return;
+        }
         self.measure_rtt(&ack.delay, true);
         self.measure_rate(ack, w.cwnd);
         if !self.fixed_point {
@@ -319,7 +382,9 @@ impl CongestionControl for Htcp {
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
         self.start_clock(ack.now);
-        self.measure_rtt(&ack.delay, false);
+        if !self.linux26 {
+            self.measure_rtt(&ack.delay, false);
+        }
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
@@ -495,6 +560,49 @@ mod tests {
         let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
         let trace = stretch_acks(&mut real, &mut w, MS, 1);
         assert!((trace[0] - 10.3).abs() < 1e-12, "{trace:?}");
+    }
+
+    /// Linux 2.6.22 (`linux26`), ACKs of 3 segments whose RTT samples are all 100 ms:
+    ///  at cwnd = ssthresh = 10 the ACK is in slow start and adds one segment, 11 (the default is
+    ///    in avoidance there), measuring nothing;
+    ///  avoidance ACKs take RTT_min from the smoothed RTT: srtt 120 ms gives 120 ms (the default:
+    ///    100 ms, the smallest sample); an ACK in recovery (srtt 110 ms) changes nothing;
+    ///  RTT_max waits until more than 3 RTT_min (360 ms) have passed since the clock started at
+    ///    1 s: unset at 1.1 s; at 1.5 s (500 / 120 = 4 > 3) srtt 135 ms sets it, first to RTT_min,
+    ///    then 135 <= 120 + 20: 135 ms. With ssthresh unset (65535 or more) it never moves.
+    #[test]
+    fn linux26_slow_start_per_ack_and_rtt_extremes_from_srtt_in_avoidance() {
+        let at = |ms: u64, srtt_ms: u64| {
+            let mut a = ack(3.0);
+            a.now = ms * MS;
+            a.ca_rtt = Some(100 * MS);
+            a.echoed_ts = a.now - 100 * MS;
+            a.srtt = srtt_ms * MS;
+            a
+        };
+        let mut cc = Htcp { linux26: true, ..Default::default() };
+        let mut m = Feed::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: 10.0 };
+        cc.on_ack(&m.stamp(at(1000, 120)), &mut w);
+        assert_eq!((w.cwnd, cc.min_rtt), (11.0, None));
+        w.ssthresh = 5.0;
+        cc.on_ack(&m.stamp(at(1100, 120)), &mut w);
+        assert_eq!((cc.min_rtt, cc.max_rtt), (Some(120 * MS), None));
+        cc.on_ack_in_recovery(&m.stamp(at(1200, 110)));
+        assert_eq!(cc.min_rtt, Some(120 * MS));
+        cc.on_ack(&m.stamp(at(1500, 135)), &mut w);
+        assert_eq!((cc.min_rtt, cc.max_rtt), (Some(120 * MS), Some(135 * MS)));
+        let mut unset = Htcp { linux26: true, ..Default::default() };
+        let mut w = Window { cwnd: 70_000.0, ssthresh: 65_535.0 };
+        for (t, srtt) in [(1000, 120), (1500, 135)] {
+            unset.on_ack(&m.stamp(at(t, srtt)), &mut w);
+        }
+        assert_eq!((unset.min_rtt, unset.max_rtt), (Some(120 * MS), None));
+        let mut modern = Htcp::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: 10.0 };
+        modern.on_ack(&Feed::default().stamp(at(1000, 120)), &mut w);
+        assert_eq!(modern.min_rtt, Some(100 * MS));
+        assert_eq!(w.cwnd, 10.0, "avoidance: the counter starts");
     }
 
     /// The time of the last congestion event starts at the flow's start (Linux `htcp_init`), here

@@ -115,6 +115,12 @@ impl Params<'_> {
     pub fn flag(&self, name: &str) -> bool {
         self.get(name) != 0.0
     }
+
+    /// The value the scenario wrote for `name`, if it wrote one (for defaults that depend on
+    /// another parameter, e.g. `linux26`).
+    pub fn explicit(&self, name: &str) -> Option<f64> {
+        self.values.get(name).copied()
+    }
 }
 
 const AIMD_PARAMS: &[ParamInfo] = &[
@@ -133,6 +139,15 @@ const AIMD_PARAMS: &[ParamInfo] = &[
         min: 0.01,
         max: 0.99,
         doc: "fraction of the window kept after a loss",
+    },
+    ParamInfo {
+        name: "linux26",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "Linux 2.6.22's tcp_reno_cong_avoid, as ns-2's TCP-Linux runs it: one unit per ACK, slow \
+              start while cwnd <= ssthresh, one segment per cwnd + 1 ACKs in avoidance",
     },
 ];
 
@@ -484,6 +499,17 @@ mod tests {
         assert_eq!(cubic.default_for("hystart", None), Some(0.0));
     }
 
+    /// Every protocol of seed 004's parking lot that ran a Linux module under ns-2 (and CUBIC, of
+    /// the same lineage) can be given that module's 2.6 arithmetic per flow, off by default.
+    #[test]
+    fn the_linux_2_6_arithmetic_is_a_parameter_of_every_module_seed_004_ran() {
+        for name in ["reno", "newreno", "highspeed", "scalable", "bic", "cubic", "htcp", "compound"] {
+            let info = find(name).unwrap();
+            let p = info.params.iter().find(|p| p.name == "linux26").unwrap_or_else(|| panic!("{name}"));
+            assert_eq!((p.kind, p.default), (ParamKind::Bool, 0.0), "{name}");
+        }
+    }
+
     /// A tiny deterministic generator for the event sequences below (64-bit LCG, Knuth's MMIX
     /// constants).
     fn lcg(x: &mut u64) -> u64 {
@@ -493,14 +519,20 @@ mod tests {
 
     /// Random sequences of ACKs (RTTs 20-220 ms, 1-3 segments, rounds about a window long),
     /// losses with recovery, and timeouts, fed as the sender feeds them: no algorithm produces a
-    /// window that is not finite, below one segment, or an ssthresh below two.
+    /// window that is not finite, below one segment, or an ssthresh below two; with its defaults
+    /// and, where it has them, with the Linux 2.6 modules' arithmetic (`linux26`).
     #[test]
     fn random_event_sequences_keep_every_window_sane() {
         use super::super::common::testing::{ack, congestion};
         use super::super::{CongestionKind, Window};
         const MS: u64 = 1_000_000;
-        for a in algorithms() {
-            let mut cc = build(a.name, &BTreeMap::new(), rng()).unwrap();
+        let variants = algorithms().iter().flat_map(|a| {
+            let era = a.params.iter().any(|p| p.name == "linux26");
+            let era = era.then(|| BTreeMap::from([("linux26".to_string(), 1.0)]));
+            std::iter::once((a, BTreeMap::new())).chain(era.map(|v| (a, v)))
+        });
+        for (a, values) in variants {
+            let mut cc = build(a.name, &values, rng()).unwrap();
             let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
             let (mut rng, mut now, mut delivered, mut in_round, mut in_recovery) = (7u64, 1000 * MS, 0u64, 0.0, false);
             for _ in 0..50_000 {

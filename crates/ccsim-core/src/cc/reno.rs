@@ -3,8 +3,16 @@
 //!
 //! The window rules are shared with [`super::newreno::NewReno`]; the two differ only in the loss
 //! recovery the sender runs, which the sender owns.
+//!
+//! `linux26 = true`: the arithmetic of Linux 2.6.22's `tcp_reno_cong_avoid` (`tcp_cong.c`, as
+//! ns-2's TCP-Linux runs it; byte counting off, its default): every ACK is one unit whatever it
+//! acknowledges; slow start while cwnd <= ssthresh adds one segment per ACK; avoidance adds one
+//! segment per cwnd + 1 ACKs (the incrementing ACK restarts the counter without counting itself).
+//! With delayed ACKs that is half a segment per RTT, where current Linux counts segments.
 
-use super::common::{additive_increase, in_slow_start, may_grow, multiplicative_decrease, slow_start};
+use super::common::{
+    additive_increase, grow_2_6, in_slow_start, increase_per_ack_2_6, may_grow, multiplicative_decrease, slow_start,
+};
 use super::{AckSample, CongestionControl, CongestionEvent, Recovery, Window};
 
 /// AIMD(alpha, beta) window arithmetic, used by Reno and NewReno: `alpha` segments per RTT in
@@ -13,20 +21,28 @@ use super::{AckSample, CongestionControl, CongestionEvent, Recovery, Window};
 pub struct RenoWindow {
     pub alpha: f64,
     pub beta: f64,
+    /// Linux 2.6.22's per-ACK arithmetic (see the module header).
+    pub linux26: bool,
 }
 
 impl Default for RenoWindow {
     fn default() -> Self {
-        RenoWindow { alpha: 1.0, beta: 0.5 }
+        RenoWindow { alpha: 1.0, beta: 0.5, linux26: false }
     }
 }
 
 impl RenoWindow {
     pub fn from_params(p: &super::registry::Params) -> Self {
-        RenoWindow { alpha: p.get("alpha"), beta: p.get("beta") }
+        RenoWindow { alpha: p.get("alpha"), beta: p.get("beta"), linux26: p.flag("linux26") }
     }
 
     pub fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
+        if self.linux26 {
+            // One segment per cwnd/alpha + 1 ACKs (Linux's module has alpha = 1).
+            let alpha = self.alpha;
+            grow_2_6(ack, w, |w| increase_per_ack_2_6(w, w.cwnd / alpha));
+            return;
+        }
         if !may_grow(ack) {
             return;
         }
@@ -131,6 +147,33 @@ mod tests {
         a.cwnd_limited = false;
         cc.on_ack(&a, &mut w);
         assert_eq!(w.cwnd, 4.0);
+    }
+
+    /// Linux 2.6.22 (`linux26`): one unit per ACK. At cwnd 4 = ssthresh the ACK is still in slow
+    /// start (cwnd <= ssthresh) and adds a segment: 5, where the default is in avoidance (4.25
+    /// above). A delayed ACK of 2 segments in slow start adds 1 (byte counting: 2). In avoidance
+    /// at cwnd 10 a segment takes cwnd + 1 = 11 ACKs: an ACK of 2 segments adds 1/11 = 0.090909
+    /// (byte counting: 2/10), the next, at 10.090909, adds 1/11.090909. A loss halves as before.
+    #[test]
+    fn linux26_counts_acks_and_a_segment_takes_cwnd_plus_one_of_them() {
+        let mut cc = Reno::new(RenoWindow { linux26: true, ..Default::default() });
+        let mut w = Window { cwnd: 4.0, ssthresh: 4.0 };
+        cc.on_ack(&ack(1.0), &mut w);
+        assert_eq!(w.cwnd, 5.0);
+        let mut w = Window { cwnd: 4.0, ssthresh: 100.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert_eq!(w.cwnd, 5.0);
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - 10.090909).abs() < 1e-6, "{}", w.cwnd);
+        cc.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (10.090909 + 1.0 / 11.090909)).abs() < 1e-6, "{}", w.cwnd);
+        let mut bytes = Reno::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        bytes.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - 10.2).abs() < 1e-12);
+        cc.on_congestion(&congestion(CongestionKind::Loss, 20.0, false), &mut w);
+        assert_eq!(w, Window { cwnd: 10.0, ssthresh: 10.0 });
     }
 
     #[test]

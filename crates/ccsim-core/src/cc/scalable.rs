@@ -13,8 +13,14 @@
 //! "tcp: fix stretch ACK bugs in Scalable" (2020, Linux 5.7) made it count acknowledged segments
 //! and raised the constant to 100.
 //! Timeouts: Linux's ssthresh (cwnd - cwnd/8), then cwnd = 1.
+//!
+//! `linux26 = true`: Linux 2.6.22's `tcp_scalable.c` (as ns-2's TCP-Linux runs it): every ACK is
+//! one unit whatever it acknowledges; slow start while cwnd <= ssthresh adds one segment per ACK;
+//! in avoidance each ACK bumps a counter and the ACK that takes it past min(cwnd, 50) adds a
+//! segment and clears it, so one segment per min(cwnd, 50) + 1 ACKs. `ai_cnt` defaults to 50
+//! then. The decrease is the same.
 
-use super::common::{grow, increase_per, reduce_to};
+use super::common::{grow, grow_2_6, increase_per, increase_per_ack_2_6, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
 
@@ -38,23 +44,47 @@ pub const PARAMS: &[ParamInfo] = &[
         max: 0.99,
         doc: "fraction of the window removed on a congestion event (Kelly's b = 1/8)",
     },
+    ParamInfo {
+        name: "linux26",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "Linux 2.6.22's tcp_scalable.c, as ns-2's TCP-Linux runs it: one unit per ACK, slow start \
+              while cwnd <= ssthresh, one segment per min(cwnd, ai_cnt) + 1 ACKs, ai_cnt 50 unless set",
+    },
 ];
+
+/// Linux 2.6's `TCP_SCALABLE_AI_CNT` ("50 instead of 100 to account for delayed ack").
+const AI_CNT_2_6: f64 = 50.0;
 
 #[derive(Clone, Debug)]
 pub struct Scalable {
     ai_cnt: f64,
     md: f64,
+    linux26: bool,
 }
 
 impl Default for Scalable {
     fn default() -> Self {
-        Scalable { ai_cnt: 100.0, md: 0.125 }
+        Scalable { ai_cnt: 100.0, md: 0.125, linux26: false }
     }
 }
 
 impl Scalable {
     pub fn from_params(p: &Params) -> Self {
-        Scalable { ai_cnt: p.get("ai_cnt"), md: p.get("md") }
+        let linux26 = p.flag("linux26");
+        let ai_cnt = match p.explicit("ai_cnt") {
+            Some(v) => v,
+            None if linux26 => AI_CNT_2_6,
+            None => p.get("ai_cnt"),
+        };
+        Scalable { ai_cnt, md: p.get("md"), linux26 }
+    }
+
+    /// Linux 2.6.22: the module as it was, with its constant of 50.
+    pub fn linux26() -> Self {
+        Scalable { ai_cnt: AI_CNT_2_6, linux26: true, ..Default::default() }
     }
 }
 
@@ -65,6 +95,10 @@ impl CongestionControl for Scalable {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         let ai_cnt = self.ai_cnt;
+        if self.linux26 {
+            grow_2_6(ack, w, |w| increase_per_ack_2_6(w, w.cwnd.min(ai_cnt)));
+            return;
+        }
         grow(ack, w, |w, units| {
             let per = w.cwnd.min(ai_cnt);
             increase_per(w, per, units);
@@ -111,6 +145,42 @@ mod tests {
         // Slow start below ssthresh is standard: +1 per segment.
         cc.on_ack(&ack(1.0), &mut w);
         assert_eq!(w.cwnd, 2.0);
+    }
+
+    /// Linux 2.6.22 (`linux26`): ACKs counted, not segments, against min(cwnd, 50) + 1. At cwnd 160
+    /// an ACK of 2 segments adds 1/51 = 0.0196078 (default: 2/100); at cwnd 30, below 50, 1/31 =
+    /// 0.0322581 (default: 2/30). At cwnd = ssthresh = 100 an ACK is in slow start and adds a
+    /// segment (default: avoidance, 1/100). The built form and `Scalable::linux26` agree, and an
+    /// explicit `ai_cnt` wins over the 50.
+    #[test]
+    fn linux26_counts_acks_against_min_cwnd_50_plus_one() {
+        use crate::cc::registry::build;
+        use std::collections::BTreeMap;
+        let rng = || crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
+        let mut cc = Scalable::linux26();
+        let mut w = Window { cwnd: 160.0, ssthresh: 100.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (160.0 + 1.0 / 51.0)).abs() < 1e-12, "{}", w.cwnd);
+        let mut w = Window { cwnd: 30.0, ssthresh: 10.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (30.0 + 1.0 / 31.0)).abs() < 1e-12, "{}", w.cwnd);
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        cc.on_ack(&ack(2.0), &mut w);
+        assert_eq!(w.cwnd, 101.0);
+        let mut modern = Scalable::default();
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        modern.on_ack(&ack(1.0), &mut w);
+        assert!((w.cwnd - 100.01).abs() < 1e-12);
+        let values = BTreeMap::from([("linux26".to_string(), 1.0)]);
+        let mut built = build("scalable", &values, rng()).unwrap();
+        let mut w = Window { cwnd: 160.0, ssthresh: 100.0 };
+        built.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (160.0 + 1.0 / 51.0)).abs() < 1e-12, "{}", w.cwnd);
+        let values = BTreeMap::from([("linux26".to_string(), 1.0), ("ai_cnt".to_string(), 100.0)]);
+        let mut built = build("scalable", &values, rng()).unwrap();
+        let mut w = Window { cwnd: 160.0, ssthresh: 100.0 };
+        built.on_ack(&ack(2.0), &mut w);
+        assert!((w.cwnd - (160.0 + 1.0 / 101.0)).abs() < 1e-12, "{}", w.cwnd);
     }
 
     /// Oracle (spec 5.6, 11.7.6): after a loss at W the window restarts at 7/8 W and grows by a
