@@ -1,5 +1,12 @@
-"""The seed-000 studies (Randomized TCP) in --quick mode, run through ``ccsim.studies.run``
-and the CLI, with the claims our model reproduces robustly."""
+"""The seed-000 studies (Randomized TCP) in --quick mode (3 seeds each), run through
+``ccsim.studies.run`` and the CLI.
+
+Every assertion on a result held in three sets of seeds, 1-3, 4-6 and 7-9 (``first_seed`` 1, 4
+and 7, i.e. ``ccsim study ID --quick --first-seed k``); the values measured are in each test's
+docstring, as "1-3 / 4-6 / 7-9". Quick runs are a first look, not results: with 3 seeds many
+checks are inconclusive, which is what the tests expect where the effect is smaller than the
+seed-to-seed spread (R5 above all: one seed set's mean once looked like "even competition").
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,15 @@ import pandas as pd
 import pytest
 from ccsim import studies
 from ccsim.studies import core
-from ccsim.studies.core import grade, summarise
+from ccsim.studies.core import (
+    FAILED,
+    HELD,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    NOT_RUN_QUICK,
+    REPRODUCED,
+    REVERSED,
+)
 from conftest import requires_engine, run_cli
 
 
@@ -25,173 +40,339 @@ def needs(*names: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(not _have(*names), reason=f"engine lacks {', '.join(names)}")
 
 
-# ---- the studies, quick -------------------------------------------------------------------------
+def _run(sid: str, out: Path) -> studies.StudyReport:
+    report = studies.run(sid, quick=True, out=out / sid, workers=1)
+    assert report.replicates == 3
+    return report
+
+
+def _outcome(report: studies.StudyReport, claim: int, label: str) -> str:
+    """The outcome of the check of ``claim`` whose text starts with ``label``."""
+    found = [c.outcome for c in report.verdicts[claim].checks if c.text.startswith(label)]
+    assert len(found) == 1, (label, [c.text for c in report.verdicts[claim].checks])
+    return found[0]
+
+
+def _wide(table: pd.DataFrame, metric: str, key: str) -> pd.DataFrame:
+    rows = table[(table["metric"] == metric) & (table["runs"] > 0)]
+    return rows.pivot_table(index=key, columns="tcp", values="ours")
 
 
 def _files_written(report: studies.StudyReport) -> None:
     sid = report.study.id
-    for name in (f"{sid}.csv", f"{sid}.png", f"{sid}-verdicts.csv"):
-        path = report.directory / name
-        assert path.stat().st_size > 0, name
+    for name in (f"{sid}.csv", f"{sid}-runs.csv", f"{sid}.png", f"{sid}-verdicts.csv"):
+        assert (report.directory / name).stat().st_size > 0, name
     assert (report.directory / f"{sid}.png").read_bytes()[:4] == b"\x89PNG"
     csv = pd.read_csv(report.directory / f"{sid}.csv")
-    assert list(csv.columns[-7:]) == core.VALUE_COLUMNS
-    assert list(core.VALUE_COLUMNS) == [
-        "metric",
-        "ours",
-        "sd",
-        "ci_low",
-        "ci_high",
-        "runs",
-        "published",
-    ]
+    assert list(csv.columns[-7:]) == [c for c in core.VALUE_COLUMNS if c != "replicates"]
     assert len(csv) == len(report.table)
+    runs = pd.read_csv(report.directory / f"{sid}-runs.csv")
+    assert set(runs["seed"]) == {1, 2, 3}
     metadata = json.loads((report.directory / "study.json").read_text())
     assert metadata["study"] == sid and metadata["command"].startswith(f"ccsim study {sid}")
-    assert metadata["warmup"] == report.study.warmup
+    assert metadata["max_replicates"] == report.study.max_replicates
     assert [v["verdict"] for v in metadata["verdicts"]] == [v.verdict for v in report.verdicts]
     verdicts = pd.read_csv(report.directory / f"{sid}-verdicts.csv")
     assert set(verdicts["verdict"]) <= set(core.VERDICTS)
-    assert {"held", "reversed"} <= set(verdicts.columns)
+    # Every interval lies within the range of its quantity.
+    shown = csv.dropna(subset=["ci_low"])
+    assert (shown["ci_low"] <= shown["ours"] + 1e-12).all()
+    assert (shown["ours"] <= shown["ci_high"] + 1e-12).all()
+
+
+# ---- R1-R3: bulk transfers -----------------------------------------------------------------------
+
+
+@requires_engine
+@needs("randomized")
+def test_r1_quick_losses_rise_with_the_interval(tmp_path: Path) -> None:
+    """R1, Fig. 2 (quick: 30 flows, I = 0, 0.5, 1, 20 s): at 4 Mb/s the loss rate rises with I in
+    every seed set (the paper: it falls), so the rank-correlation check reverses; Fig. 3-5 are not
+    run in quick mode.
+
+    Loss rate at 4 Mb/s, I = 0 / 1: 0.0647 / 0.0720, 0.0669 / 0.0713, 0.0672 / 0.0727; Fig. 2
+    verdict not reproduced in all three sets.
+    """
+    report = _run("R1", tmp_path)
+    _files_written(report)
+    loss = report.table[report.table["metric"] == "loss rate"]
+    curve = loss[loss["case"] == "4Mbps buf 25pkts N=30"].set_index("I")["ours"]
+    assert list(curve.index) == [0.0, 0.5, 1.0]
+    assert curve[1.0] > curve[0.0]
+    assert _outcome(report, 0, "4Mbps, 25pkts: rank correlation of loss rate") == REVERSED
+    assert report.verdict(0) == NOT_REPRODUCED
+    assert [report.verdict(i) for i in (1, 2, 3)] == [NOT_RUN_QUICK] * 3
+
+
+@requires_engine
+@needs("paced", "randomized")
+def test_r2_quick_randomized_loses_most(tmp_path: Path) -> None:
+    """R2: Paced loses more than Reno, as published, but Randomized loses more than both (its
+    scaled increase) and gets less throughput than Reno at 10 flows (far outside 5%).
+
+    Loss rate at N = 50, Reno / Paced / Randomized: 0.089 / 0.101 / 0.108, 0.093 / 0.101 /
+    0.108, 0.093 / 0.104 / 0.108; Randomized's throughput at N = 10 is 16% (-20% to -11%) below
+    Reno's in seeds 1-3.
+    """
+    report = _run("R2", tmp_path)
+    for n in (10, 30, 50):
+        assert _outcome(report, 1, f"N = {n}: Paced's loss rate against Reno's") == HELD
+    assert _outcome(report, 0, "N = 10: Randomized's throughput against Reno's") == FAILED
+    assert _outcome(report, 2, "N = 50: Randomized's loss rate against Reno's") == REVERSED
+    assert report.verdict(1) == report.verdict(2) == NOT_REPRODUCED
+    loss = _wide(report.table, "loss rate", "N").loc[50]
+    assert loss["Randomized"] > loss["Paced"] > loss["Reno"]
+
+
+@requires_engine
+@needs("paced", "randomized")
+def test_r3_quick_fairest_but_not_faster(tmp_path: Path) -> None:
+    """R3: Randomized is the most RTT-fair at 10 and 50 flows, as published; its throughput is
+    below Reno's and Paced's at every N (the paper: marginally higher), so that claim reverses.
+
+    RTT-weighted Jain at N = 10, Reno / Paced / Randomized: 0.60 / 0.89 / 0.98, 0.52 / 0.90 /
+    0.98, 0.65 / 0.91 / 0.97; throughput at N = 10 Mb/s: 3.32 / 3.14 / 2.82, 3.35 / 3.15 / 2.88,
+    3.29 / 3.11 / 2.84.
+    """
+    report = _run("R3", tmp_path)
+    for n in (10, 50):
+        label = f"N = {n}: Randomized's RTT-weighted Jain index against Reno's"
+        assert _outcome(report, 0, label) == HELD
+    assert _outcome(report, 0, "N = 50: Randomized's RTT-weighted Jain index against Paced's") == (
+        HELD
+    )
+    assert report.verdict(2) == REVERSED
+    assert {c.outcome for c in report.verdicts[2].checks} <= {REVERSED, INCONCLUSIVE}
+
+
+# ---- R4 and R10: web transfers (one set of runs) -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> dict[str, core.StudyReport]:
+    """R4 and R10 share their sweeps: R10 run into R4's directory re-analyses R4's runs."""
+    out = tmp_path_factory.mktemp("web")
+    quick = core.Settings(quick=True)
+    r4 = core.run_study(studies.get("R4"), quick, out, workers=1)
+    r10 = core.run_study(studies.get("R10"), quick, out, workers=1)
+    return {"R4": r4, "R10": r10}
+
+
+@requires_engine
+@needs("paced", "randomized")
+def test_a_study_reports_its_runs_the_reused_ones_and_its_wall_time(
+    web: dict[str, core.StudyReport],
+) -> None:
+    r4, r10 = web["R4"], web["R10"]
+    assert r4.runs > 0 and r4.reused == 0
+    assert r10.runs > 0 and r10.reused == r10.runs
+    line = core.timing_line(r10)
+    assert line.startswith(f"R10: {r10.runs} runs ({r10.runs} reused) in ")
+    assert line.endswith("min on 1 worker")
+
+
+@requires_engine
+@needs("paced", "randomized")
+def test_r4_quick_reno_fastest_randomized_slowest(web: dict[str, core.StudyReport]) -> None:
+    """R4 (quick: 10-200 packets): Reno is faster than Paced at every size, as published; at 10
+    packets Randomized is slower than Paced (the paper: between them), a reversed check. Reno and
+    Paced draw nothing random, so their difference is exact.
+
+    Mean latency s at 10 packets, Reno / Paced / Randomized: 0.328 / 0.382 / 0.402, 0.328 / 0.382
+    / 0.402, 0.328 / 0.382 / 0.401.
+    """
+    report = web["R4"]
+    for p in (10, 50, 100, 200):
+        assert _outcome(report, 0, f"{p} packets: Reno's mean latency against Paced's") == HELD
+    assert _outcome(report, 0, "10 packets: Randomized's mean latency against Paced's") == REVERSED
+    assert report.verdict(0) == NOT_REPRODUCED
+    assert report.verdict(1) == report.verdict(2) == NOT_RUN_QUICK
+    unfinished = _wide(report.table, "unfinished", "packets")
+    assert ((unfinished >= 1) & (unfinished <= 25)).all().all()
+
+
+@requires_engine
+@needs("paced", "randomized")
+def test_r10_quick_slot_correlation(web: dict[str, core.StudyReport]) -> None:
+    """R10: at 10 packets Randomized's slot correlation is far below Paced's, as published; the
+    claim is about every size, so a quick run (sizes up to 200) does not grade it.
+
+    Mean slot correlation at 10 packets, Paced / Randomized: 0.413 / 0.037, 0.413 / 0.084, 0.413
+    / 0.033.
+    """
+    report = web["R10"]
+    label = "10 packets: Randomized's mean slot cwnd correlation against Paced's"
+    assert _outcome(report, 0, label) == HELD
+    assert report.verdict(0) == NOT_RUN_QUICK
+
+
+# ---- R5-R8: two to ten flows ---------------------------------------------------------------------
+
+
+@requires_engine
+@needs("paced", "randomized")
+def test_r5_quick_three_seeds_decide_nothing_about_even_competition(tmp_path: Path) -> None:
+    """R5: one Randomized flow against one Reno flow swings from seed to seed (single seeds 0.82
+    to 1.59 of Reno's throughput), so 3 seeds cannot tell "even" (0.85..1.18): inconclusive in
+    every seed set, as are Tables I-II's loss and timeout comparisons. Randomized stays above
+    Paced.
+
+    X/Reno throughput, Paced / Randomized: 0.60 / 1.06, 0.81 / 1.24, 0.80 / 1.59.
+    """
+    report = _run("R5", tmp_path)
+    _files_written(report)
+    assert report.verdict(1) == INCONCLUSIVE
+    assert report.verdict(2) == report.verdict(3) == INCONCLUSIVE
+    ratio = report.table[report.table["metric"] == "throughput ratio"].set_index("config")["ours"]
+    assert ratio["Reno vs Randomized"] > ratio["Reno vs Paced"] + 0.2
 
 
 @requires_engine
 @needs("randomized")
 def test_r6_quick_phase_effects_and_their_removal(tmp_path: Path) -> None:
-    """Two Reno flows (60/80 ms) stray far from the 1/RTT shares. At 2 Mb/s the long flow loses,
-    as in Table III; at 3 Mb/s the short flow is locked out instead (reversed: which flow loses
-    depends on where each flow's packets fall when the queue fills). At 2 Mb/s randomizing the
-    short flow brings its share back within 0.1 of 8/14 in every seed.
+    """R6: at 2 Mb/s two Reno flows lock the long flow out, as in Table III, and randomizing the
+    short flow brings its share nearer 1/RTT's 0.57; at 3 Mb/s the short flow is locked out
+    instead (reversed or failed: which flow loses depends on where each flow's packets fall when
+    the queue fills).
 
-    Measured short share, seeds 1-4: Reno/Reno 2 Mb/s 0.848, 0.813, 0.868, 0.790, 3 Mb/s 0.289,
-    0.174, 0.249, 0.163; short flow Randomized 2 Mb/s 0.545, 0.594, 0.498, 0.622, 3 Mb/s 0.308,
-    0.356, 0.279, 0.243.
+    Short share, Reno/Reno 2 / 3 Mb/s: 0.85 / 0.23, 0.82 / 0.22, 0.81 / 0.24; short flow
+    Randomized at 2 Mb/s: 0.55, 0.60, 0.52.
     """
-    report = studies.run("R6", quick=True, out=tmp_path / "R6", workers=1)
+    report = _run("R6", tmp_path)
     _files_written(report)
     table = report.table
-    assert set(table["config"]) == {"Reno/Reno", "Reno/Random"}
-    assert set(table["rate"]) == {"2Mbps", "3Mbps"}
     run = table[table["runs"] > 0]
     assert len(run) == 2 * 2 * 4 and (run["runs"] == 3).all()
-    # 95% CI over the 3 seeds: ours +- t(0.975, 2) sd / sqrt(3), t(0.975, 2) = 4.302653
-    half = 4.302653 * run["sd"] / math.sqrt(3)
-    np.testing.assert_allclose(run["ci_high"] - run["ours"], half, rtol=1e-6)
-    np.testing.assert_allclose(run["ours"] - run["ci_low"], half, rtol=1e-6)
-    assert report.verdict(0) == core.PARTLY
-    assert [c.outcome for c in report.verdicts[0].checks] == [core.HELD, core.REVERSED]
-    reno = {
-        r: core.value(table, "short share", rate=r, config="Reno/Reno") for r in ("2Mbps", "3Mbps")
-    }
-    assert reno["2Mbps"] > 0.7  # the long flow loses, as published
-    assert reno["3Mbps"] < 0.35  # the short flow loses: our direction, not the paper's
-    assert core.value(table, "short share", rate="3Mbps", config="Reno/Random") < 0.45
-    fixed = table[
-        (table["rate"] == "2Mbps")
-        & (table["config"] == "Reno/Random")
-        & (table["metric"] == "short share")
-    ].iloc[0]
-    # Every seed measured was within 0.1 of 8/14 (largest distance 0.073, seed 1-4 above). The
-    # earlier bound, mean + 2 sd < 0.1, no longer holds on the current engine (0.026 + 0.096).
-    assert abs(fixed["ours"] - 8 / 14) < 0.1
-    # Shares of the two flows add up to one.
+    # Where the t interval lies inside [0, 1] it is ours +- t(0.975, 2) sd / sqrt(3).
+    share = run[run["metric"] == "short share"]
+    half = 4.302653 * share["sd"] / math.sqrt(3)
+    inside = (share["ours"] - half > 0) & (share["ours"] + half < 1)
+    np.testing.assert_allclose((share["ci_high"] - share["ours"])[inside], half[inside], rtol=1e-6)
+    assert _outcome(report, 0, "2Mbps: two Reno flows") == HELD
+    assert _outcome(report, 0, "3Mbps: two Reno flows") in (REVERSED, FAILED)
+    assert _outcome(report, 1, "2Mbps: distance of the short flow's share") == HELD
+    reno3 = core.value(table, "short share", rate="3Mbps", config="Reno/Reno")
+    assert reno3 < 0.3
     for (rate, config), rows in run.groupby(["rate", "config"]):
         shares = rows[rows["metric"].str.endswith("share")]["ours"]
         assert shares.sum() == pytest.approx(1.0), (rate, config)
 
 
 @requires_engine
+@needs("randomized")
+def test_r7_quick_phase_effect_against_the_short_flows(tmp_path: Path) -> None:
+    """R7: ten Reno flows lock the short flows out (Table IV: the long ones), a reversed claim;
+    one randomized flow barely moves it (failed in every set); all Randomized comes near 1.33.
+
+    Short/long, all Reno / all Randomized / one long / one short Randomized: 0.22 / 1.21 / 0.31
+    / 0.24, 0.21 / 1.19 / 0.26 / 0.22, 0.21 / 1.13 / 0.29 / 0.22.
+    """
+    report = _run("R7", tmp_path)
+    assert report.verdict(0) == REVERSED
+    assert [c.outcome for c in report.verdicts[2].checks] == [FAILED, FAILED]
+    assert report.verdict(2) == NOT_REPRODUCED
+    ratio = core.value(report.table, "short/long", config="all Randomized")
+    assert abs(ratio - 80 / 60) < 0.3
+
+
+@requires_engine
+@needs("randomized")
+def test_r8_quick_reno_reno_swings_too_much_to_decide(tmp_path: Path) -> None:
+    """R8: all-Reno's long/short ratio swings so much from seed to seed that the comparisons with
+    it are inconclusive at 3 seeds; randomizing the short flows helps the long ones more than
+    randomizing the long ones in every set's mean.
+
+    Long/short, Reno/Reno / all Random / short Random / long Random: 0.30 / 0.29 / 0.53 / 0.10,
+    0.31 / 0.28 / 0.45 / 0.15, 0.35 / 0.27 / 0.43 / 0.17.
+    """
+    report = _run("R8", tmp_path)
+    assert report.verdict(0) == report.verdict(1) == INCONCLUSIVE
+    table = report.table
+    short_r = core.value(table, "long/short", config="Reno long + Random short")
+    long_r = core.value(table, "long/short", config="Random long + Reno short")
+    assert short_r > long_r + 0.15
+    assert report.verdicts[2].checks[0].outcome in (HELD, INCONCLUSIVE)
+
+
+# ---- R9, R11-R13 ----------------------------------------------------------------------------------
+
+
+@requires_engine
 @needs("paced", "randomized")
 def test_r9_quick_synchronization_signs(tmp_path: Path) -> None:
-    """Reno's cwnd correlation is clearly positive and Paced's negative, as published. Randomized
-    is not the paper's small positive value: with two flows it is negative in every seed (our
-    direction; the paper's +0.08..+0.17), with three flows it scatters around zero.
+    """R9 (quick: 120 s, 2 and 3 flows): Reno is synchronized at every entry of Tables VI-VII;
+    no entry of Paced (negative) or Randomized (near zero) is failed or reversed, though 3 seeds
+    leave most inconclusive; Fig. 10 (10 and 25 flows) is not run.
 
-    Measured mean pair, seeds 1-4 (each alone): Reno 2 flows 3 Mb/s 0.876, 0.885, 0.876, 0.752,
-    5 Mb/s 0.915, 0.733, 0.913, 0.924, 3 flows 0.371, 0.424, 0.447, 0.436; Paced 3 Mb/s -0.407,
-    -0.345, -0.204, -0.114, 5 Mb/s -0.179, -0.270, 0.004, 0.017, 3 flows -0.048, -0.084,
-    -0.189, -0.115; Randomized 3 Mb/s -0.188, -0.075, -0.206, -0.077, 5 Mb/s -0.046, -0.027,
-    -0.314, -0.193, 3 flows 0.096, -0.088, 0.004, 0.016.
+    Mean pair, Reno: 0.41-0.91; Paced -0.33..-0.08; Randomized -0.29..+0.004.
     """
-    report = studies.run("R9", quick=True, out=tmp_path / "R9", workers=1)
+    report = _run("R9", tmp_path)
     _files_written(report)
-    table = report.table
-    mean = table[(table["metric"] == "mean pair") & (table["runs"] > 0)]
-    assert set(mean["case"]) == {"2 flows 3Mbps", "2 flows 5Mbps", "3 flows 4Mbps"}
-    wide = mean.pivot_table(index="case", columns="tcp", values="ours")
-    assert wide["Reno"].min() > 0.3
-    assert wide.loc["2 flows 3Mbps", "Paced"] < 0
-    assert wide.loc["3 flows 4Mbps", "Paced"] < 0
-    assert wide.loc["2 flows 3Mbps", "Randomized"] < 0
-    assert wide.loc["2 flows 5Mbps", "Randomized"] < 0
-    assert abs(wide.loc["3 flows 4Mbps", "Randomized"]) < 0.15
-    assert [v.verdict for v in report.verdicts[:2]] == [core.REPRODUCED] * 2
-    assert report.verdicts[2].checks[0].outcome != core.HELD
-    assert report.verdict(3) == core.NOT_RUN  # no 10- and 25-flow runs in quick mode
-    # Table VII's three pairs are all in the table with their published values.
-    three = table[(table["case"] == "3 flows 4Mbps") & table["published"].notna()]
+    assert report.verdict(0) == REPRODUCED
+    for claim in (1, 2):
+        assert {c.outcome for c in report.verdicts[claim].checks} <= {HELD, INCONCLUSIVE}
+    assert report.verdict(3) == NOT_RUN_QUICK
+    three = report.table[
+        (report.table["case"] == "3 flows 4Mbps") & report.table["published"].notna()
+    ]
     assert set(three["metric"]) == {"(0,1)", "(0,2)", "(1,2)"}
 
 
 @requires_engine
-@needs("paced", "randomized")
-def test_r5_quick_paced_beaten_down_randomized_even(tmp_path: Path) -> None:
-    """Paced is beaten down by Reno (reproduced). Randomized is not: its ratio to Reno swings
-    widely from seed to seed (so "even" is not asserted) but stays far above Paced's.
+@needs("randomized")
+def test_r11_quick_randomized_has_more_burst_losses(tmp_path: Path) -> None:
+    """R11: Randomized has more burst losses than Reno at 30 flows (reversed at 2 Mb/s, where Reno
+    has few) and they grow with the flows (the paper: fall or stay), reversed at both rates.
 
-    Measured X/Reno throughput, seeds 1-4: Paced 0.607, 0.524, 0.666, 0.607; Randomized 0.845,
-    0.821, 1.501, 1.418.
+    Burst losses at 30 flows, Reno / Randomized: 1 Mb/s 165 / 218, 164 / 212, 162 / 217; 2 Mb/s
+    33 / 232, 39 / 244, 32 / 237.
     """
-    report = studies.run("R5", quick=True, out=tmp_path / "R5", workers=1)
-    _files_written(report)
-    paced = core.value(report.table, "throughput ratio", config="Reno vs Paced")
-    randomized = core.value(report.table, "throughput ratio", config="Reno vs Randomized")
-    assert paced < 0.75
-    assert randomized > 0.8 and randomized > paced + 0.2
-    assert report.verdict(0) == core.REPRODUCED
+    report = _run("R11", tmp_path)
+    assert _outcome(report, 0, "2Mbps, 30 flows") == REVERSED
+    assert _outcome(report, 0, "1Mbps, 30 flows") == FAILED
+    for rate in ("1Mbps", "2Mbps"):
+        assert _outcome(report, 1, f"{rate}: Randomized's burst losses") == REVERSED
+    assert _outcome(report, 1, "1Mbps: Reno's burst losses") == HELD
 
 
 @requires_engine
 @needs("randomized", "iiad", "sqrt")
-def test_r12_quick_iiad_beaten_by_reno_sqrt_wins_randomized_fairer(
-    tmp_path: Path,
-) -> None:
-    """R12 claim 1 (partly): SQRT beats Reno down, as the paper says of IIAD and SQRT; IIAD does
-    not, Reno beats it (reversed; a likely reason, not isolated: IIAD's increase of 1/w per RTT
-    is slower than Reno's one segment at windows of a few packets). Claim 2 (reproduced): both
-    schemes are much
-    fairer randomized against Randomized TCP.
+def test_r12_quick_iiad_does_not_beat_reno(tmp_path: Path) -> None:
+    """R12: Reno takes about twice IIAD's throughput in most seeds, but in some (6 and 7 of 1-9)
+    IIAD wins, so the IIAD check is reversed or inconclusive, never held; SQRT's is never
+    reversed. Quick runs leave out the sensitivity sweep over a and b.
 
-    Measured, seeds 1-4 (each alone): IIAD/Reno 0.496, 0.485, 0.495, 0.488; SQRT/Reno 1.367,
-    1.146, 1.367, 1.172; min/max IIAD vs Reno = IIAD/Reno, randomized 0.818, 0.796, 0.703,
-    0.741; SQRT vs Reno 0.731, 0.872, 0.731, 0.853, randomized 0.905, 0.964, 0.994, 0.956.
+    Reno/IIAD per seed 1-9: 2.02, 2.06, 2.02, 2.05, 2.02, 0.84, 0.62, 1.54, 1.91.
     """
-    r12 = studies.run("R12", quick=True, out=tmp_path / "R12", workers=1)
-    _files_written(r12)
-    table = r12.table
-    assert set(table["config"]) == {
-        "IIAD vs Reno",
-        "SQRT vs Reno",
-        "rand IIAD vs Randomized",
-        "rand SQRT vs Randomized",
-    }
-    jain = table[table["metric"] == "Jain"]["ours"]
+    report = _run("R12", tmp_path)
+    _files_written(report)
+    assert _outcome(report, 0, "IIAD vs Reno") in (REVERSED, INCONCLUSIVE)
+    assert _outcome(report, 0, "SQRT vs Reno") in (HELD, INCONCLUSIVE)
+    assert REVERSED not in {c.outcome for c in report.verdicts[1].checks}
+    assert not any("sensitivity" in note for note in report.notes)
+    jain = report.table[report.table["metric"] == "Jain"]["ours"]
     assert ((jain > 0.5) & (jain <= 1.0)).all()
 
-    def ratio(config: str) -> float:
-        return core.value(table, "binomial Kbps", config=config) / core.value(
-            table, "TCP Kbps", config=config
-        )
 
-    assert ratio("IIAD vs Reno") < 0.55  # Reno beats IIAD: our direction
-    assert ratio("SQRT vs Reno") > 1.1  # SQRT beats Reno: the paper's direction
-    assert r12.verdicts[0].checks[0].outcome == core.REVERSED
-    for scheme, gap in (("IIAD", 0.15), ("SQRT", 0.0)):
-        plain = core.value(table, "min/max", config=f"{scheme} vs Reno")
-        rand = core.value(table, "min/max", config=f"rand {scheme} vs Randomized")
-        assert rand > plain + gap, scheme
-    assert core.value(table, "min/max", config="rand SQRT vs Randomized") > 0.9
-    assert r12.verdict(1) == core.REPRODUCED
+@requires_engine
+@needs("randomized")
+def test_r13_quick_no_spike_and_multiple_bottleneck_lockout(tmp_path: Path) -> None:
+    """R13: Reno's source 2 takes about 0.3 of the drops at the spike ratios (the paper: most)
+    and Randomized's reaches more than 0.6 (failed both); on two bottlenecks source 3 takes most of
+    bottleneck 2's losses with Reno and far fewer with Randomized (reproduced).
+
+    Source 2's drop share at 1.9 / 2.0, Reno: 0.30 / 0.31, 0.29 / 0.29, 0.27 / 0.34; source 3's
+    share at bottleneck 2, Reno / Randomized (mean over ratios): 0.93 / 0.53, 0.92 / 0.54, 0.91 /
+    0.54.
+    """
+    report = _run("R13", tmp_path)
+    checks = report.verdicts[0].checks
+    assert checks[0].outcome == FAILED and checks[2].outcome == FAILED
+    assert report.verdict(0) == NOT_REPRODUCED
+    assert report.verdict(1) == REPRODUCED
+
+
+# ---- the CLI -------------------------------------------------------------------------------------
 
 
 @requires_engine
@@ -213,7 +394,7 @@ def test_cli_quick_study_under_linux_profile_is_cached(tmp_path: Path) -> None:
     done = run_cli(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "stack profile: linux" in done.stdout
-    assert "verdict:" in done.stdout and "published" in done.stdout
+    assert "quick verdict:" in done.stdout and "published" in done.stdout
     directory = tmp_path / "results" / "studies" / "R11-linux-quick"
     assert (directory / "R11.png").exists() and (directory / "R11.csv").exists()
     runs = list((directory / "sweeps" / "bursts" / "runs").iterdir())
@@ -224,34 +405,3 @@ def test_cli_quick_study_under_linux_profile_is_cached(tmp_path: Path) -> None:
     again = run_cli(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert {p: p.stat().st_mtime_ns for p in runs} == stamps
-
-
-def test_seed000_diagnostics_and_multiple_bottlenecks_are_extra_configurations() -> None:
-    """The alpha = 1 diagnostics (R1, R2, R5) are extra configurations that the verdicts ignore,
-    and R13 runs the multiple-bottleneck version (Fig. 15-16) next to Fig. 13's."""
-    from ccsim.studies import seed000
-
-    quick = core.Settings(quick=True)
-    r13 = {s["name"]: s for s in seed000.R13.sweeps(quick)}
-    assert set(r13) == {"fj", "fj-multi"}
-    multi = r13["fj-multi"]["scenario"]
-    assert [f["src"] for f in multi["flows"]] == ["s1", "s2", "s3"]
-    assert len(seed000.R13.claims) == 2
-    assert "diagnostic-1Mbps" in {s["name"] for s in seed000.R1.sweeps(quick)}
-    assert "bulk-diagnostic" in {s["name"] for s in seed000.R2.sweeps(quick)}
-    # An R1 curve marked as diagnostic does not count toward the verdict.
-    rows = [
-        {"case": case, "I": i, "metric": m, "value": v}
-        for case, good in (("1Mbps N=30", False), ("1Mbps alpha=1 (diag) N=30", True))
-        for i in (0.0, 1.0)
-        for m, v in (
-            ("loss rate", (0.2 - 0.1 * i) if good else (0.1 + 0.1 * i)),
-            ("timeouts", 10.0),
-            ("throughput Mb/s", 1.0),
-        )
-    ]
-    checks = seed000._r1_best_at_one(summarise(rows, ["case", "I"]))
-    # The paper's curve has I = 1 at its worst (highest loss, no fewer timeouts, no more
-    # throughput): the mirror image of the claim, so reversed.
-    assert grade(checks) == core.REVERSED
-    assert "0 of 1 curves" in checks[0].text and "worst in 1" in checks[0].text
