@@ -39,7 +39,7 @@
 //!   first divided by BIC's smoothed segments-per-ACK ratio (sixteenths, from 2; a timeout resets
 //!   it), which makes up for delayed ACKs; at least 1 (current Linux: at least 2, no ratio);
 //! * slow start while cwnd <= ssthresh, one segment per ACK, and no HyStart (it came with CUBIC
-//!   2.3): `hystart` is ignored;
+//!   2.3): `hystart` is ignored, and so is `rfc9438`;
 //! * before the first loss (and after a timeout) the count is 50, not at most 20;
 //! * at or past the plateau (t >= K) the growth is capped at max_increment = 16 segments per
 //!   100 ms of minimum RTT: cnt >= cwnd 0.1 s / (16 min RTT);
@@ -671,6 +671,26 @@ mod tests {
         cc.on_ack(&ack2_at(2 * NS_PER_S + MS, 100 * MS), &mut w);
         assert_eq!(cc.delayed_ack(), 32);
         assert!((w.cwnd - 81.0169234).abs() < 1e-6, "{}", w.cwnd);
+    }
+
+    /// CUBIC 2.1 (`linux26`) lets the count go down to 1 (current Linux: 2). W_max = 1000, a stage
+    /// starting at cwnd 100 (K = cbrt(900 / 0.4) = 13.1037 s): 13 s in, the target is 999.9996,
+    /// cnt = 100 / 899.9996 = 0.111, over the ratio 2: 0.056, raised to 1, so an ACK adds
+    /// 1/(1 + 1) = 0.5 segment. The default's floor of 2 lets an ACK of 2 segments add 1.
+    #[test]
+    fn linux26_the_count_is_at_least_one() {
+        let mut cc = Cubic { w_max: 1000.0, ..Cubic::linux26() };
+        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        cc.on_ack(&ack2_at(5 * NS_PER_S, 100 * MS), &mut w);
+        let before = w.cwnd;
+        cc.on_ack(&ack2_at(18 * NS_PER_S, 100 * MS), &mut w);
+        assert_eq!(w.cwnd - before, 0.5);
+        let mut modern = Cubic { w_max: 1000.0, ..Default::default() };
+        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        modern.on_ack(&ack2_at(5 * NS_PER_S, 100 * MS), &mut w);
+        let before = w.cwnd;
+        modern.on_ack(&ack2_at(18 * NS_PER_S, 100 * MS), &mut w);
+        assert!((w.cwnd - before - 1.0).abs() < 1e-12, "{}", w.cwnd - before);
     }
 
     /// CUBIC 2.1 (`linux26`) before the first loss: the count is 50 (current Linux: at most 20).
