@@ -65,7 +65,7 @@ def test_seed001_studies_are_defined_with_assumptions_claims_and_caps() -> None:
     assert len({s.slug for s in seed001.STUDIES}) == 4
     for study in seed001.STUDIES:
         assert study.assumptions and study.claims, study.id
-    assert [len(s.claims) for s in seed001.STUDIES] == [3, 2, 4, 3]
+    assert [len(s.claims) for s in seed001.STUDIES] == [4, 2, 4, 3]
     assert STUDY["F1"].max_replicates == STUDY["F2"].max_replicates == 12
     assert STUDY["F3"].max_replicates == 24
     # F4 has no sweeps: its replicates are Monte Carlo streams, all run at once.
@@ -177,11 +177,10 @@ def test_f1_tcp_slope_tie_with_the_boundary_is_no_win() -> None:
 def test_f1_law_missing_configuration_is_not_run() -> None:
     """A check whose configuration was not run has no data, and the claim is not graded."""
     rows = [
-        ({"config": "FD w=10", "p": math.nan, "metric": seed001.LAW_SLOPE}, [-1.0, -0.98, -1.02]),
         ({"config": "FD w=10", "p": math.nan, "metric": seed001.RATIO}, [3.0, 3.1, 2.9]),
     ]
-    checks = seed001._f1_law(_table(rows, ["config", "p"]))
-    assert checks[0].outcome == "held" and "no data" in _outcomes(checks)
+    checks = seed001._f1_above(_table(rows, ["config", "p"]))
+    assert _outcomes(checks) == ["held", "no data", "no data"]
     assert grade(checks) == core.NOT_RUN
     assert grade(checks, quick=True) == core.NOT_RUN_QUICK
 
@@ -193,6 +192,7 @@ def test_f1_law_flat_curve_is_reversed() -> None:
     ]
     checks = seed001._f1_law(_table(rows, ["config", "p"]))
     assert _outcomes(checks)[:2] == ["reversed", "held"]
+    assert len(checks) == 5  # two slopes in p, three in w (no data here)
 
 
 def _f2_events_table(fd: list[float], tcp: list[float]) -> pd.DataFrame:
@@ -291,7 +291,7 @@ def test_f1_quick_tcp_square_root_law_and_free_drop_law_broken_by_the_queue(
     Measured (quick, 3 seeds from first seeds 1, 4, 7): TCP's slope -0.512 (-0.561 to -0.464),
     -0.514 (-0.606 to -0.422: inconclusive), -0.514 (-0.525 to -0.504); slope in w at p = 1e-3
     0.142 (0.007 to 0.278), 0.164 (0.116 to 0.211), 0.118 (0.070 to 0.167), reversed in all
-    three; claim 2 not reproduced in all three.
+    three; the law (claim 3) not reproduced in all three.
     """
     report = lossy["F1"]
     assert report.verdict(0) in (core.REPRODUCED, core.INCONCLUSIVE)
@@ -300,7 +300,7 @@ def test_f1_quick_tcp_square_root_law_and_free_drop_law_broken_by_the_queue(
     assert -0.6 < slope < -0.4
     in_w = _rows(table, config=seed001.FIXED, p=1e-3, metric=seed001.W_SLOPE)["ours"].iloc[0]
     assert in_w > 0.05
-    assert report.verdict(1) == core.NOT_REPRODUCED
+    assert report.verdict(2) == core.NOT_REPRODUCED
     tcp = _rows(table, config="TCP", metric=seed001.GOODPUT)
     assert list(tcp["p"]) == seed001._f1_plan(QUICK)["tcp_p"]
     assert (tcp["runs"] == 3).all()

@@ -667,17 +667,20 @@ def _f1_law(table: pd.DataFrame) -> list[Check]:
                     reversal=(0.0, math.inf),
                 )
             )
-    for w in plan["w"]:
-        checks.append(
-            compare(
-                f"{_w_name(w)}: goodput over TCP's at the same p and seed, geometric mean over "
-                "the law's range",
-                measure(table, RATIO, config=_w_name(w)),
-                ">",
-                1.0,
-            )
-        )
     return checks
+
+
+def _f1_above(table: pd.DataFrame) -> list[Check]:
+    return [
+        compare(
+            f"{_w_name(w)}: goodput over TCP's at the same p and seed, geometric mean over "
+            "the law's range",
+            measure(table, RATIO, config=_w_name(w)),
+            ">",
+            1.0,
+        )
+        for w in _plan_of(table)["w"]
+    ]
 
 
 def _f1_shift(table: pd.DataFrame) -> list[Check]:
@@ -957,7 +960,7 @@ def _f3_assume(variant: Variant) -> tuple[str, ...]:
         (
             "bottleneck, both directions: DropTail of 20% or 100% of the BDP at 50 ms with "
             "1040-byte packets (the paper's ~20% and ~100%: 61 and 301 packets at 50 Mb/s, 601 "
-            "and 3006 at 500 Mb/s)"
+            "and 3005 at 500 Mb/s)"
         ),
         f"every access link, both directions: DropTail of {access}; the paper gives none",
         f"Free-Drop w = {variant.f3_w} (the paper gives none for Fig. 3)",
@@ -1169,14 +1172,20 @@ def _f1(variant: Variant) -> Study:
                 _f1_tcp_slope,
             ),
             Claim(
-                "At fixed w, Free-Drop's throughput follows B ~ 1/(p sqrt(w)) instead of "
-                "1/sqrt(p), so it is greater than TCP's (abstract; eq. 4, 'this formula in fact "
-                "holds')",
+                "At fixed w, Free-Drop's throughput is greater than TCP's (abstract: 'the "
+                "greater asymptotic throughput for a given window size w')",
+                "in the law's range (p w <= 0.1 and eq. 4's throughput at most half the link "
+                "rate), each fixed-w goodput over TCP's at the same p and seed, geometric mean "
+                "over the range, above 1 (reversed below)",
+                _f1_above,
+            ),
+            Claim(
+                "At fixed w, Free-Drop's throughput follows B ~ 1/(p sqrt(w)) rather than "
+                "1/sqrt(p) (abstract; eq. 4, 'this formula in fact holds')",
                 "in the law's range (p w <= 0.1 and eq. 4's throughput at most half the link "
                 "rate): each fixed-w curve's per-seed log-log slope in p within -1.25..-0.75 "
                 "(reversed above -0.5, TCP's); at each p with two such w, the slope in w within "
-                "-0.75..-0.25 (reversed above 0); each fixed-w goodput over TCP's at the same p "
-                "and seed, geometric mean over the range, above 1 (reversed below)",
+                "-0.75..-0.25 (reversed above 0)",
                 _f1_law,
             ),
             Claim(
