@@ -28,6 +28,28 @@ fn every_algorithm_runs_under_every_profile() {
     }
 }
 
+/// The same with the Linux 2.6 modules' arithmetic (`linux26 = true`), for every algorithm that
+/// has it: the run completes, the window stays finite and positive, losses are recovered and the
+/// flow moves data.
+#[test]
+fn every_linux_2_6_module_runs_under_every_profile() {
+    for info in registry::algorithms().iter().filter(|a| a.params.iter().any(|p| p.name == "linux26")) {
+        for profile in ["ns2", "rfc", "linux"] {
+            let mut v = dumbbell(10_000_000, 10, droptail(30), vec![flow(info.name, 40)], 8.0);
+            set(&mut v, "stack.profile", json!(profile));
+            set(&mut v, "flows.0.cc_params", json!({"linux26": 1.0}));
+            set(&mut v, "topology.forward.loss", json!({"kind": "bernoulli", "p": 0.005}));
+            let r = run(&v);
+            let goodput = r.flows.f64("goodput_bps")[0];
+            let cwnd = r.flows.f64("final_cwnd_pkts")[0];
+            let fr = r.flows.u64("fast_retransmits")[0];
+            assert!(cwnd.is_finite() && cwnd >= 1.0, "{} {profile}: cwnd {cwnd}", info.name);
+            assert!(goodput > 1e6, "{} {profile}: goodput {goodput}", info.name);
+            assert!(fr > 5, "{} {profile}: {fr} fast retransmits: losses should have been recovered", info.name);
+        }
+    }
+}
+
 /// The twelve algorithms on one 20 Mbps bottleneck with a 1-BDP buffer, each flow at 40 ms:
 /// the link stays busy, everyone gets something, and Vegas, which yields to queues built by
 /// others, gets less than an equal share.
