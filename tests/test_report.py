@@ -166,7 +166,7 @@ def test_study_report_holds_every_table_and_figure(r6: tuple[Path, Any]) -> None
         assert page.table(f"checks-{index}")["rows"] == len(verdict["checks"])
     # Setup, warm-up, assumptions, the stack profile, the command and the version.
     assert page.table("setup")["rows"] >= 7 and "warm-up" in html
-    assert "200 s runs (the paper gives none)" in html
+    assert "200 s runs (the paper gives none" in html
     assert page.table("stack")["rows"] > 10 and "rto_formula" in html
     assert "<pre>ccsim study R6 --quick --out R6</pre>" in html
     assert f"Results made with ccsim {metadata['ccsim_version']}" in html
