@@ -80,9 +80,10 @@ LOSSES = (1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
 QUICK_LOSSES = (3e-6, 1e-4, 1e-3, 1e-2)
 #: The lossy range where the paper's winners are judged (Fig. 3's spread between curves).
 LOSSY = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
-#: Every access link's queue: DropTail of ns-2's default 50 packets (the paper states only the
-#: router's buffer, "equal to the BDP").
-ACCESS_BUFFER = "50pkts"
+#: Every access link's queue: ns-2's default DropTail (``limit_ 50``, which counts the packet in
+#: transmission: 49 waiting, ccsim's count); the paper states only the router's buffer, "equal
+#: to the BDP".
+ACCESS_BUFFER = "49pkts"
 GOODPUT = "goodput Mb/s"
 RANDOM_LOSSES = "random losses per run (expected)"
 DROPS = "drops per run (random + queue)"
@@ -97,7 +98,7 @@ H1_ASSUME = (
     "MSS 1000 B (ns-2 packetSize_ default): goodput ceiling 96.15 Mb/s",
     (
         "Fig. 2 dumbbell: 1 Gb/s access links carrying the flow's delay, each with a "
-        "DropTail queue of ns-2's default 50 packets (the paper states only the router's "
+        "DropTail queue of ns-2's default limit_ 50, 49 waiting packets (the paper states only the router's "
         "buffer), 100 Mb/s 1 ms "
         "bottleneck, buffer 1 BDP at 40 ms (482 packets), Bernoulli loss p on the bottleneck, "
         "data direction only"
@@ -387,7 +388,7 @@ H2_ASSUME = (
     "ns2 profile with SACK recovery, MSS 1000 B, as H1",
     (
         "Fig. 2 dumbbell, 100 Mb/s 1 ms bottleneck, buffer 1 BDP at 100 ms (1202 packets), "
-        "access links 1 Gb/s with 50-packet DropTail queues (ns-2's default); "
+        "access links 1 Gb/s with ns-2's default DropTail queues (limit_ 50: 49 waiting); "
         "four flows of one protocol with base RTTs 40, 50, 80, 100 ms (Table I)"
     ),
     (
@@ -683,7 +684,7 @@ H3_ASSUME = (
     "ns2 profile with SACK recovery, MSS 1000 B, as H1",
     (
         "Fig. 2 dumbbell, 100 Mb/s 1 ms bottleneck, buffer 1 BDP at 40 ms (481 packets), "
-        "access links 1 Gb/s with 50-packet DropTail queues (ns-2's default), "
+        "access links 1 Gb/s with ns-2's default DropTail queues (limit_ 50: 49 waiting), "
         "RED as H2 (ns-2's automatic configuration)"
     ),
     "competitor RTTs 20, 40, 60, 80, 100, 140, 200 ms (quick: 20, 40, 100, 200)",
