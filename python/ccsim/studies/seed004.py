@@ -10,13 +10,22 @@ mixed with Reno ("half": the even long-lived flows on the protocol, the odd ones
 files on Reno); runs of one workload differ only in protocol (common random numbers), so every
 long-lived flow is compared with itself under Reno ("flow by flow, file by file").
 
-Choices the seed leaves open are in ``L1_ASSUME``.
+Replicates: every seed draws a new workload (the long-lived flows' routers, RTTs and starts, the
+short files). The claims are judged on the heavy load without random loss with their intervals
+over the seeds, paired by seed where two protocols are compared (:mod:`ccsim.studies.checks`).
+
+Choices the seed leaves open are in ``L1_ASSUME``. Where the engine's modules are set for the
+protocols is :func:`protocol_entry` (the Linux module era, ``ERA_PARAMS``). AReno's alpha and
+beta, which the paper does not give, are varied by :func:`areno_sensitivity`.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,15 +33,20 @@ import pandas as pd
 
 from ccsim import metrics
 from ccsim.studies.core import (
+    NONNEGATIVE,
+    UNIT,
     Check,
     Claim,
     Context,
     FigureSpec,
+    Quantity,
     Settings,
     Study,
-    check,
+    StudyReport,
+    compare,
+    measure,
+    run_study,
     summarise,
-    value,
 )
 
 SOURCE = "seed 004 (interactions among legacy and high-speed TCPs)"
@@ -41,31 +55,96 @@ ROUTERS = 5
 PROTOCOLS = ("reno", "highspeed", "scalable", "bic", "htcp", "compound", "areno")
 QUICK_PROTOCOLS = ("reno", "highspeed", "htcp", "areno")
 HIGH_SPEED = PROTOCOLS[1:]
+#: The protocols the paper says allocate more to short flows, and to long flows (its trade-off
+#: chart: "Allocate more resource on... Long-flows: AReno, Hamilton, Compound; Short-flows:
+#: BIC, HSTCP, Scalable").
+SHORT_FAVOURING = ("highspeed", "scalable", "bic")
+LONG_FAVOURING = ("areno", "htcp", "compound")
+#: The protocols the paper trades Compound's friendliness against ("Friendliness-efficiency
+#: tradeoff: Compound vs. BIC, Scalable, HSTCP, Hamilton").
+TRADE_OFF = ("bic", "scalable", "highspeed", "htcp")
 #: Long-lived flows: light and heavy load.
 LOADS = {"light": 10, "heavy": 40}
 #: Random loss on every backbone link direction, "with and without" (the seed gives no rate).
 LOSS = 1e-5
+#: The conditions, (load, loss): the study runs the one its claims are judged on, the heavy load
+#: without random loss; :func:`light_load` runs the light load without and with random loss (the
+#: paper ran random loss with 10 long-lived flows: "With/without random packet losses - 10
+#: long-lived flows, 100 short-lived flows"). A quick run has the light load without loss.
+CONDITIONS = (("heavy", "clean"),)
+LIGHT_CONDITIONS = (("light", "clean"), ("light", "lossy"))
+QUICK_CONDITIONS = (("light", "clean"),)
 RTT_MEAN_S = 0.130
 START_MEAN_S = 120.0
 LONG_FILE = "4.7GB"
 RTT_BINS_MS = (0, 50, 100, 200, math.inf)
+#: The backbone links' buffer (the paper's "2MB buffer"), DropTail (ns-2's default discipline;
+#: the paper names none).
+BACKBONE_BUFFER = "2MB"
+#: Every access link's queue, both directions: DropTail of ns-2's default 50 packets (the paper
+#: states only the backbone's buffer).
+ACCESS_BUFFER = "50pkts"
+ACCESS_RATE = "10Gbps"
+
+#: Seeds per point of a full run, and of a quick one.
+FULL_REPLICATES = 3
+QUICK_REPLICATES = 3
+#: The most seeds a full run goes up to on the judged condition while a check is inconclusive.
+MAX_REPLICATES = 4
+
+# ---- the modules' era: THE place where it is set --------------------------------------------------
+#
+# The paper ran Linux's congestion-control modules of 2006-2007 (Linux 2.6.x) through ns-2's
+# Linux patch. Every protocol of every run gets its engine entry from ``protocol_entry``: the
+# compared algorithms, the Reno baseline and AReno's sensitivity variants. When the engine has
+# the arithmetic of that era as an option, it is switched on here, for every protocol at once:
+# per algorithm in ``ERA_PARAMS`` (e.g. ``{"bic": {"era": "2.6.19"}, ...}``) or, if the option
+# is a stack setting, in ``ERA_STACK`` (merged into every scenario's ``stack``).
+
+#: Per algorithm, the engine parameters that select the modules' era (empty: today's modules).
+ERA_PARAMS: dict[str, dict[str, Any]] = {}
+#: Stack keys that select the modules' era (empty: the linux profile as it is).
+ERA_STACK: dict[str, Any] = {}
+
+
+def protocol_entry(algorithm: str, name: str | None = None, **params: Any) -> Any:
+    """The ``[compare]`` entry of one protocol: the engine's ``algorithm`` with the era's
+    parameters (``ERA_PARAMS``) and ``params``, catalogued as ``name`` (default: the algorithm);
+    the bare name when there are no parameters."""
+    merged = ERA_PARAMS.get(algorithm, {}) | params
+    if not merged and name in (None, algorithm):
+        return algorithm
+    return {"name": name or algorithm, "cc": algorithm, "params": merged}
+
 
 UTILIZATION = "backbone utilization"
 RELATIVE = "relative throughput"
 FRIENDLINESS = "Reno friendliness"
 FAST_SLOW = "300 ms / 30 ms throughput (fit)"
 SHORT_TIME = "short-file transfer time s"
+SHORT_SPEEDUP = "short-file speed-up vs all-Reno"
 LONG_GOODPUT = "long-lived goodput Mb/s"
+BOUNDS = {
+    UTILIZATION: UNIT,
+    RELATIVE: NONNEGATIVE,
+    FRIENDLINESS: NONNEGATIVE,
+    FAST_SLOW: NONNEGATIVE,
+    SHORT_TIME: NONNEGATIVE,
+    SHORT_SPEEDUP: NONNEGATIVE,
+    LONG_GOODPUT: NONNEGATIVE,
+}
 
 L1_ASSUME = (
     (
         "linux profile (SACK, delayed ACKs, Linux's module details) with initial window 3 "
-        "(RFC 3390, the seed's era), MSS 1460 B"
+        "(RFC 3390, the seed's era), MSS 1460 B; today's Linux modules (the 2006-2007 ones the "
+        "paper ran are not yet in the engine)"
     ),
     (
         "parking lot R0-R4, the 4 backbone links 1 Gb/s and 1 ms each way with 2 MB DropTail "
-        "buffers (the slide's '15 msec' read as the buffer's drain time, 16.8 ms); access links "
-        "10 Gb/s carrying each flow's RTT"
+        "buffers (the slide's '15 msec' read as the buffer's drain time, 16.8 ms); every flow on "
+        "its own hosts, access links 10 Gb/s carrying each flow's RTT, each direction with a "
+        "DropTail queue of ns-2's default 50 packets (the paper states only the backbone's)"
     ),
     (
         "long-lived flows: 10 (light) or 40 (heavy), each from a router to another drawn "
@@ -80,27 +159,31 @@ L1_ASSUME = (
         "per source"
     ),
     (
-        "random loss: none, or 1e-5 on every backbone link direction (the seed gives no rate); "
-        "600 s runs (every long-lived flow has started with probability 1 - e^-5), 1 seed "
-        "(quick: 60 s, light load, no loss, 4 protocols, long-lived starts with mean 10 s)"
+        "heavy load without random loss (light load without and with random loss 1e-5 on every "
+        "backbone link direction: seed004.light_load); 600 s runs (every long-lived flow has "
+        f"started with probability 1 - e^-5); {FULL_REPLICATES} seeds, up to {MAX_REPLICATES} "
+        f"while a check is inconclusive (quick: 60 s, the light load without loss judged "
+        f"instead, {QUICK_REPLICATES} seeds, Reno, HSTCP, H-TCP and AReno, long-lived starts "
+        "with mean 10 s)"
     ),
     (
         "'all': every flow on the protocol; 'half': the even long-lived flows on it, the odd "
         "ones and every short file on Reno. Per-flow numbers are each long-lived flow's goodput "
-        "over its own life, compared with the same flow in the all-Reno run"
+        "over its own life, compared with the same flow in the all-Reno run; short files are "
+        "compared on those that finished in both runs"
     ),
+    "AReno: alpha 10 pkt/s, beta 0.1 (the paper gives none; areno_sensitivity varies them)",
 )
 
 
 def _plan(s: Settings) -> dict[str, Any]:
     return {
         "protocols": s.pick(PROTOCOLS, QUICK_PROTOCOLS),
-        "loads": s.pick(("light", "heavy"), ("light",)),
-        "losses": s.pick((0.0, LOSS), (0.0,)),
+        "conditions": s.pick(CONDITIONS, QUICK_CONDITIONS),
         "duration": s.pick("600s", "60s"),
         # Quick: the long-lived flows start within the first seconds, so a short run has them.
         "start_mean_s": s.pick(START_MEAN_S, 10.0),
-        "seeds": s.seeds(1, 1),
+        "seeds": s.seeds(FULL_REPLICATES, QUICK_REPLICATES),
     }
 
 
@@ -165,12 +248,14 @@ def l1_scenario(
             "routers": ROUTERS,
             "rate": "1Gbps",
             "delay": f"{backbone_delay_ms:g}ms",
-            "buffer": "2MB",
+            "buffer": BACKBONE_BUFFER,
+            "queue": "droptail",
             "loss": loss,
             "reverse_loss": loss,
-            "access_rate": "10Gbps",
+            "access_rate": ACCESS_RATE,
+            "access_buffer": ACCESS_BUFFER,
         },
-        "stack": {"initial_window": 3},
+        "stack": {"initial_window": 3} | ERA_STACK,
         "flows": flows,
         "generators": [
             {
@@ -192,27 +277,71 @@ def _start_s(flow: dict[str, Any]) -> float:
     return float(flow["start"].removesuffix("ms")) / 1e3
 
 
-def _sweep_name(load: str, loss: float, seed: int) -> str:
-    return f"{load}-{'lossy' if loss else 'clean'}-s{seed}"
+def _sweep_name(load: str, loss_name: str, seed: int) -> str:
+    return f"{load}-{loss_name}-s{seed}"
+
+
+#: Name of the sweep that only records the number of seeds (see ``_seed_count_sweep``).
+SEED_COUNT_SWEEP = "seed-count"
+
+
+def _seed_count_sweep(seeds: Sequence[int]) -> dict[str, Any]:
+    """WORKAROUND: a sweep of one tiny run per seed (a 10 ms Reno flow on a dumbbell).
+
+    Each seed of L1 draws its own long-lived flows, so each seed is a sweep of its own, with one
+    seed; the study machinery counts a study's replicates as the most seeds any one sweep has,
+    which would be 1, and its adding of replicates would then ask for fewer seeds, again and
+    again. This sweep has every seed, so the count is right. It costs well under a second; it
+    can go once the machinery counts the distinct seeds of all sweeps.
+    """
+    return {
+        "name": SEED_COUNT_SWEEP,
+        "scenario": {
+            "name": "seed-count",
+            "duration": "10ms",
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck_rate": "10Mbps",
+                "bottleneck_delay": "1ms",
+            },
+            "flows": [{"cc": "reno", "rtt": "4ms", "size": "10KB"}],
+        },
+        "seeds": list(seeds),
+    }
+
+
+def _workload_sweeps(
+    s: Settings, algorithms: Sequence[Any], conditions: Sequence[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """One comparative sweep per condition and seed (each seed draws its own long-lived flows):
+    ``algorithms`` alone and mixed with Reno."""
+    plan = _plan(s)
+    seeds: list[int] = plan["seeds"]
+    sweeps = []
+    for load, loss_name in conditions:
+        loss = LOSS if loss_name == "lossy" else 0.0
+        for seed in seeds:
+            sweeps.append(
+                {
+                    "name": _sweep_name(load, loss_name, seed),
+                    "scenario": l1_scenario(
+                        load, loss, plan["duration"], seed, plan["start_mean_s"]
+                    ),
+                    "seeds": [seed],
+                    "compare": {
+                        "algorithms": list(algorithms),
+                        "mixtures": ["all", "half"],
+                        "baseline": protocol_entry("reno"),
+                    },
+                }
+            )
+    return [*sweeps, _seed_count_sweep(seeds)]
 
 
 def _sweeps(s: Settings) -> list[dict[str, Any]]:
     plan = _plan(s)
-    return [
-        {
-            "name": _sweep_name(load, loss, seed),
-            "scenario": l1_scenario(load, loss, plan["duration"], seed, plan["start_mean_s"]),
-            "seeds": [seed],
-            "compare": {
-                "algorithms": list(plan["protocols"]),
-                "mixtures": ["all", "half"],
-                "baseline": "reno",
-            },
-        }
-        for load in plan["loads"]
-        for loss in plan["losses"]
-        for seed in plan["seeds"]
-    ]
+    entries = [protocol_entry(a) for a in plan["protocols"]]
+    return _workload_sweeps(s, entries, plan["conditions"])
 
 
 # ---- analysis ------------------------------------------------------------------------------------
@@ -220,6 +349,10 @@ def _sweeps(s: Settings) -> list[dict[str, Any]]:
 
 def _long(flows: pd.DataFrame) -> pd.DataFrame:
     return flows[flows["label"].astype(str).str.startswith("long")]
+
+
+def _short(flows: pd.DataFrame) -> pd.DataFrame:
+    return flows[~flows["label"].astype(str).str.startswith("long")]
 
 
 def _rtt_labels() -> list[str]:
@@ -250,16 +383,31 @@ def _fast_slow(long_flows: pd.DataFrame, column: str) -> float:
     return float(10.0**slope)
 
 
-def _analyse(c: Context) -> pd.DataFrame:
+def _parse_sweep(name: str) -> tuple[str, str, int] | None:
+    """(load, loss, seed) of a workload sweep's name; None for other sweeps."""
+    parts = name.split("-")
+    if len(parts) != 3 or parts[0] not in LOADS or not parts[2].startswith("s"):
+        return None
+    return parts[0], parts[1], int(parts[2].removeprefix("s"))
+
+
+def _analyser(figures: bool) -> Callable[[Context], pd.DataFrame]:
+    def analyse(c: Context) -> pd.DataFrame:
+        return _analyse(c, figures)
+
+    return analyse
+
+
+def _analyse(c: Context, figures: bool = True) -> pd.DataFrame:
     plan = _plan(c.settings)
     records: list[dict[str, Any]] = []
     per_flow: list[pd.DataFrame] = []
     for sweep in c.results:
-        if c.results[sweep] is None:
+        parsed = _parse_sweep(sweep)
+        if c.results[sweep] is None or parsed is None:
             continue
-        load, loss_name, seed = sweep.split("-")
-        drawn = long_lived_flows(LOADS[load], int(seed.removeprefix("s")), plan["start_mean_s"])
-        hops_of = _path_hops(drawn)
+        load, loss_name, seed = parsed
+        hops_of = _path_hops(long_lived_flows(LOADS[load], seed, plan["start_mean_s"]))
         for point, load_table in c.points(sweep):
             records += _point_records(c, sweep, point, load_table, load, loss_name, hops_of)
             if str(point["mixture"]) == "all":
@@ -269,22 +417,24 @@ def _analyse(c: Context) -> pd.DataFrame:
                         {
                             "load": load,
                             "loss": loss_name,
+                            "seed": seed,
                             "algorithm": str(point["algorithm"]),
                             "rtt_ms": long_flows["base_rtt_s"] * 1e3,
                             "goodput_mbps": long_flows["goodput_bps"] / 1e6,
                         }
                     )
                 )
-    table = summarise(records, ["load", "loss", "algorithm", "mixture", "by", "bin"])
-    if per_flow and len(table):
+    table = summarise(records, ["load", "loss", "algorithm", "mixture", "by", "bin"], bounds=BOUNDS)
+    if figures and per_flow and len(table):
         _figures(c, table, pd.concat(per_flow, ignore_index=True))
     return table
 
 
 def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
-    """``L1-figures.png``: the seed's figures for one condition (heavy and clean when run):
-    relative throughput vs hop count and vs RTT, Reno friendliness vs hop count, per-flow
-    throughput vs RTT, its CDF, and the efficiency-friendliness trade-off."""
+    """``L1-figures.png``: the seed's figures for the judged condition (heavy load without loss
+    when run): relative throughput vs hop count and vs RTT, Reno friendliness vs hop count (means
+    over seeds), per-flow throughput vs RTT and its CDF (the flows of every seed), and the
+    efficiency-friendliness trade-off (means with their 95% intervals)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -308,14 +458,14 @@ def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
             group = group.assign(order=order).sort_values("order")
             ax.plot(group["bin"], group["ours"], marker="o", label=str(algorithm))
         ax.axhline(1.0, color="grey", ls=":")
-        ax.set_title(title, fontsize=10)
+        ax.set_title(f"{title} (mean over seeds)", fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     ax = axes[1][0]
     for algorithm, group in flows.groupby("algorithm", sort=False):
         ax.scatter(group["rtt_ms"], group["goodput_mbps"], s=9, label=str(algorithm))
     ax.set(xscale="log", yscale="log", xlabel="base RTT ms", ylabel="goodput Mb/s")
-    ax.set_title("per-flow throughput vs RTT (alone)", fontsize=10)
+    ax.set_title("per-flow throughput vs RTT (alone, every seed)", fontsize=10)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     ax = axes[1][1]
@@ -323,24 +473,39 @@ def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
         cdf = metrics.ecdf(group["goodput_mbps"])
         ax.step(cdf.iloc[:, 0], cdf.iloc[:, 1], where="post", label=str(algorithm))
     ax.set(xscale="log", xlabel="goodput Mb/s", ylabel="fraction of long-lived flows")
-    ax.set_title("CDF of per-flow throughput (alone)", fontsize=10)
+    ax.set_title("CDF of per-flow throughput (alone, every seed)", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     ax = axes[1][2]
     for algorithm in dict.fromkeys(rows["algorithm"]):
         if algorithm == "reno":
             continue
-        efficiency = value(rows, RELATIVE, algorithm=algorithm, mixture="all", by="all", bin="all")
-        friendly = value(
-            rows, FRIENDLINESS, algorithm=algorithm, mixture="half", by="all", bin="all"
+        keys = {"algorithm": algorithm, "by": "all", "bin": "all"}
+        efficiency = rows[
+            (rows["metric"] == RELATIVE) & (rows["mixture"] == "all") & _match(rows, keys)
+        ]
+        friendly = rows[
+            (rows["metric"] == FRIENDLINESS) & (rows["mixture"] == "half") & _match(rows, keys)
+        ]
+        if not len(efficiency) or not len(friendly):
+            continue
+        x, y = float(friendly["ours"].iloc[0]), float(efficiency["ours"].iloc[0])
+        ax.errorbar(
+            [x],
+            [y],
+            xerr=_error(friendly.iloc[0]),
+            yerr=_error(efficiency.iloc[0]),
+            marker="o",
+            capsize=2,
         )
-        ax.scatter([friendly], [efficiency])
-        ax.annotate(str(algorithm), (friendly, efficiency), fontsize=8)
+        ax.annotate(str(algorithm), (x, y), fontsize=8)
     ax.set(xlabel="Reno friendliness", ylabel="relative throughput")
-    ax.set_title("efficiency vs friendliness", fontsize=10)
+    ax.set_title("efficiency vs friendliness (95% CI)", fontsize=10)
     ax.grid(alpha=0.3)
+    seeds = sorted(set(flows["seed"]))
     figure.suptitle(
-        f"L1: {condition['load']} load, {condition['loss']} (ccsim, {c.settings.profile})"
+        f"L1: {condition['load']} load, {condition['loss']}, {len(seeds)} seeds "
+        f"(ccsim, {c.settings.profile}{', quick' if c.settings.quick else ''})"
     )
     figure.tight_layout()
     store = next(r for r in c.results.values() if r is not None).store
@@ -348,6 +513,21 @@ def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
     figure.savefig(path, dpi=100)
     plt.close(figure)
     c.notes.append(f"L1: figures {path}")
+
+
+def _match(rows: pd.DataFrame, keys: dict[str, str]) -> pd.Series:
+    selected = pd.Series(True, index=rows.index)
+    for key, wanted in keys.items():
+        selected &= rows[key] == wanted
+    return selected
+
+
+def _error(row: pd.Series) -> list[list[float]] | None:
+    """Error-bar lengths of one row from its interval (None without one)."""
+    low, high, mean = row.get("ci_low"), row.get("ci_high"), float(row["ours"])
+    if low is None or high is None or math.isnan(float(low)) or math.isnan(float(high)):
+        return None
+    return [[mean - float(low)], [float(high) - mean]]
 
 
 def _point_records(
@@ -360,7 +540,13 @@ def _point_records(
     hops_of: dict[str, int],
 ) -> list[dict[str, Any]]:
     algorithm, mixture = str(point["algorithm"]), str(point["mixture"])
-    key = {"load": load, "loss": loss_name, "algorithm": algorithm, "mixture": mixture}
+    key = {
+        "load": load,
+        "loss": loss_name,
+        "algorithm": algorithm,
+        "mixture": mixture,
+        "seed": int(point["seed"]),
+    }
     flows = load_table("flows")
     links = load_table("links")
     records: list[dict[str, Any]] = []
@@ -372,12 +558,17 @@ def _point_records(
     add(UTILIZATION, float(backbone["utilization"].mean()))
     long_flows = _long(flows).copy()
     add(LONG_GOODPUT, float(long_flows["goodput_bps"].mean()) / 1e6)
-    short = flows[~flows["label"].astype(str).str.startswith("long")]
-    done = short[short["completed"] == 1] if "completed" in short else short
-    add(SHORT_TIME, float(done["completion_s"].mean()) if len(done) else math.nan)
     if mixture == "all":
         add(FAST_SLOW, _fast_slow(long_flows, "goodput_bps"))
     reference = c.table(sweep, str(point["reference_run"]), "flows")
+    # Short files: those that finished both here and in the all-Reno run, so that every protocol
+    # is compared on the same files (a file cut off by the end of one run is left out of both).
+    short = metrics.join_flows(_short(flows), _short(reference), ("completed", "completion_s"))
+    both = short[(short["completed_x"] == 1) & (short["completed_ref"] == 1)]
+    if len(both):
+        mine, theirs = float(both["completion_s_x"].mean()), float(both["completion_s_ref"].mean())
+        add(SHORT_TIME, mine)
+        add(SHORT_SPEEDUP, theirs / mine if mine > 0 else math.nan)
     joined = metrics.join_flows(_long(flows), _long(reference), ("goodput_bps",))
     if joined.empty:
         return records
@@ -399,191 +590,333 @@ def _point_records(
     return records
 
 
-# ---- the claims (criteria fixed before the first full run) ----------------------------------------
+# ---- the claims ----------------------------------------------------------------------------------
 #
-# Judged on the heavy load without random loss when it was run, else on the light load (quick).
+# Judged on the heavy load without random loss (in a quick run, which has only the light load
+# without loss, on that: every check's label names the condition). A protocol that was not run
+# gives empty quantities, so its checks are "not measured" and the claim is not graded.
 
 
 def _condition(table: pd.DataFrame) -> dict[str, str]:
-    loads = set(table["load"])
-    return {"load": "heavy" if "heavy" in loads else "light", "loss": "clean"}
+    """The condition the claims are judged on: the heavy load if it was run, else the light
+    one; without random loss if that was run."""
+    loads, losses = set(table["load"]), set(table["loss"])
+    return {
+        "load": "heavy" if "heavy" in loads else "light",
+        "loss": "clean" if "clean" in losses or not losses else "lossy",
+    }
 
 
-def _v(
+def _where(table: pd.DataFrame) -> str:
+    """The judged condition in words, the first part of every check's label."""
+    condition = _condition(table)
+    loss = "no random loss" if condition["loss"] == "clean" else f"random loss {LOSS:g}"
+    return f"{condition['load']} load, {loss}"
+
+
+def _q(
     table: pd.DataFrame, metric: str, algorithm: str, by: str = "all", bin_: str = "all"
-) -> float:
+) -> Quantity:
+    """One row of the judged condition over the seeds (mixed runs for friendliness)."""
     mixture = "half" if metric == FRIENDLINESS else "all"
-    return value(
+    return measure(
         table, metric, algorithm=algorithm, mixture=mixture, by=by, bin=bin_, **_condition(table)
     )
 
 
-def _present(table: pd.DataFrame, names: tuple[str, ...]) -> list[str]:
-    return [a for a in names if a in set(table["algorithm"])]
+def _hop(table: pd.DataFrame, algorithm: str, hops: int) -> Quantity:
+    return _q(table, RELATIVE, algorithm, "hops", str(hops))
 
 
-def _gain(algorithm: str, table: pd.DataFrame) -> list[Check]:
-    rt = _v(table, RELATIVE, algorithm)
-    util, reno = _v(table, UTILIZATION, algorithm), _v(table, UTILIZATION, "reno")
+def _long_over_short(table: pd.DataFrame, algorithm: str) -> Quantity:
+    """Per seed, the protocol's fitted 300 ms / 30 ms throughput ratio over Reno's: the fitted
+    relative throughput of a 300 ms flow over that of a 30 ms flow (the paper's "relative
+    throughput of long flow (300msec RTT) and short flow (30ms RTT)"); 1 when the protocol
+    shares between them as Reno does."""
+    return Quantity.combine(
+        lambda mine, reno: mine / reno if reno > 0 else math.nan,
+        _q(table, FAST_SLOW, algorithm),
+        _q(table, FAST_SLOW, "reno"),
+        bounds=NONNEGATIVE,
+    )
+
+
+def _relative(table: pd.DataFrame, algorithm: str) -> Check:
+    return compare(
+        f"{_where(table)}: {algorithm}: relative throughput (same flows under Reno = 1)",
+        _q(table, RELATIVE, algorithm),
+        ">",
+        1.0,
+    )
+
+
+def _utilization(table: pd.DataFrame, algorithm: str) -> Check:
+    return compare(
+        f"{_where(table)}: {algorithm}: backbone utilization vs Reno's (paired by seed)",
+        _q(table, UTILIZATION, algorithm),
+        ">",
+        _q(table, UTILIZATION, "reno"),
+        digits=3,
+    )
+
+
+def _ratio_vs_reno(table: pd.DataFrame, algorithm: str, op: str) -> Check:
+    return compare(
+        f"{_where(table)}: {algorithm}: relative throughput at 300 ms over at 30 ms (fitted 300 / "
+        "30 ms ratio over Reno's)",
+        _long_over_short(table, algorithm),
+        ">" if op == ">" else "<",
+        1.0,
+    )
+
+
+def _every_hop_gains(table: pd.DataFrame, algorithm: str) -> list[Check]:
     return [
-        check(
-            f"{algorithm}: relative throughput {rt:.2f} > 1 (reversed: < 1)",
-            rt,
-            test=lambda r: r > 1,
-            reverse=lambda r: r < 1,
-        ),
-        check(
-            f"{algorithm}: backbone utilization {util:.3f} > Reno's {reno:.3f} (reversed: lower)",
-            util,
-            reno,
-            test=lambda a, b: a > b,
-            reverse=lambda a, b: a < b,
-        ),
+        compare(
+            f"{_where(table)}: {algorithm}: {hops}-hop flows' relative throughput",
+            _hop(table, algorithm, hops),
+            ">",
+            1.0,
+        )
+        for hops in (1, 2, 3, 4)
     ]
 
 
-def _hop_ends(algorithm: str, table: pd.DataFrame) -> tuple[float, float]:
-    return _v(table, RELATIVE, algorithm, "hops", "1"), _v(table, RELATIVE, algorithm, "hops", "4")
+def _friendly(table: pd.DataFrame, algorithm: str) -> Check:
+    return compare(
+        f"{_where(table)}: {algorithm}: Reno friendliness",
+        _q(table, FRIENDLINESS, algorithm),
+        ">=",
+        0.9,
+        reversal=0.7,
+        required=">= 0.9 (reversed: < 0.7)",
+    )
+
+
+def _unfriendly(table: pd.DataFrame, algorithm: str) -> Check:
+    return compare(
+        f"{_where(table)}: {algorithm}: Reno friendliness",
+        _q(table, FRIENDLINESS, algorithm),
+        "<",
+        0.9,
+        reversal=1.0,
+        required="< 0.9 (reversed: > 1)",
+    )
 
 
 def _aggressive_gain(table: pd.DataFrame) -> list[Check]:
-    checks = [c for a in _present(table, ("highspeed", "scalable", "bic")) for c in _gain(a, table)]
-    return checks or [Check("HSTCP, Scalable, BIC", None)]
+    return [
+        check for a in SHORT_FAVOURING for check in (_relative(table, a), _utilization(table, a))
+    ]
 
 
 def _favour_short(table: pd.DataFrame) -> list[Check]:
     checks = []
-    reno = _v(table, FAST_SLOW, "reno")
-    for a in _present(table, ("highspeed", "scalable", "bic")):
-        one, four = _hop_ends(a, table)
+    for a in SHORT_FAVOURING:
         checks.append(
-            check(
-                f"{a}: relative throughput of 1-hop flows {one:.2f} > 4-hop flows {four:.2f}",
-                one,
-                four,
-                test=lambda x, y: x > y,
-                reverse=lambda x, y: x < y,
+            compare(
+                f"{_where(table)}: {a}: relative throughput of 1-hop flows vs 4-hop flows",
+                _hop(table, a, 1),
+                ">",
+                _hop(table, a, 4),
             )
         )
-        mine = _v(table, FAST_SLOW, a)
-        checks.append(
-            check(
-                f"{a}: 300 ms / 30 ms throughput {mine:.3f} < Reno's {reno:.3f} (steeper; "
-                "reversed: flatter)",
-                mine,
-                reno,
-                test=lambda x, y: x < y,
-                reverse=lambda x, y: x > y,
-            )
-        )
-    return checks or [Check("HSTCP, Scalable, BIC", None)]
+        checks.append(_ratio_vs_reno(table, a, "<"))
+    return checks
 
 
-def _friendliness(algorithm: str, table: pd.DataFrame, friendly: bool) -> Check:
-    f = _v(table, FRIENDLINESS, algorithm)
-    if friendly:
-        return check(
-            f"{algorithm}: Reno friendliness {f:.2f} >= 0.9 (reversed: < 0.7)",
-            f,
-            test=lambda v: v >= 0.9,
-            reverse=lambda v: v < 0.7,
-        )
-    return check(
-        f"{algorithm}: Reno friendliness {f:.2f} < 0.9 (reversed: >= 1)",
-        f,
-        test=lambda v: v < 0.9,
-        reverse=lambda v: v >= 1,
-    )
+def _all_unfriendly(table: pd.DataFrame) -> list[Check]:
+    return [_unfriendly(table, a) for a in SHORT_FAVOURING]
 
 
-def _unfriendly(table: pd.DataFrame) -> list[Check]:
-    checks = [
-        _friendliness(a, table, friendly=False)
-        for a in _present(table, ("highspeed", "scalable", "bic"))
+def _htcp(table: pd.DataFrame) -> list[Check]:
+    return [
+        _ratio_vs_reno(table, "htcp", ">"),
+        _relative(table, "htcp"),
+        _utilization(table, "htcp"),
+        *_every_hop_gains(table, "htcp"),
     ]
-    return checks or [Check("HSTCP, Scalable, BIC", None)]
 
 
-def _flat(algorithm: str, table: pd.DataFrame) -> Check:
-    mine, reno = _v(table, FAST_SLOW, algorithm), _v(table, FAST_SLOW, "reno")
-    return check(
-        f"{algorithm}: 300 ms / 30 ms throughput {mine:.3f} > Reno's {reno:.3f} (flatter; "
-        "reversed: steeper)",
-        mine,
-        reno,
-        test=lambda x, y: x > y,
-        reverse=lambda x, y: x < y,
-    )
+def _compound(table: pd.DataFrame) -> list[Check]:
+    milder = [
+        compare(
+            f"{_where(table)}: compound: backbone utilization vs {other}'s (paired by seed)",
+            _q(table, UTILIZATION, "compound"),
+            "<",
+            _q(table, UTILIZATION, other),
+        )
+        for other in ("highspeed", "scalable", "bic", "htcp", "areno")
+    ]
+    return [_friendly(table, "compound"), _utilization(table, "compound"), *milder]
 
 
-def _every_hop_gains(algorithm: str, table: pd.DataFrame) -> list[Check]:
+def areno_checks(table: pd.DataFrame, name: str = "areno") -> list[Check]:
+    """AReno (``name`` in the table) efficient, fair and friendly, all flows improving."""
+    return [
+        _relative(table, name),
+        _utilization(table, name),
+        _ratio_vs_reno(table, name, ">"),
+        _friendly(table, name),
+        *_every_hop_gains(table, name),
+    ]
+
+
+def _areno(table: pd.DataFrame) -> list[Check]:
+    return areno_checks(table)
+
+
+def _scalable_short_hops(table: pd.DataFrame) -> list[Check]:
+    one, four = _hop(table, "scalable", 1), _hop(table, "scalable", 4)
+    where = _where(table)
+    return [
+        compare(f"{where}: scalable: 1-hop flows' relative throughput", one, ">", 1.0),
+        compare(
+            f"{where}: scalable: 4-hop flows' relative throughput",
+            four,
+            "<=",
+            1.05,
+            reversal=None,
+            required="<= 1.05 (not improved)",
+        ),
+        compare(
+            f"{where}: scalable: relative throughput of 1-hop flows vs 4-hop flows",
+            one,
+            ">",
+            four,
+        ),
+    ]
+
+
+def _long_favoured(table: pd.DataFrame, name: str) -> Check:
+    return _ratio_vs_reno(table, name, ">")
+
+
+def _long_flows(table: pd.DataFrame) -> list[Check]:
+    return [_long_favoured(table, a) for a in LONG_FAVOURING]
+
+
+def _trade_off(table: pd.DataFrame) -> list[Check]:
+    where = _where(table)
     checks = []
-    for hops in ("1", "2", "3", "4"):
-        rt = _v(table, RELATIVE, algorithm, "hops", hops)
+    for other in TRADE_OFF:
         checks.append(
-            check(
-                f"{algorithm}: {hops}-hop flows' relative throughput {rt:.2f} > 1 (reversed: < 1)",
-                rt,
-                test=lambda r: r > 1,
-                reverse=lambda r: r < 1,
+            compare(
+                f"{where}: Reno friendliness of compound vs {other} (paired by seed)",
+                _q(table, FRIENDLINESS, "compound"),
+                ">",
+                _q(table, FRIENDLINESS, other),
+            )
+        )
+        checks.append(
+            compare(
+                f"{where}: relative throughput of compound vs {other} (paired by seed)",
+                _q(table, RELATIVE, "compound"),
+                "<",
+                _q(table, RELATIVE, other),
             )
         )
     return checks
 
 
-def _htcp(table: pd.DataFrame) -> list[Check]:
-    if "htcp" not in set(table["algorithm"]):
-        return [Check("htcp", None)]
-    return [_flat("htcp", table), *_gain("htcp", table)[:1], *_every_hop_gains("htcp", table)]
+def _lifetime_comparison(table: pd.DataFrame, name: str, favours_short: bool) -> Check:
+    """Short files' speed-up over all-Reno against the long-lived flows' relative throughput."""
+    speedup = _q(table, SHORT_SPEEDUP, name)
+    relative = _q(table, RELATIVE, name)
+    where = _where(table)
+    if favours_short:
+        return compare(
+            f"{where}: {name}: short files' speed-up over all-Reno vs the long-lived flows' "
+            "relative throughput (paired by seed)",
+            speedup,
+            ">",
+            relative,
+        )
+    return compare(
+        f"{where}: {name}: long-lived flows' relative throughput vs the short files' speed-up "
+        "over all-Reno (paired by seed)",
+        relative,
+        ">",
+        speedup,
+    )
 
 
-def _compound(table: pd.DataFrame) -> list[Check]:
-    if "compound" not in set(table["algorithm"]):
-        return [Check("compound", None)]
-    rt = _v(table, RELATIVE, "compound")
-    others = [_v(table, RELATIVE, a) for a in _present(table, ("highspeed", "scalable", "bic"))]
-    lowest = min(others) if others else math.nan
-    highest = max(others) if others else math.nan
-    return [
-        _friendliness("compound", table, friendly=True),
-        check(
-            f"compound: relative throughput {rt:.2f} between 1 and the lowest of HSTCP, "
-            f"Scalable, BIC ({lowest:.2f}) (reversed: above their highest, {highest:.2f})",
-            rt,
-            lowest,
-            highest,
-            test=lambda r, lo, hi: 1 < r < lo,
-            reverse=lambda r, lo, hi: r > hi,
-        ),
+def _lifetimes(table: pd.DataFrame) -> list[Check]:
+    return [_lifetime_comparison(table, a, True) for a in SHORT_FAVOURING] + [
+        _lifetime_comparison(table, a, False) for a in LONG_FAVOURING
     ]
 
 
-def _areno(table: pd.DataFrame) -> list[Check]:
-    if "areno" not in set(table["algorithm"]):
-        return [Check("areno", None)]
-    return [
-        *_gain("areno", table)[:1],
-        _flat("areno", table),
-        _friendliness("areno", table, friendly=True),
-        *_every_hop_gains("areno", table),
-    ]
-
-
-def _scalable_short_hops(table: pd.DataFrame) -> list[Check]:
-    if "scalable" not in set(table["algorithm"]):
-        return [Check("scalable", None)]
-    one, four = _hop_ends("scalable", table)
-    return [
-        check(f"scalable: 1-hop flows gain ({one:.2f} > 1)", one, test=lambda r: r > 1),
-        check(
-            f"scalable: 4-hop flows do not ({four:.2f} <= 1.05; reversed: more than the 1-hop "
-            "flows)",
-            four,
-            one,
-            test=lambda f, o: f <= 1.05,
-            reverse=lambda f, o: f > o,
-        ),
-    ]
+CLAIMS = (
+    Claim(
+        "HSTCP, Scalable and BIC raise per-flow throughput and efficiency",
+        "for each: relative throughput > 1, and backbone utilization above Reno's in the same "
+        "workloads (paired by seed); reversed: below",
+        _aggressive_gain,
+    ),
+    Claim(
+        "HSTCP, Scalable and BIC favour short-RTT and short-hop flows",
+        "for each: relative throughput of 1-hop flows above that of 4-hop flows (paired by "
+        "seed), and the relative throughput at 300 ms over that at 30 ms (the fitted 300 ms / "
+        "30 ms throughput ratio over Reno's) < 1; reversed: the other way",
+        _favour_short,
+    ),
+    Claim(
+        "HSTCP, Scalable and BIC are unfriendly to Reno",
+        "Reno friendliness < 0.9 for each (reversed: > 1)",
+        _all_unfriendly,
+    ),
+    Claim(
+        "H-TCP is fair across RTTs and hops, and efficient: all flows improve",
+        "relative throughput at 300 ms over at 30 ms > 1 (flatter than Reno); backbone "
+        "utilization above Reno's (paired by seed); relative throughput > 1 overall and at every "
+        "hop count; each reversed the other way",
+        _htcp,
+    ),
+    Claim(
+        "Compound is friendly, with a milder efficiency gain",
+        "Reno friendliness >= 0.9 (reversed: < 0.7); backbone utilization above Reno's, and "
+        "below each of HSTCP's, Scalable's, BIC's, H-TCP's and AReno's (paired by seed; "
+        "reversed: the other way)",
+        _compound,
+    ),
+    Claim(
+        "AReno is efficient, fair and friendly: all flows improve",
+        "relative throughput > 1 overall and at every hop count, backbone utilization above "
+        "Reno's (paired by seed), relative throughput at 300 ms over at 30 ms > 1, each "
+        "reversed the other way; Reno friendliness >= 0.9 (reversed: < 0.7)",
+        _areno,
+    ),
+    Claim(
+        "Scalable improves only short-hop flows",
+        "1-hop flows' relative throughput > 1 (reversed: < 1); 4-hop flows' <= 1.05 (failed "
+        "above); 1-hop flows' above 4-hop flows' (paired by seed; reversed: below)",
+        _scalable_short_hops,
+    ),
+    Claim(
+        "AReno, H-TCP and Compound allocate more resource to long flows (300 ms RTT)",
+        "for each: relative throughput at 300 ms over at 30 ms (the fitted 300 ms / 30 ms "
+        "throughput ratio over Reno's) > 1 (reversed: < 1); the chart's other half (BIC, "
+        "HSTCP, Scalable: short flows) is judged in the second claim",
+        _long_flows,
+    ),
+    Claim(
+        "Friendliness-efficiency trade-off: Compound is friendlier than BIC, Scalable, HSTCP "
+        "and H-TCP, which are more efficient",
+        "for each of the four: Compound's Reno friendliness above theirs and its relative "
+        "throughput below theirs (paired by seed; reversed: the other way)",
+        _trade_off,
+    ),
+    Claim(
+        "Read as long-lived / short-lived flows: BIC, HSTCP and Scalable allocate more resource "
+        "to the short-lived files, AReno, H-TCP and Compound to the long-lived flows",
+        "for BIC, HSTCP and Scalable: the short files' speed-up over all-Reno (Reno's mean "
+        "transfer time over the protocol's, on the files that finished in both) above the "
+        "long-lived flows' relative throughput; for AReno, H-TCP and Compound below it "
+        "(paired by seed; each reversed the other way)",
+        _lifetimes,
+    ),
+)
 
 
 STUDIES: tuple[Study, ...] = (
@@ -592,63 +925,225 @@ STUDIES: tuple[Study, ...] = (
         slug="highspeed-parking-lot",
         title="Legacy and high-speed TCPs on a 1 Gb/s parking lot, alone and mixed with Reno",
         source=SOURCE,
-        setup="5-router parking lot, 1 Gb/s backbone both ways with 2 MB buffers; 10 or 40 "
-        "long-lived flows (RTT exponential, mean 130 ms; 1-4 hops, both directions) and 100 "
-        "short-file sources; Reno, HSTCP, Scalable, BIC, H-TCP, Compound and AReno alone and "
-        "mixed with Reno, with and without random loss; every flow compared with itself "
-        "under Reno",
+        setup="5-router parking lot, 1 Gb/s backbone both ways with 2 MB DropTail buffers, "
+        "50-packet access queues; 40 long-lived flows (RTT exponential, mean 130 ms; 1-4 hops, "
+        "both directions) and 100 short-file sources; Reno, HSTCP, Scalable, BIC, H-TCP, "
+        "Compound and AReno alone and mixed with Reno; every flow compared with itself under "
+        "Reno",
         warmup=(
             "none: each long-lived flow's goodput over its own life, backbone utilization over "
-            "the whole run, every finished short transfer"
+            "the whole run, every short transfer that finished in both runs compared"
         ),
         assumptions=L1_ASSUME,
         sweeps=_sweeps,
-        analyse=_analyse,
-        claims=(
-            Claim(
-                "HSTCP, Scalable and BIC raise per-flow throughput and efficiency",
-                "relative throughput > 1 and backbone utilization above Reno's, for each "
-                "(reversed: below)",
-                _aggressive_gain,
-            ),
-            Claim(
-                "HSTCP, Scalable and BIC favour short-RTT and short-hop flows",
-                "relative throughput of 1-hop flows > 4-hop flows, and the fitted 300 ms / 30 ms "
-                "throughput ratio below Reno's, for each (reversed: the other way)",
-                _favour_short,
-            ),
-            Claim(
-                "HSTCP, Scalable and BIC are unfriendly to Reno",
-                "Reno friendliness < 0.9 for each (reversed: >= 1)",
-                _unfriendly,
-            ),
-            Claim(
-                "H-TCP is fair across RTTs and hops, and efficient: all flows improve",
-                "300 ms / 30 ms ratio above Reno's (reversed: below); relative throughput > 1 "
-                "overall and at every hop count (reversed: < 1)",
-                _htcp,
-            ),
-            Claim(
-                "Compound is friendly, with a milder efficiency gain",
-                "Reno friendliness >= 0.9 (reversed: < 0.7); relative throughput between 1 and "
-                "the lowest of HSTCP, Scalable, BIC (reversed: above their highest)",
-                _compound,
-            ),
-            Claim(
-                "AReno is efficient, fair and friendly: all flows improve",
-                "relative throughput > 1 overall and at every hop count, 300 ms / 30 ms ratio "
-                "above Reno's, Reno friendliness >= 0.9 (each reversed the other way)",
-                _areno,
-            ),
-            Claim(
-                "Scalable improves only short-hop flows",
-                "1-hop flows' relative throughput > 1, 4-hop flows' <= 1.05 (reversed: 4-hop "
-                "above 1-hop)",
-                _scalable_short_hops,
-            ),
-        ),
+        analyse=_analyser(figures=True),
+        claims=CLAIMS,
         figure=FigureSpec("L1: utilization, relative throughput, friendliness, transfer times"),
         algorithms=PROTOCOLS,
         profile="linux",
+        max_replicates=MAX_REPLICATES,
     ),
 )
+
+
+# ---- companions: the light load, and AReno's alpha and beta (separate commands) -----------------
+#
+# Each is a study of its own, not registered (``ccsim study`` does not list them): run them from
+# Python, e.g.
+#
+#     python3 -c "from rich.console import Console; from ccsim.studies import seed004; \
+#         seed004.light_load(workers=2, console=Console())"
+#
+# They run L1's own seeds (``FULL_REPLICATES``) and add none.
+
+
+def _companion(
+    study: Study,
+    quick: bool,
+    replicates: int | None,
+    out: str | Path | None,
+    workers: int | None,
+    console: Any,
+) -> StudyReport:
+    settings = Settings(quick=quick, profile="linux", replicates=replicates)
+    directory = (
+        Path(out)
+        if out is not None
+        else Path("results/studies") / (study.id + ("-quick" if quick else ""))
+    )
+    return run_study(study, settings, directory, workers=workers, console=console)
+
+
+def _on_condition(
+    table: pd.DataFrame, evaluate: Callable[[pd.DataFrame], Sequence[Check]], load: str, loss: str
+) -> list[Check]:
+    """A claim's checks on one condition's rows."""
+    return list(evaluate(table[(table["load"] == load) & (table["loss"] == loss)]))
+
+
+def _condition_words(load: str, loss: str) -> str:
+    return f"{load} load, {'no random loss' if loss == 'clean' else f'random loss {LOSS:g}'}"
+
+
+def _light_sweeps(s: Settings) -> list[dict[str, Any]]:
+    plan = _plan(s)
+    entries = [protocol_entry(a) for a in plan["protocols"]]
+    return _workload_sweeps(s, entries, s.pick(LIGHT_CONDITIONS, QUICK_CONDITIONS))
+
+
+def light_load_study() -> Study:
+    """L1's claims on the light load (10 long-lived flows), without and with random loss."""
+    claims = tuple(
+        Claim(
+            f"{_condition_words(load, loss)}: {claim.text}",
+            claim.criterion,
+            functools.partial(_on_condition, evaluate=claim.evaluate, load=load, loss=loss),
+        )
+        for load, loss in LIGHT_CONDITIONS
+        for claim in CLAIMS
+    )
+    return Study(
+        id="L1-light",
+        slug="highspeed-parking-lot-light",
+        title="L1 on the light load (10 long-lived flows), without and with random loss",
+        source=SOURCE,
+        setup="L1's parking lot with 10 long-lived flows, without random loss and with 1e-5 on "
+        "every backbone link direction; the seven protocols alone and mixed with Reno",
+        warmup=STUDIES[0].warmup,
+        assumptions=L1_ASSUME,
+        sweeps=_light_sweeps,
+        analyse=_analyser(figures=False),
+        claims=claims,
+        figure=FigureSpec("L1: light load"),
+        algorithms=PROTOCOLS,
+        profile="linux",
+        max_replicates=FULL_REPLICATES,
+    )
+
+
+def light_load(
+    quick: bool = False,
+    *,
+    replicates: int | None = None,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    console: Any = None,
+) -> StudyReport:
+    """Run L1's claims on the light load without and with random loss (``FULL_REPLICATES``
+    seeds, 600 s) into ``out`` (default ``results/studies/L1-light``); quick: L1's quick run
+    (the light load without loss, so the lossy claims are not run)."""
+    return _companion(light_load_study(), quick, replicates, out, workers, console)
+
+
+# AReno's alpha and beta.
+#
+# The paper gives no values for AReno's alpha and beta; the study runs the defaults (alpha 10
+# pkt/s, beta 0.1). ``areno_sensitivity`` re-runs AReno's part of the judged condition over a
+# grid of both and judges AReno's checks for each pair.
+
+#: alpha (packets per second: the probe adds alpha (B/R) RTT packets per RTT) and beta (the
+#: fraction of the window taken back per RTT at the congestion delay): a factor of 3 either side
+#: of the defaults, 10 and 0.1.
+ARENO_ALPHAS = (3.0, 10.0, 30.0)
+ARENO_BETAS = (0.03, 0.1, 0.3)
+#: No replicates are added: each pair runs L1's own seeds.
+ARENO_MAX_REPLICATES = FULL_REPLICATES
+
+
+def areno_variant(alpha: float, beta: float) -> str:
+    """The catalogue name of AReno with ``alpha`` and ``beta``."""
+    return f"areno a={alpha:g} b={beta:g}"
+
+
+def _areno_pairs(s: Settings) -> list[tuple[float, float]]:
+    if s.quick:
+        return [(10.0, 0.1), (30.0, 0.1)]
+    return [(a, b) for a in ARENO_ALPHAS for b in ARENO_BETAS]
+
+
+def _areno_sweeps(s: Settings) -> list[dict[str, Any]]:
+    entries = [
+        protocol_entry("areno", name=areno_variant(a, b), alpha=a, beta=b)
+        for a, b in _areno_pairs(s)
+    ]
+    return _workload_sweeps(s, entries, _plan(s)["conditions"])
+
+
+def _long_favoured_checks(table: pd.DataFrame, name: str) -> list[Check]:
+    return [_long_favoured(table, name)]
+
+
+def _long_lived_checks(table: pd.DataFrame, name: str) -> list[Check]:
+    return [_lifetime_comparison(table, name, False)]
+
+
+def _areno_claims(pairs: Sequence[tuple[float, float]]) -> tuple[Claim, ...]:
+    """L1's AReno claims, each judged on AReno's checks with every (alpha, beta) pair."""
+    claims = []
+    for alpha, beta in pairs:
+        name = areno_variant(alpha, beta)
+        claims += [
+            Claim(
+                f"{name}: AReno is efficient, fair and friendly: all flows improve",
+                CLAIMS[5].criterion,
+                functools.partial(areno_checks, name=name),
+            ),
+            Claim(
+                f"{name}: AReno allocates more resource to long flows (300 ms RTT)",
+                "relative throughput at 300 ms over at 30 ms > 1 (reversed: < 1)",
+                functools.partial(_long_favoured_checks, name=name),
+            ),
+            Claim(
+                f"{name}: read as long-lived / short-lived flows, AReno allocates more resource "
+                "to the long-lived flows",
+                "the long-lived flows' relative throughput above the short files' speed-up over "
+                "all-Reno (paired by seed; reversed: below)",
+                functools.partial(_long_lived_checks, name=name),
+            ),
+        ]
+    return tuple(claims)
+
+
+def areno_study(quick: bool = False) -> Study:
+    """The AReno sensitivity study (not one of the registered studies: run it with
+    :func:`areno_sensitivity`)."""
+    pairs = _areno_pairs(Settings(quick=quick))
+    return Study(
+        id="L1-areno",
+        slug="highspeed-parking-lot-areno",
+        title="L1's AReno checks over alpha and beta (the paper gives neither)",
+        source=SOURCE,
+        setup="L1's judged condition (heavy load, no random loss; quick: light load), AReno "
+        f"with alpha in {', '.join(f'{a:g}' for a in ARENO_ALPHAS)} pkt/s and beta in "
+        f"{', '.join(f'{b:g}' for b in ARENO_BETAS)}, alone and mixed with Reno",
+        warmup=STUDIES[0].warmup,
+        assumptions=L1_ASSUME[:-1],
+        sweeps=_areno_sweeps,
+        analyse=_analyser(figures=False),
+        claims=_areno_claims(pairs),
+        figure=FigureSpec("L1: AReno over alpha and beta"),
+        algorithms=("areno",),
+        profile="linux",
+        max_replicates=ARENO_MAX_REPLICATES,
+    )
+
+
+def areno_sensitivity(
+    quick: bool = False,
+    *,
+    replicates: int | None = None,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    console: Any = None,
+) -> StudyReport:
+    """Run L1's AReno checks over ``ARENO_ALPHAS`` x ``ARENO_BETAS`` (``FULL_REPLICATES`` seeds,
+    600 s, the heavy load without loss; quick: two pairs, L1's quick setup) into ``out``
+    (default ``results/studies/L1-areno``, ``-quick`` when quick).
+
+        python3 -c "from rich.console import Console; from ccsim.studies import seed004; \
+            seed004.areno_sensitivity(workers=2, console=Console())"
+
+    prints the setup, the table and the verdicts per pair (``console``: a rich Console; None
+    prints nothing) and writes them as a study does (``L1-areno-verdicts.csv``, ...).
+    """
+    return _companion(areno_study(quick), quick, replicates, out, workers, console)
