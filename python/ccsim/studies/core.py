@@ -380,8 +380,10 @@ def run_study(
 
 
 def _replicates(study: Study, settings: Settings) -> int:
-    """The most seeds any sweep of the study runs per point under ``settings``."""
-    return max((len(spec.get("seeds", [1])) for spec in study.sweeps(settings)), default=1)
+    """The distinct seeds the study's sweeps run under ``settings`` (a study whose every seed
+    draws its own workload has one sweep per seed)."""
+    seeds = {seed for spec in study.sweeps(settings) for seed in spec.get("seeds", [1])}
+    return max(1, len(seeds))
 
 
 def _inconclusive(verdicts: Sequence[ClaimResult]) -> int:
