@@ -81,9 +81,10 @@ RTT_BINS_MS = (0, 50, 100, 200, math.inf)
 #: The backbone links' buffer (the paper's "2MB buffer"), DropTail (ns-2's default discipline;
 #: the paper names none).
 BACKBONE_BUFFER = "2MB"
-#: Every access link's queue, both directions: DropTail of ns-2's default 50 packets (the paper
-#: states only the backbone's buffer).
-ACCESS_BUFFER = "50pkts"
+#: Every access link's queue, both directions: ns-2's default DropTail, ``limit_ 50``, which
+#: counts the packet in transmission: 49 waiting, ccsim's count (the paper states only the
+#: backbone's buffer).
+ACCESS_BUFFER = "49pkts"
 ACCESS_RATE = "10Gbps"
 
 #: Seeds per point of a full run, and of a quick one.
@@ -94,16 +95,18 @@ MAX_REPLICATES = 4
 
 # ---- the modules' era: THE place where it is set --------------------------------------------------
 #
-# The paper ran Linux's congestion-control modules of 2006-2007 (Linux 2.6.x) through ns-2's
-# Linux patch. Every protocol of every run gets its engine entry from ``protocol_entry``: the
-# compared algorithms, the Reno baseline and AReno's sensitivity variants. When the engine has
-# the arithmetic of that era as an option, it is switched on here, for every protocol at once:
-# per algorithm in ``ERA_PARAMS`` (e.g. ``{"bic": {"era": "2.6.19"}, ...}``) or, if the option
-# is a stack setting, in ``ERA_STACK`` (merged into every scenario's ``stack``).
+# The paper ran Linux's congestion-control modules of 2006-2007 through ns-2's Linux patch
+# (TCP-Linux). Every protocol of every run gets its engine entry from ``protocol_entry``: the
+# compared algorithms, the Reno baseline (and so every flow and short file on Reno) and AReno's
+# sensitivity variants. ``linux26 = true`` gives each module the arithmetic of Linux 2.6.22, the
+# modules ns-2 ships (docs/algorithms.md, "The Linux 2.6 modules"); AReno is not a Linux module
+# and has no such option.
 
-#: Per algorithm, the engine parameters that select the modules' era (empty: today's modules).
-ERA_PARAMS: dict[str, dict[str, Any]] = {}
-#: Stack keys that select the modules' era (empty: the linux profile as it is).
+#: The Linux modules the study runs with their 2.6.22 arithmetic.
+LINUX26_MODULES = ("reno", "highspeed", "scalable", "bic", "htcp", "compound")
+#: Per algorithm, the engine parameters that select the modules' era.
+ERA_PARAMS: dict[str, dict[str, Any]] = {a: {"linux26": True} for a in LINUX26_MODULES}
+#: Stack keys that select the modules' era (none: the option is per algorithm).
 ERA_STACK: dict[str, Any] = {}
 
 
@@ -137,14 +140,16 @@ BOUNDS = {
 L1_ASSUME = (
     (
         "linux profile (SACK, delayed ACKs, Linux's module details) with initial window 3 "
-        "(RFC 3390, the seed's era), MSS 1460 B; today's Linux modules (the 2006-2007 ones the "
-        "paper ran are not yet in the engine)"
+        "(RFC 3390, the seed's era), MSS 1460 B; every Linux module (Reno, HSTCP, Scalable, "
+        "BIC, H-TCP, Compound) with the arithmetic of Linux 2.6.22, the modules ns-2's Linux "
+        "patch runs (linux26 = true); AReno is not a Linux module"
     ),
     (
         "parking lot R0-R4, the 4 backbone links 1 Gb/s and 1 ms each way with 2 MB DropTail "
         "buffers (the slide's '15 msec' read as the buffer's drain time, 16.8 ms); every flow on "
         "its own hosts, access links 10 Gb/s carrying each flow's RTT, each direction with a "
-        "DropTail queue of ns-2's default 50 packets (the paper states only the backbone's)"
+        "DropTail queue of ns-2's default limit_ 50 (49 waiting; the paper states only the "
+        "backbone's)"
     ),
     (
         "long-lived flows: 10 (light) or 40 (heavy), each from a router to another drawn "
@@ -281,35 +286,6 @@ def _sweep_name(load: str, loss_name: str, seed: int) -> str:
     return f"{load}-{loss_name}-s{seed}"
 
 
-#: Name of the sweep that only records the number of seeds (see ``_seed_count_sweep``).
-SEED_COUNT_SWEEP = "seed-count"
-
-
-def _seed_count_sweep(seeds: Sequence[int]) -> dict[str, Any]:
-    """WORKAROUND: a sweep of one tiny run per seed (a 10 ms Reno flow on a dumbbell).
-
-    Each seed of L1 draws its own long-lived flows, so each seed is a sweep of its own, with one
-    seed; the study machinery counts a study's replicates as the most seeds any one sweep has,
-    which would be 1, and its adding of replicates would then ask for fewer seeds, again and
-    again. This sweep has every seed, so the count is right. It costs well under a second; it
-    can go once the machinery counts the distinct seeds of all sweeps.
-    """
-    return {
-        "name": SEED_COUNT_SWEEP,
-        "scenario": {
-            "name": "seed-count",
-            "duration": "10ms",
-            "topology": {
-                "kind": "dumbbell",
-                "bottleneck_rate": "10Mbps",
-                "bottleneck_delay": "1ms",
-            },
-            "flows": [{"cc": "reno", "rtt": "4ms", "size": "10KB"}],
-        },
-        "seeds": list(seeds),
-    }
-
-
 def _workload_sweeps(
     s: Settings, algorithms: Sequence[Any], conditions: Sequence[tuple[str, str]]
 ) -> list[dict[str, Any]]:
@@ -335,7 +311,7 @@ def _workload_sweeps(
                     },
                 }
             )
-    return [*sweeps, _seed_count_sweep(seeds)]
+    return sweeps
 
 
 def _sweeps(s: Settings) -> list[dict[str, Any]]:
@@ -946,13 +922,13 @@ STUDIES: tuple[Study, ...] = (
 )
 
 
-# ---- companions: the light load, and AReno's alpha and beta (separate commands) -----------------
+# ---- companions: the light load (``ccsim study L1-light``), and AReno's alpha and beta -----------
 #
-# Each is a study of its own, not registered (``ccsim study`` does not list them): run them from
-# Python, e.g.
+# Each is a study of its own. The light load is registered (``ccsim study L1-light``); AReno's
+# sensitivity runs from Python:
 #
 #     python3 -c "from rich.console import Console; from ccsim.studies import seed004; \
-#         seed004.light_load(workers=2, console=Console())"
+#         seed004.areno_sensitivity(workers=2, console=Console())"
 #
 # They run L1's own seeds (``FULL_REPLICATES``) and add none.
 
@@ -1147,3 +1123,7 @@ def areno_sensitivity(
     prints nothing) and writes them as a study does (``L1-areno-verdicts.csv``, ...).
     """
     return _companion(areno_study(quick), quick, replicates, out, workers, console)
+
+
+#: L1 and its light-load companion, as ``ccsim study`` lists them.
+STUDIES = (*STUDIES, light_load_study())
