@@ -97,17 +97,8 @@ class Check:
 
     text: str
     outcome: str
-    # TRANSITIONAL (removed once every study decides with intervals): the old (text, ok,
-    # reversed) form, ok being True / False / None.
-    reversed: bool = False
 
     def __post_init__(self) -> None:
-        if self.outcome is None or isinstance(self.outcome, bool):
-            old = self.outcome
-            outcome = (
-                NO_DATA if old is None else HELD if old else REVERSED if self.reversed else FAILED
-            )
-            object.__setattr__(self, "outcome", outcome)
         if self.outcome not in OUTCOMES:
             raise ValueError(f"outcome {self.outcome!r}: expected one of {', '.join(OUTCOMES)}")
 

@@ -460,8 +460,7 @@ def summarise(
     if records:
         data = pd.DataFrame(list(records))
         if "seed" not in data.columns:
-            # TRANSITIONAL (until every study gives its records' seeds): each record is a run.
-            data["seed"] = data.groupby([*keys, "metric"], sort=False, dropna=False).cumcount()
+            raise ValueError("every record needs the seed of its run ('seed')")
         data["value"] = data["value"].astype(float)
         per_run = (
             data.groupby([*keys, "metric", "seed"], sort=False, dropna=False)["value"]
@@ -537,21 +536,6 @@ def value(table: pd.DataFrame, metric: str, **keys: Any) -> float:
         rows = rows[rows[key] == wanted]
     values = pd.to_numeric(rows["ours"], errors="coerce").dropna()
     return float(values.mean()) if len(values) else math.nan
-
-
-def check(
-    text: str,
-    *values: float,
-    test: Callable[..., bool],
-    reverse: Callable[..., bool] | None = None,
-) -> Check:
-    """TRANSITIONAL: the old mean-only check, removed once every study uses :func:`compare`."""
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
-        return Check(text, NO_DATA)
-    ok = bool(test(*values))
-    if ok:
-        return Check(text, HELD)
-    return Check(text, REVERSED if reverse is not None and bool(reverse(*values)) else FAILED)
 
 
 # ---- output ------------------------------------------------------------------------------------
