@@ -304,3 +304,30 @@ def test_a_full_run_adds_replicates_up_to_the_cap(tmp_path: Path) -> None:
         core.run_study(_noisy_study(None), core.Settings(), tmp_path / "n", workers=1).replicates
         == 3
     )
+
+
+def test_a_study_without_sweeps_adds_no_replicates_and_counts_its_own(tmp_path: Path) -> None:
+    """A model run in Python (no sweeps): its replicates are its table's runs, and an
+    inconclusive check cannot ask for more."""
+
+    def analyse(context: core.Context) -> pd.DataFrame:
+        records = [{"metric": "x", "seed": s, "value": float(s % 2)} for s in range(1, 6)]
+        return core.summarise(records, [], bounds={"x": UNIT})
+
+    study = core.Study(
+        id="T2",
+        slug="test-model",
+        title="test",
+        source="test",
+        setup="test",
+        assumptions=("test",),
+        sweeps=lambda settings: [],
+        analyse=analyse,
+        claims=(Claim("x", "x > 0.4", lambda t: [compare("x", measure(t, "x"), ">", 0.4)]),),
+        figure=core.FigureSpec("x"),
+        warmup="none",
+        max_replicates=40,
+    )
+    report = core.run_study(study, core.Settings(), tmp_path, workers=1)
+    assert report.verdicts[0].verdict == core.INCONCLUSIVE
+    assert report.replicates == 5 and not report.notes

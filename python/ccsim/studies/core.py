@@ -359,18 +359,13 @@ def run_study(
         )
         if console is not None:
             console.print(f"[yellow]{escalations[-1]}[/yellow]")
-        current = Settings(
-            quick=current.quick,
-            profile=current.profile,
-            replicates=more,
-            first_seed=current.first_seed,
-        )
+        current = _with_replicates(current, more)
     context.notes[:0] = escalations
     files = _write(study, current, table, verdicts, directory)
     report = StudyReport(
         study, settings, table, verdicts, directory, files, context.notes, runs, reused
     )
-    report.replicates = _replicates(study, current)
+    report.replicates = _replicates(study, current, table)
     files.append(_write_metadata(report, out))
     report.elapsed_s = time.perf_counter() - started
     report.workers = workers
@@ -379,10 +374,13 @@ def run_study(
     return report
 
 
-def _replicates(study: Study, settings: Settings) -> int:
+def _replicates(study: Study, settings: Settings, table: pd.DataFrame | None = None) -> int:
     """The distinct seeds the study's sweeps run under ``settings`` (a study whose every seed
-    draws its own workload has one sweep per seed)."""
+    draws its own workload has one sweep per seed); for a study without sweeps (a model run in
+    Python), the most runs of a row of its ``table``."""
     seeds = {seed for spec in study.sweeps(settings) for seed in spec.get("seeds", [1])}
+    if not seeds and table is not None and "runs" in table and len(table):
+        return max(1, int(pd.to_numeric(table["runs"], errors="coerce").max()))
     return max(1, len(seeds))
 
 
@@ -398,9 +396,20 @@ def _more_replicates(
     if settings.quick or by_hand or study.max_replicates is None or not _inconclusive(verdicts):
         return None
     now = _replicates(study, settings)
-    if now >= study.max_replicates:
+    more = min(study.max_replicates, 2 * now)
+    # A study whose sweeps ignore the number of replicates (or that has none) cannot add any.
+    if more <= now or _replicates(study, _with_replicates(settings, more)) <= now:
         return None
-    return min(study.max_replicates, 2 * now)
+    return more
+
+
+def _with_replicates(settings: Settings, replicates: int) -> Settings:
+    return Settings(
+        quick=settings.quick,
+        profile=settings.profile,
+        replicates=replicates,
+        first_seed=settings.first_seed,
+    )
 
 
 def _default_directory(study: Study, settings: Settings) -> Path:
