@@ -123,6 +123,22 @@ def test_r12_sensitivity_grid_brackets_ns2s_constants() -> None:
     assert quick == {"plain", "randomized"}
 
 
+@pytest.mark.parametrize("sid", ["R6", "R7"])
+def test_phase_studies_rerun_over_the_bottleneck_delay(sid: str) -> None:
+    """R6 and R7 give the flows' RTTs only: the sensitivity sweep runs the same configurations
+    at other one-way bottleneck delays (the access links carry the rest of each RTT); quick runs
+    leave it out."""
+    study = {"R6": seed000.R6, "R7": seed000.R7}[sid]
+    sweeps = {s["name"]: s for s in study.sweeps(Settings())}
+    assert set(sweeps) == {"pair" if sid == "R6" else "ten", "sensitivity"}
+    main = sweeps["pair" if sid == "R6" else "ten"]
+    assert main["scenario"]["topology"]["bottleneck_delay"] == seed000.PHASE_DELAY
+    delays = sweeps["sensitivity"]["axes"]["topology.bottleneck_delay"]
+    assert delays == list(seed000.PHASE_DELAYS) and seed000.PHASE_DELAY not in delays
+    assert sweeps["sensitivity"]["compare"] == main["compare"]
+    assert "sensitivity" not in {s["name"] for s in study.sweeps(Settings(quick=True))}
+
+
 def test_r13_sweeps_the_spike_in_steps_of_one_millisecond() -> None:
     sweeps = {s["name"]: s for s in seed000.R13.sweeps(Settings())}
     fine = sweeps["fj-fine"]["axes"]["topology.links.0.delay"]["values"]
