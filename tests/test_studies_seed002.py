@@ -167,18 +167,15 @@ def test_h1_quick_goodput_falls_with_loss(quick: core.StudyReport) -> None:
 
 # ---- H2 and H3 -----------------------------------------------------------------------------------
 #
-# Quick runs (3 seeds, 50-packet access queues) of seeds 1-3, 4-6 and 7-9 (`ccsim study H2
-# --quick --first-seed k`) gave the same quick verdicts for H2's claims 3-6 in all three: the
-# proposal loses more than Fusion and Reno under DropTail (403/433/375 packets against at most
-# 26), Reno's and Fusion's 40/50 ms flows get more than their 80/100 ms flows under RED and their
-# 40 ms flow loses more than their 100 ms flow, the proposal's Jain index under RED is the highest
-# (0.984/0.991/0.987 against 0.78-0.86) and its throughput variance the lowest (5.5-9.4 against
-# 71-158 (Mb/s)^2). The rest varies from seed set to seed set and is not asserted: DropTail's
-# short-versus-long claim (Fusion's or Reno's comparison inconclusive in two sets), the dominance
-# claim (inconclusive twice, not reproduced in seeds 7-9, where the proposal's largest flow has a
-# smaller share than Reno's and Fusion's), and RED's Fusion-versus-Reno losses (inconclusive).
-# In H3 three checks held in every set: Reno's and Fusion's goodput fall with their RTT (rank
-# correlation -1 in every seed) and the proposal's max/min over RTT is below the competing Reno's.
+# Quick runs (3 seeds, ns-2's default access queues) of seeds 1-3, 4-6 and 7-9 (`ccsim study H2
+# --quick --first-seed k`) agreed on these H2 outcomes: the proposal loses more than Fusion and
+# Reno under DropTail (claim 3 reproduced), Reno's and Fusion's 40/50 ms flows get more than their
+# 80/100 ms flows under RED, and under RED the proposal's Jain index is above Fusion's and its
+# throughput variance below Fusion's (those checks held). Against Reno the Jain and variance
+# checks held in two sets of three and were inconclusive in the third; the dominance claim was
+# inconclusive twice and not reproduced once (seeds 7-9). In H3 two checks held in every set:
+# Fusion's goodput falls with its RTT, and the proposal's max/min over RTT is below the competing
+# Reno's; no H3 claim came out reversed or not reproduced.
 
 H2 = studies.get("H2")
 H3 = studies.get("H3")
@@ -314,14 +311,20 @@ def _h2(report: core.StudyReport, metric: str, queue: str, cc: str, flow: str = 
     return core.value(report.table, metric, queue=queue, algorithm=cc, flow=flow)
 
 
+def _check(report: core.StudyReport, claim: int, *words: str) -> str:
+    (found,) = [c for c in report.verdicts[claim].checks if all(w in c.text for w in words)]
+    return found.outcome
+
+
 @requires_engine
 def test_h2_quick_proposal_is_fairest_under_red(h2_quick: core.StudyReport) -> None:
     jain = {cc: _h2(h2_quick, seed002.JAIN, "red", cc) for cc in ("fusion-rf", "fusion", "reno")}
     variance = {cc: _h2(h2_quick, seed002.VARIANCE, "red", cc) for cc in jain}
-    assert jain["fusion-rf"] >= 0.95  # seed sets: 0.984 .. 0.991
-    assert jain["fusion-rf"] > max(jain["fusion"], jain["reno"]) + 0.05  # smallest gap 0.13
-    assert variance["fusion-rf"] < 0.2 * min(variance["fusion"], variance["reno"])  # worst 0.10
-    assert (h2_quick.verdict(4), h2_quick.verdict(5)) == (REPRODUCED, REPRODUCED)
+    assert jain["fusion-rf"] >= 0.95
+    assert jain["fusion-rf"] > max(jain["fusion"], jain["reno"]) + 0.05
+    assert variance["fusion-rf"] < 0.2 * min(variance["fusion"], variance["reno"])
+    assert _check(h2_quick, 4, "Jain index, proposal vs fusion") == core.HELD
+    assert _check(h2_quick, 5, "variance", "proposal vs fusion") == core.HELD
     assert (h2_quick.directory / "H2-throughput.png").exists()
     # No interval leaves the quantity's range (Jain in [0, 1], goodput and losses >= 0).
     table = h2_quick.table.dropna(subset=["ci_low"])
@@ -339,11 +342,11 @@ def test_h2_quick_short_flows_win_and_the_proposal_loses_most(
         short = _h2(h2_quick, seed002.FLOW_GOODPUT, "red", cc, "40 ms")
         long_ = _h2(h2_quick, seed002.FLOW_GOODPUT, "red", cc, "100 ms")
         assert short > long_, cc
+        assert _check(h2_quick, 3, f"{cc}, red: goodput per flow") == core.HELD
     proposal = _h2(h2_quick, seed002.LOST, "droptail", "fusion-rf")
     for other in ("fusion", "reno"):
-        # smallest ratio of the seed sets' means about 15
         assert proposal > 5 * _h2(h2_quick, seed002.LOST, "droptail", other)
-    assert [h2_quick.verdict(i) for i in (2, 3)] == [REPRODUCED] * 2
+    assert h2_quick.verdict(2) == REPRODUCED
 
 
 @pytest.fixture(scope="module")
@@ -354,12 +357,9 @@ def h3_quick(tmp_path_factory: pytest.TempPathFactory) -> core.StudyReport:
 
 
 @requires_engine
-def test_h3_quick_proposal_is_flat_over_rtt_and_reno_is_not(h3_quick: core.StudyReport) -> None:
-    outcomes = {c.text.split(":")[0]: c.outcome for v in h3_quick.verdicts for c in v.checks}
-    assert outcomes["reno"] == outcomes["fusion"] == core.HELD  # goodput falls with RTT
-    assert outcomes["max / min of the goodput over the swept RTTs, proposal vs competing Reno"] == (
-        core.HELD
-    )
+def test_h3_quick_proposal_is_flat_over_rtt_and_fusion_is_not(h3_quick: core.StudyReport) -> None:
+    assert _check(h3_quick, 1, "fusion: rank correlation") == core.HELD  # falls with its RTT
+    assert _check(h3_quick, 2, "proposal vs competing Reno") == core.HELD
     proposal, reno = (
         seed002._spread(h3_quick.table, "fusion-rf"),
         seed002._spread(h3_quick.table, "reno"),
