@@ -247,7 +247,11 @@ def test_l1_runs_under_linux_on_the_seeds_parking_lot() -> None:
         "cc": "reno",
         "params": {"linux26": True},
     }
-    assert heavy["compare"]["algorithms"][-1] == "areno"
+    assert heavy["compare"]["algorithms"][-1] == {
+        "name": "areno",
+        "cc": "areno",
+        "params": {"linux26": True},
+    }
     assert heavy["compare"]["mixtures"] == ["all", "half"]
     topology = heavy["scenario"]["topology"]
     assert (topology["routers"], topology["rate"], topology["buffer"]) == (5, "1Gbps", "2MB")
@@ -310,7 +314,12 @@ def test_the_era_option_is_set_in_one_place_for_every_protocol(
         "cc": "bic",
         "params": {"linux26": True},
     }
-    assert seed004.protocol_entry("areno") == "areno"
+    # AReno is not a Linux module but runs with their per-ACK counting, as in the paper's patch.
+    assert seed004.protocol_entry("areno") == {
+        "name": "areno",
+        "cc": "areno",
+        "params": {"linux26": True},
+    }
     monkeypatch.setattr(seed004, "ERA_PARAMS", {})
     assert seed004.protocol_entry("bic") == "bic"
     era = {a: {"era": "2.6"} for a in seed004.PROTOCOLS}
@@ -346,6 +355,11 @@ def test_the_areno_sensitivity_study_varies_alpha_and_beta_on_the_judged_conditi
     judged = [c.judge(table).verdict for c in study.claims if "a=3 b=0.03" in c.text]
     assert judged == [REPRODUCED] * 3
     assert study.claims[-1].judge(table).verdict == core.NOT_RUN
+    # A quick run has two of the pairs; the others' claims are not graded.
+    quick = study.sweeps(Settings(profile="linux", quick=True))
+    assert {
+        (e["params"]["alpha"], e["params"]["beta"]) for e in quick[0]["compare"]["algorithms"]
+    } == set(seed004.ARENO_QUICK_PAIRS)
 
 
 def test_long_lived_flows_span_every_hop_count_both_ways_and_repeat_per_seed() -> None:

@@ -16,7 +16,7 @@ over the seeds, paired by seed where two protocols are compared (:mod:`ccsim.stu
 
 Choices the seed leaves open are in ``L1_ASSUME``. Where the engine's modules are set for the
 protocols is :func:`protocol_entry` (the Linux module era, ``ERA_PARAMS``). AReno's alpha and
-beta, which the paper does not give, are varied by :func:`areno_sensitivity`.
+beta, which the paper does not give, are varied by ``ccsim study L1-areno``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,10 +41,8 @@ from ccsim.studies.core import (
     Quantity,
     Settings,
     Study,
-    StudyReport,
     compare,
     measure,
-    run_study,
     summarise,
 )
 
@@ -99,11 +96,12 @@ MAX_REPLICATES = 4
 # (TCP-Linux). Every protocol of every run gets its engine entry from ``protocol_entry``: the
 # compared algorithms, the Reno baseline (and so every flow and short file on Reno) and AReno's
 # sensitivity variants. ``linux26 = true`` gives each module the arithmetic of Linux 2.6.22, the
-# modules ns-2 ships (docs/algorithms.md, "The Linux 2.6 modules"); AReno is not a Linux module
-# and has no such option.
+# modules ns-2 ships (docs/algorithms.md, "The Linux 2.6 modules"). AReno is not one of them, but
+# the paper ran it in the same patch, where a module's window grows once per ACK: it gets the same
+# per-ACK counting (its ``linux26``), so its slow start is not twice as fast as its baseline's.
 
-#: The Linux modules the study runs with their 2.6.22 arithmetic.
-LINUX26_MODULES = ("reno", "highspeed", "scalable", "bic", "htcp", "compound")
+#: The protocols the study runs with Linux 2.6.22's arithmetic (AReno: its per-ACK counting).
+LINUX26_MODULES = ("reno", "highspeed", "scalable", "bic", "htcp", "compound", "areno")
 #: Per algorithm, the engine parameters that select the modules' era.
 ERA_PARAMS: dict[str, dict[str, Any]] = {a: {"linux26": True} for a in LINUX26_MODULES}
 #: Stack keys that select the modules' era (none: the option is per algorithm).
@@ -142,7 +140,8 @@ L1_ASSUME = (
         "linux profile (SACK, delayed ACKs, Linux's module details) with initial window 3 "
         "(RFC 3390, the seed's era), MSS 1460 B; every Linux module (Reno, HSTCP, Scalable, "
         "BIC, H-TCP, Compound) with the arithmetic of Linux 2.6.22, the modules ns-2's Linux "
-        "patch runs (linux26 = true); AReno is not a Linux module"
+        "patch runs (linux26 = true); AReno, not a Linux module, with their per-ACK counting "
+        "(its linux26)"
     ),
     (
         "parking lot R0-R4, the 4 backbone links 1 Gb/s and 1 ms each way with 2 MB DropTail "
@@ -165,7 +164,7 @@ L1_ASSUME = (
     ),
     (
         "heavy load without random loss (light load without and with random loss 1e-5 on every "
-        "backbone link direction: seed004.light_load); 600 s runs (every long-lived flow has "
+        "backbone link direction: ccsim study L1-light); 600 s runs (every long-lived flow has "
         f"started with probability 1 - e^-5); {FULL_REPLICATES} seeds, up to {MAX_REPLICATES} "
         f"while a check is inconclusive (quick: 60 s, the light load without loss judged "
         f"instead, {QUICK_REPLICATES} seeds, Reno, HSTCP, H-TCP and AReno, long-lived starts "
@@ -177,7 +176,7 @@ L1_ASSUME = (
         "over its own life, compared with the same flow in the all-Reno run; short files are "
         "compared on those that finished in both runs"
     ),
-    "AReno: alpha 10 pkt/s, beta 0.1 (the paper gives none; areno_sensitivity varies them)",
+    "AReno: alpha 10 pkt/s, beta 0.1 (the paper gives none; ccsim study L1-areno varies them)",
 )
 
 
@@ -902,7 +901,7 @@ STUDIES: tuple[Study, ...] = (
         title="Legacy and high-speed TCPs on a 1 Gb/s parking lot, alone and mixed with Reno",
         source=SOURCE,
         setup="5-router parking lot, 1 Gb/s backbone both ways with 2 MB DropTail buffers, "
-        "50-packet access queues; 40 long-lived flows (RTT exponential, mean 130 ms; 1-4 hops, "
+        "access queues of ns-2's default limit_ 50 (49 waiting); 40 long-lived flows (RTT exponential, mean 130 ms; 1-4 hops, "
         "both directions) and 100 short-file sources; Reno, HSTCP, Scalable, BIC, H-TCP, "
         "Compound and AReno alone and mixed with Reno; every flow compared with itself under "
         "Reno",
@@ -922,32 +921,9 @@ STUDIES: tuple[Study, ...] = (
 )
 
 
-# ---- companions: the light load (``ccsim study L1-light``), and AReno's alpha and beta -----------
-#
-# Each is a study of its own. The light load is registered (``ccsim study L1-light``); AReno's
-# sensitivity runs from Python:
-#
-#     python3 -c "from rich.console import Console; from ccsim.studies import seed004; \
-#         seed004.areno_sensitivity(workers=2, console=Console())"
-#
-# They run L1's own seeds (``FULL_REPLICATES``) and add none.
-
-
-def _companion(
-    study: Study,
-    quick: bool,
-    replicates: int | None,
-    out: str | Path | None,
-    workers: int | None,
-    console: Any,
-) -> StudyReport:
-    settings = Settings(quick=quick, profile="linux", replicates=replicates)
-    directory = (
-        Path(out)
-        if out is not None
-        else Path("results/studies") / (study.id + ("-quick" if quick else ""))
-    )
-    return run_study(study, settings, directory, workers=workers, console=console)
+# ---- companions: the light load (``ccsim study L1-light``), and AReno's alpha and beta
+# (``ccsim study L1-areno``). Each is a registered study; they run L1's own seeds
+# (``FULL_REPLICATES``) and add none.
 
 
 def _on_condition(
@@ -997,24 +973,10 @@ def light_load_study() -> Study:
     )
 
 
-def light_load(
-    quick: bool = False,
-    *,
-    replicates: int | None = None,
-    out: str | Path | None = None,
-    workers: int | None = None,
-    console: Any = None,
-) -> StudyReport:
-    """Run L1's claims on the light load without and with random loss (``FULL_REPLICATES``
-    seeds, 600 s) into ``out`` (default ``results/studies/L1-light``); quick: L1's quick run
-    (the light load without loss, so the lossy claims are not run)."""
-    return _companion(light_load_study(), quick, replicates, out, workers, console)
-
-
 # AReno's alpha and beta.
 #
 # The paper gives no values for AReno's alpha and beta; the study runs the defaults (alpha 10
-# pkt/s, beta 0.1). ``areno_sensitivity`` re-runs AReno's part of the judged condition over a
+# pkt/s, beta 0.1). ``ccsim study L1-areno`` re-runs AReno's part of the judged condition over a
 # grid of both and judges AReno's checks for each pair.
 
 #: alpha (packets per second: the probe adds alpha (B/R) RTT packets per RTT) and beta (the
@@ -1031,9 +993,13 @@ def areno_variant(alpha: float, beta: float) -> str:
     return f"areno a={alpha:g} b={beta:g}"
 
 
+#: The pairs a quick run has (the others print "not run in --quick").
+ARENO_QUICK_PAIRS = ((10.0, 0.1), (30.0, 0.1))
+
+
 def _areno_pairs(s: Settings) -> list[tuple[float, float]]:
     if s.quick:
-        return [(10.0, 0.1), (30.0, 0.1)]
+        return list(ARENO_QUICK_PAIRS)
     return [(a, b) for a in ARENO_ALPHAS for b in ARENO_BETAS]
 
 
@@ -1080,10 +1046,10 @@ def _areno_claims(pairs: Sequence[tuple[float, float]]) -> tuple[Claim, ...]:
     return tuple(claims)
 
 
-def areno_study(quick: bool = False) -> Study:
-    """The AReno sensitivity study (not one of the registered studies: run it with
-    :func:`areno_sensitivity`)."""
-    pairs = _areno_pairs(Settings(quick=quick))
+def areno_study() -> Study:
+    """L1's AReno checks over ``ARENO_ALPHAS`` x ``ARENO_BETAS`` (``ccsim study L1-areno``;
+    quick: the ``ARENO_QUICK_PAIRS`` on L1's quick setup)."""
+    pairs = _areno_pairs(Settings(quick=False))
     return Study(
         id="L1-areno",
         slug="highspeed-parking-lot-areno",
@@ -1104,26 +1070,5 @@ def areno_study(quick: bool = False) -> Study:
     )
 
 
-def areno_sensitivity(
-    quick: bool = False,
-    *,
-    replicates: int | None = None,
-    out: str | Path | None = None,
-    workers: int | None = None,
-    console: Any = None,
-) -> StudyReport:
-    """Run L1's AReno checks over ``ARENO_ALPHAS`` x ``ARENO_BETAS`` (``FULL_REPLICATES`` seeds,
-    600 s, the heavy load without loss; quick: two pairs, L1's quick setup) into ``out``
-    (default ``results/studies/L1-areno``, ``-quick`` when quick).
-
-        python3 -c "from rich.console import Console; from ccsim.studies import seed004; \
-            seed004.areno_sensitivity(workers=2, console=Console())"
-
-    prints the setup, the table and the verdicts per pair (``console``: a rich Console; None
-    prints nothing) and writes them as a study does (``L1-areno-verdicts.csv``, ...).
-    """
-    return _companion(areno_study(quick), quick, replicates, out, workers, console)
-
-
-#: L1 and its light-load companion, as ``ccsim study`` lists them.
-STUDIES = (*STUDIES, light_load_study())
+#: L1 and its companions, the light load and AReno's alpha and beta, as ``ccsim study`` lists them.
+STUDIES = (*STUDIES, light_load_study(), areno_study())

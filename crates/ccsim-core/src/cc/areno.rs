@@ -38,10 +38,16 @@
 //!   the B maximum restarted), cwnd = 1, slow start; the Reno (base) window follows cwnd in slow
 //!   start.
 //! * Recovery is NewReno's (the Linux module seed 004 ran used the stack's recovery).
+//!
+//! `linux26 = true`: AReno as a Linux 2.6.22 module under ns-2's TCP-Linux (the setting seed 004
+//! ran it in), with the other 2.6 modules' counting: one unit per ACK whatever it acknowledges,
+//! slow start while cwnd <= ssthresh adding one segment with nothing carried into avoidance, and
+//! avoidance's per-ACK update applied once per ACK (by default both count acknowledged segments,
+//! so with delayed ACKs they grow about twice as fast).
 
 use super::common::bandwidth::WestwoodBwe;
 use super::common::rtt_stats::RttStats;
-use super::common::{ca_rtt, in_slow_start, may_grow, reduce_to, slow_start};
+use super::common::{ca_rtt, in_slow_start, in_slow_start_2_6, may_grow, reduce_to, slow_start};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{Dur, Time};
@@ -120,6 +126,15 @@ pub const PARAMS: &[ParamInfo] = &[
         max: 10.0,
         doc: "floor of RTTcong - RTTmin, seconds (guard against a hypersensitive c)",
     },
+    ParamInfo {
+        name: "linux26",
+        kind: ParamKind::Bool,
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "as a Linux 2.6.22 module under ns-2's TCP-Linux: one unit per ACK whatever it \
+              acknowledges, in slow start (while cwnd <= ssthresh, no leftover) and in avoidance",
+    },
 ];
 
 const NS: f64 = 1e-9;
@@ -147,6 +162,8 @@ pub struct AReno {
     w_reno: Option<f64>,
     /// 2006 form: the probe window.
     w_probe: f64,
+    /// Linux 2.6.22's per-ACK growth (see the module header).
+    linux26: bool,
 }
 
 impl Default for AReno {
@@ -167,6 +184,7 @@ impl Default for AReno {
             rtt_cong: None,
             w_reno: None,
             w_probe: 0.0,
+            linux26: false,
         }
     }
 }
@@ -182,6 +200,7 @@ impl AReno {
             rtt_cong_weight: p.get("rtt_cong_weight"),
             rtt_round_mean: p.flag("rtt_round_mean"),
             min_cong_delay: p.get("min_cong_delay"),
+            linux26: p.flag("linux26"),
             ..Default::default()
         }
     }
@@ -282,6 +301,17 @@ impl CongestionControl for AReno {
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         self.observe(ack);
         if !may_grow(ack) {
+            return;
+        }
+        if self.linux26 {
+            // A 2.6 module's cong_avoid ran once per ACK: one unit whatever the ACK covers.
+            if in_slow_start_2_6(w) {
+                w.cwnd += 1.0;
+                self.w_reno = Some(w.cwnd);
+                self.w_probe = 0.0;
+            } else {
+                self.avoid(w, 1.0);
+            }
             return;
         }
         if in_slow_start(w) {
@@ -490,5 +520,32 @@ mod tests {
         assert_eq!(cc.b_max, 0.0);
         cc.on_congestion(&congestion(CongestionKind::Timeout, 1.0, false), &mut w);
         assert_eq!(w, Window { cwnd: 1.0, ssthresh: 15.0 });
+    }
+    /// Linux 2.6 (`linux26`): one unit per ACK. Slow start at cwnd = ssthresh = 10 (today's test
+    /// cwnd < ssthresh says avoidance): an ACK of 2 segments adds 1, to 11, and W_reno follows.
+    /// In avoidance before any loss (c = 0, B/R = 1 without an estimate, RTT 100 ms): the 2007
+    /// update per unit is alpha RTT / W = 10 * 0.1 / 20 = 0.05 and W_reno gains 1/20; the same
+    /// ACK of 2 segments adds 0.05 under linux26 and 0.1 by default.
+    #[test]
+    fn linux26_grows_one_unit_per_ack() {
+        let mut cc = AReno { linux26: true, ..Default::default() };
+        let mut w = Window { cwnd: 10.0, ssthresh: 10.0 };
+        let mut a = ack_rtt(1000, 100, false);
+        a.increase_units = 2.0;
+        a.acked = 2.0;
+        cc.on_ack(&a, &mut w);
+        assert_eq!(w, Window { cwnd: 11.0, ssthresh: 10.0 });
+        assert_eq!(cc.w_reno, Some(11.0));
+
+        let mut cc = AReno { linux26: true, ..Default::default() };
+        let mut w = Window { cwnd: 20.0, ssthresh: 10.0 };
+        cc.on_ack(&a, &mut w);
+        assert!((w.cwnd - 20.05).abs() < 1e-12, "{w:?}");
+        assert_eq!(cc.w_reno, Some(20.05));
+
+        let mut cc = AReno::default();
+        let mut w = Window { cwnd: 20.0, ssthresh: 10.0 };
+        cc.on_ack(&a, &mut w);
+        assert!((w.cwnd - 20.1).abs() < 1e-12, "{w:?}");
     }
 }
