@@ -161,9 +161,10 @@ def test_parquet_has_no_pandas_metadata(results: Results, tmp_path: Path) -> Non
 
 def test_write_replaces_an_earlier_results_directory(results: Results, tmp_path: Path) -> None:
     target = results.write(tmp_path / "r")
-    (target / "stale.txt").write_text("from an older run")
+    # a table of an earlier run that traced drops; this one does not
+    (target / "drops.parquet").write_bytes((target / "flows.parquet").read_bytes())
     results.write(target)
-    assert not (target / "stale.txt").exists()
+    assert not (target / "drops.parquet").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
