@@ -6,10 +6,11 @@ sweep) or a sweep directory (``ccsim sweep``). The command line's ``query`` and 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -20,7 +21,7 @@ from ccsim.store import MANIFEST, Store
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["directory_kind", "make_plots", "run_query"]
+__all__ = ["directory_kind", "make_plots", "query_error", "read_manifest", "run_query"]
 
 
 def directory_kind(directory: str | os.PathLike[str]) -> str:
@@ -38,6 +39,51 @@ def directory_kind(directory: str | os.PathLike[str]) -> str:
     )
 
 
+def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """A sweep directory's manifest, checked for what readers of the store use: a JSON object
+    with the ``sweep``, its ``columns`` and its ``points`` (each with ``point``, ``run_id`` and
+    ``params``). A damaged one raises :class:`ScenarioError` naming the file."""
+    path = Path(directory) / MANIFEST
+    again = "run the sweep again (the same command) to rewrite it"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such file; expected a sweep directory") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(
+            f"{path}: not a UTF-8 text file; expected the sweep's manifest"
+        ) from None
+    except ValueError as error:
+        reason = error.args[0] if error.args else "invalid"
+        raise ScenarioError(
+            f"{path}: not valid JSON ({reason}; truncated or damaged); expected the manifest "
+            f"ccsim sweep writes: {again}"
+        ) from None
+    if not isinstance(manifest, dict):
+        raise ScenarioError(
+            f"{path}: holds a JSON {type(manifest).__name__}; expected a JSON object, the "
+            f"manifest ccsim sweep writes: {again}"
+        )
+    for key, kind in (("sweep", dict), ("columns", list), ("points", list)):
+        if not isinstance(manifest.get(key), kind):
+            what = "object" if kind is dict else "list"
+            raise ScenarioError(
+                f'{path}: no "{key}" {what}; expected the manifest ccsim sweep writes: {again}'
+            )
+    for index, point in enumerate(manifest["points"]):
+        if not (
+            isinstance(point, dict)
+            and isinstance(point.get("run_id"), str)
+            and isinstance(point.get("params"), dict)
+            and "point" in point
+        ):
+            raise ScenarioError(
+                f"{path}: points[{index}] is not a point (point, run_id, params); expected the "
+                f"manifest ccsim sweep writes: {again}"
+            )
+    return manifest
+
+
 def run_query(directory: str | os.PathLike[str], sql: str) -> pd.DataFrame:
     """Run DuckDB SQL over a sweep's catalogue or over one run's tables.
 
@@ -47,13 +93,19 @@ def run_query(directory: str | os.PathLike[str], sql: str) -> pd.DataFrame:
 
     try:
         if directory_kind(directory) == "sweep":
+            read_manifest(directory)  # a damaged one: one line naming it
             return Store.open(directory).query(sql)
         with _run_connection(Path(directory)) as connection:
             return connection.execute(sql).df()
     except duckdb.Error as error:
-        # DuckDB's messages span lines ("LINE 1: ..."); the first says what is wrong.
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ScenarioError(f"query failed: {first}") from None
+        raise ScenarioError(f"query failed: {query_error(error)}") from None
+
+
+def query_error(error: BaseException) -> str:
+    """The first line of a DuckDB error: its messages span lines ("LINE 1: ..."), the first
+    says what is wrong (and names the file, when a run's Parquet file is damaged)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _run_connection(directory: Path) -> duckdb.DuckDBPyConnection:
@@ -93,12 +145,15 @@ def make_plots(
     Plotting problems a user can fix (a run without traces, an unknown column) raise
     :class:`ScenarioError`.
     """
+    import duckdb
+
     from ccsim import plots  # matplotlib: imported only to plot
 
     try:
         if directory_kind(directory) == "run":
             out = out if out is not None else _run_plots_dir(Path(directory))
             return plots.plot_run(directory, out, fmt, kinds=list(kinds) if kinds else None)
+        read_manifest(directory)  # a damaged one: one line naming it, not a KeyError
         store = Store.open(directory)
         wanted = set(kinds or ("metric", "cdf"))
         unknown = wanted - {"metric", "cdf"}
@@ -114,6 +169,11 @@ def make_plots(
         )  # fmt: skip
     except ScenarioError:
         raise
+    except duckdb.Error as error:
+        # A run's Parquet file the catalogue's views cannot read (truncated, damaged).
+        raise ScenarioError(
+            f"{directory}: cannot read the runs' tables: {query_error(error)}"
+        ) from None
     except (ValueError, KeyError) as error:
         message = error.args[0] if error.args else str(error)
         raise ScenarioError(f"cannot plot {directory}: {message}") from None

@@ -132,14 +132,23 @@ def report_kind(directory: str | os.PathLike[str]) -> Kind:
 
 def report_html(directory: str | os.PathLike[str]) -> str:
     """The whole report of a run, sweep or study directory, as one HTML page."""
+    import duckdb
+
+    from ccsim.explore import query_error
+
     path = Path(directory)
     kind = report_kind(path)
-    if kind == "study":
-        title, body = _study_body(_study_from_directory(path))
-    elif kind == "sweep":
-        title, body = _sweep_body(path)
-    else:
-        title, body = _run_body(path)
+    try:
+        if kind == "study":
+            title, body = _study_body(_study_from_directory(path))
+        elif kind == "sweep":
+            title, body = _sweep_body(path)
+        else:
+            title, body = _run_body(path)
+    except duckdb.Error as error:
+        # The catalogue's views could not read a run's Parquet file (truncated, damaged): DuckDB
+        # names the file in the first line.
+        raise ScenarioError(f"{path}: cannot read the runs' tables: {query_error(error)}") from None
     return _page(title, body)
 
 
@@ -450,11 +459,12 @@ def _run_body(directory: Path) -> tuple[str, str]:
 
 
 def _sweep_body(directory: Path) -> tuple[str, str]:
+    from ccsim.explore import read_manifest
     from ccsim.store import Store
     from ccsim.sweeps import recorded_command
 
+    manifest = read_manifest(directory)  # checked: a damaged one is named in one line
     store = Store.open(directory)
-    manifest = store.manifest()
     sweep = manifest["sweep"]
     columns = list(manifest["columns"])
     runs = store.runs_table()
@@ -670,13 +680,13 @@ def _study_from_directory(directory: Path) -> _StudyData:
     meta_path = directory / STUDY_METADATA
     meta: dict[str, Any] = {}
     if meta_path.is_file():
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = _study_metadata(meta_path)
         study_id = str(meta["study"])
     else:
         verdict_files = sorted(directory.glob("*-verdicts.csv"))
         study_id = verdict_files[0].name.removesuffix("-verdicts.csv")
     table_path = directory / f"{study_id}.csv"
-    table = with_intervals(pd.read_csv(table_path)) if table_path.is_file() else pd.DataFrame()
+    table = with_intervals(_read_csv(table_path)) if table_path.is_file() else pd.DataFrame()
     data = _StudyData(id=study_id, title=str(meta.get("title", study_id)), table=table)
     data.figures = _study_figures(directory, study_id)
     data.stacks = _study_stacks(directory)
@@ -695,13 +705,43 @@ def _study_from_directory(directory: Path) -> _StudyData:
     return data
 
 
+def _study_metadata(path: Path) -> dict[str, Any]:
+    """A study directory's study.json; a damaged one raises :class:`ScenarioError` naming it."""
+    again = "run the study again (the same command) to rewrite it"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:  # UnicodeDecodeError included
+        reason = str(error).splitlines()[0] if str(error) else "invalid"
+        raise ScenarioError(
+            f"{path}: not valid JSON ({reason}; truncated or damaged); expected the study.json "
+            f"ccsim study writes: {again}"
+        ) from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("study"), str):
+        raise ScenarioError(
+            f'{path}: no "study" name; expected the study.json ccsim study writes: {again}'
+        )
+    return meta
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """A table a study wrote; a damaged one raises :class:`ScenarioError` naming it."""
+    try:
+        return pd.read_csv(path)
+    except ValueError as error:  # pandas' EmptyDataError and ParserError among them
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else "unreadable"
+        raise ScenarioError(
+            f"{path}: not a readable CSV table ({reason}); expected the table ccsim study "
+            "writes: run the study again (the same command) to rewrite it"
+        ) from None
+
+
 def _fill_from_registry(data: _StudyData, directory: Path) -> None:
     """A study directory written before study.json: the definition from the registry, the
     verdicts from the CSV, and the command rebuilt from the settings the CSV records."""
     from ccsim import studies
     from ccsim.studies.core import Settings, study_command
 
-    verdicts = pd.read_csv(directory / f"{data.id}-verdicts.csv")
+    verdicts = _read_csv(directory / f"{data.id}-verdicts.csv")
     data.verdicts = [
         {
             "claim": row["claim"],
