@@ -219,11 +219,15 @@ class Sweep:
             )
         compare = _table(data.get("compare", {}), ("compare",))
         algorithms, mixtures, baseline, reference = _parse_compare(compare)
+        fixed = _flatten(_table(data.get("set", {}), ("set",)), ("set",), leaf=_is_leaf_value)
+        axes = _parse_axes(_table(data.get("axes", {}), ("axes",)))
+        if algorithms:
+            _refuse_compared_keys(fixed, axes)
         sweep = cls(
             name=name,
             base=base,
-            set=_flatten(_table(data.get("set", {}), ("set",)), ("set",), leaf=_is_leaf_value),
-            axes=_parse_axes(_table(data.get("axes", {}), ("axes",))),
+            set=fixed,
+            axes=axes,
             seeds=_parse_seeds(data, base.seed),
             algorithms=algorithms,
             mixtures=mixtures,
@@ -400,6 +404,36 @@ def _assign(transfer: dict[str, Any], algorithm: Algorithm) -> None:
         transfer.pop("params", None)
 
 
+def _refuse_compared_keys(fixed: Mapping[str, Any], axes: Sequence[Axis]) -> None:
+    """Refuse ``set`` and axis keys that the compare cells overwrite at every point (a flow's or
+    generator's ``cc`` and ``params``: see :func:`_assign`), which would silently change nothing.
+
+    An algorithm's parameter cannot be an axis of a comparison: a flow runs the baseline or one
+    of several compared algorithms, each with parameters of its own (Reno has no beta), so a
+    value of one flow's parameter has no meaning across the cells. The compared entries say it
+    instead, one per value.
+    """
+    keys = [("set", key) for key in fixed] + [("axes", axis.key) for axis in axes]
+    for table, key in keys:
+        parts = re.sub(r"\[(\d+)\]", r".\1", key).split(".")
+        if len(parts) < 3 or parts[0] not in ("flows", "generators"):
+            continue
+        what = "axis" if table == "axes" else "setting"
+        if parts[2] == "params":
+            raise ScenarioError(
+                f"[compare] gives every flow and generator its algorithm's parameters at every "
+                f"point, so this {what} would change nothing; expected the values in "
+                'compare.algorithms, one entry per value: { cc = "cubic", params = { beta = 0.7 } }',
+                (table, key),
+            )
+        if parts[2] == "cc":
+            raise ScenarioError(
+                f"[compare] chooses every flow's and generator's algorithm at every point, so "
+                f"this {what} would change nothing; expected the algorithms in compare.algorithms",
+                (table, key),
+            )
+
+
 # ---- parsing the file --------------------------------------------------------------------------
 
 
@@ -496,7 +530,31 @@ def _axis_values(spec: Any, path: tuple[str, ...]) -> tuple[str | None, tuple[An
         raise ScenarioError("is empty; expected at least one value", path)
     if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
         raise ScenarioError(f"{show_value(list(values))} repeats a value", path)
+    equal = _equal_values(values)
+    if equal is not None:
+        # 1, 1.0 and true are one number to the scenario and the engine: their points would share
+        # one run (and, with a Python algorithm, its constructor would see the first one's type).
+        raise ScenarioError(
+            f"{show_value(equal[0])} and {show_value(equal[1])} are equal values of different "
+            "types, so their points would be one run; expected distinct values",
+            path,
+        )
     return name, tuple(values)
+
+
+def _equal_values(values: Sequence[Any]) -> tuple[Any, Any] | None:
+    """The first two values that Python finds equal (``1``, ``1.0``, ``True``), if any."""
+    seen: dict[Any, Any] = {}
+    tables_and_lists: list[Any] = []
+    for value in values:
+        try:
+            earlier = seen.setdefault(value, value)
+        except TypeError:  # a list or a table: axes of them are short, compare each pair
+            earlier = next((v for v in tables_and_lists if v == value), value)
+            tables_and_lists.append(value)
+        if earlier is not value:
+            return earlier, value
+    return None
 
 
 def _axis_names(raw: Sequence[tuple[str, str | None, tuple[Any, ...]]]) -> list[str]:
