@@ -1370,8 +1370,13 @@ class Scenario(_Table):
     # ---- construction -----------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | Path) -> Scenario:
-        """Read a scenario file; its name defaults to the file name without ``.toml``."""
+    def load(cls, path: str | Path, overrides: Mapping[str, Any] | None = None) -> Scenario:
+        """Read a scenario file; its name defaults to the file name without ``.toml``.
+
+        ``overrides`` (as for :meth:`with_overrides`) replace keys of the file before anything
+        is checked: ``--set flows.0.cc=reno`` runs a file whose algorithm cannot be imported
+        here, or whose value for a key is wrong, as the overridden scenario.
+        """
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
@@ -1384,13 +1389,16 @@ class Scenario(_Table):
         except OSError as error:
             raise ScenarioError(f"{path}: cannot read: {error.strerror or error}") from None
         try:
-            return cls.from_toml(text, name=_name_from_stem(path.stem))
+            return cls.from_toml(text, name=_name_from_stem(path.stem), overrides=overrides)
         except _TomlSyntaxError as error:
             raise ScenarioError(f"{path}: {error}") from None
 
     @classmethod
-    def from_toml(cls, text: str, name: str | None = None) -> Scenario:
-        """Parse TOML text; ``name`` is used when the text sets none."""
+    def from_toml(
+        cls, text: str, name: str | None = None, overrides: Mapping[str, Any] | None = None
+    ) -> Scenario:
+        """Parse TOML text; ``name`` is used when the text sets none; ``overrides`` (as for
+        :meth:`with_overrides`) replace keys before the scenario is checked."""
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
@@ -1401,6 +1409,7 @@ class Scenario(_Table):
             ) from None
         if name is not None and "name" not in data:
             data["name"] = name
+        _apply_overrides(data, overrides or {})
         return cls.model_validate(data)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
@@ -1411,9 +1420,7 @@ class Scenario(_Table):
         (``"100Mbps"``). A path may index into a list: ``flows.0.cc`` or ``flows[0].cc``.
         """
         data = self.data()
-        for key, value in overrides.items():
-            parsed = parse_override_value(value) if isinstance(value, str) else value
-            _set_path(data, key, parsed)
+        _apply_overrides(data, overrides)
         return Scenario.model_validate(data)
 
     def data(self) -> dict[str, Any]:
@@ -1522,6 +1529,14 @@ def parse_override_value(text: str) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return text
     return value
+
+
+def _apply_overrides(data: dict[str, Any], overrides: Mapping[str, Any]) -> None:
+    """Set each ``key: value`` of ``overrides`` in scenario ``data`` (in place); a string value
+    is read as TOML when it parses as a TOML value (:func:`parse_override_value`)."""
+    for key, value in overrides.items():
+        parsed = parse_override_value(value) if isinstance(value, str) else value
+        _set_path(data, key, parsed)
 
 
 def _set_path(data: dict[str, Any], key: str, value: Any) -> None:
