@@ -8,14 +8,25 @@ Layout of a sweep directory::
                         numbers) and views ``flows``, ``links``, ``series``, ``queues``, ``drops``
                         over every finished run's Parquet files, with the run's parameters joined in
     runs/<run id>/      a results directory (as ``ccsim run`` writes) plus metrics.json, the
-                        run's summary numbers; the run id is a hash of the resolved scenario
+                        run's summary numbers, and checksums.json, every other file's size and
+                        SHA-256 (written last); the run id is a hash of the resolved scenario
     errors/<run id>.json   why a run failed (removed when it succeeds on a later attempt)
+    damaged/<run id>.<time>.<hex>/   a damaged run directory, moved aside when the run was
+                        written again (never deleted by ccsim)
     .staging/           runs being written; emptied when a sweep starts
 
 A run directory appears in one rename once every file in it is written, so ``runs/`` never holds
-half a run, whatever kills the writer. The catalogue is derived data: it is rebuilt from the
-manifest and the directories (into a new file renamed over the old one) when a sweep starts,
-while it runs and when it ends, and when a query finds it out of date.
+half a run, whatever kills the writer. A run is *done* when its directory holds every file its
+checksums.json lists, with the sizes listed (checked whenever the catalogue is checked or
+rebuilt) and the checksums listed (checked when a sweep resumes, :meth:`Store.check_runs`, and by
+``ccsim query --verify``): a file lost, truncated or changed after the run, a power cut that
+kept the rename but not the data, make the run not done, and the next sweep runs it again. Runs
+written before checksums were recorded are done when their files are there and open.
+
+The catalogue is derived data: it is rebuilt from the manifest and the run directories when a
+sweep starts, while it runs and when it ends, and when a query finds it out of date; into a new
+file that is checked (fully written, its tables and views there, every run counted) before it is
+renamed over the old one, so a rebuild that fails (a full disk) leaves the old catalogue.
 
 The views read the Parquet files by paths relative to the sweep directory, so the directory can
 be moved; :meth:`Store.connect` points DuckDB there (``file_search_path``), and in the ``duckdb``
@@ -25,12 +36,16 @@ shell, start it inside the directory.
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import json
 import os
 import re
 import shutil
+import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,15 +59,30 @@ if TYPE_CHECKING:
 
     from ccsim.results import Results
 
-__all__ = ["CATALOG", "MANIFEST", "Store", "run_metrics"]
+__all__ = [
+    "CATALOG",
+    "MANIFEST",
+    "RUN_CHECKSUMS",
+    "CatalogError",
+    "RunCheck",
+    "Store",
+    "run_metrics",
+]
 
 MANIFEST = "sweep.json"
 CATALOG = "catalog.duckdb"
 METRICS = "metrics.json"
+#: In each run directory: every other file's size and SHA-256, written last.
+RUN_CHECKSUMS = "checksums.json"
+#: Where a damaged run directory goes when its run is written again.
+DAMAGED = "damaged"
 _FORMAT = 1
+_CHECKSUMS_FORMAT = 1
 _RUN_ID = re.compile(r"[0-9a-f]{16}")
 # What a sweep directory holds besides its manifest.
-_STORE_ENTRIES = {"runs", "errors", ".staging", ".lock", CATALOG, "plots"}
+_STORE_ENTRIES = {"runs", "errors", ".staging", ".lock", CATALOG, "plots", DAMAGED}
+# Files every run directory holds (Results.write writes the first four, save_run metrics.json).
+_RUN_FILES = ("scenario.toml", "summary.json", "flows.parquet", "links.parquet", METRICS)
 
 # Columns of each table as the engine writes them, for the views of tables no run has written
 # yet (a view must have columns to be queried). Runs' own files take precedence.
@@ -129,11 +159,37 @@ _METRIC_COLUMNS = {
 }
 
 
+class CatalogError(OSError):
+    """The catalogue could not be rebuilt (a full disk, a new file that failed its check); the
+    previous catalogue, if any, is kept. ``filename`` is the catalogue's path, ``strerror`` one
+    line saying what failed."""
+
+
+@dataclass(frozen=True)
+class RunCheck:
+    """What :meth:`Store.check_runs` found in the run directories it looked at."""
+
+    #: Runs whose directory holds what was written.
+    done: frozenset[str] = frozenset()
+    #: Damaged runs, each with what is wrong ("flows.parquet is 10 bytes; expected 2048").
+    damaged: dict[str, str] = field(default_factory=dict)
+    #: Those of ``done`` written before checksums were recorded: their files were opened, their
+    #: contents could not be checked.
+    legacy: frozenset[str] = frozenset()
+    #: The files each done run wrote (those its checksums.json lists; for runs written before
+    #: checksums were recorded, those in its directory), by path in the run directory.
+    files: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
 class Store:
     """A sweep directory: ``Store(root)`` only names it; :meth:`create` and :meth:`open` check."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root).absolute()
+        # Runs a check of the checksums by this object found damaged. A changed byte keeps the
+        # size, so the catalogue (which checks sizes only) asks again about these until they
+        # are written anew.
+        self._found_damaged: dict[str, str] = {}
 
     # ---- places ---------------------------------------------------------------------------------
 
@@ -224,17 +280,95 @@ class Store:
         _write_atomically(self.root / MANIFEST, json.dumps(manifest, indent=1) + "\n")
 
     def manifest(self) -> dict[str, Any]:
-        """The manifest written by the sweep."""
-        manifest: dict[str, Any] = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+        """The manifest written by the sweep; :class:`ScenarioError` if it is not one."""
+        path = self.root / MANIFEST
+        expected = "expected the manifest that ccsim sweep writes"
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise ScenarioError(
+                f"{path}: not valid JSON ({_describe(error)}); {expected}"
+            ) from None
+        if not (
+            isinstance(manifest, dict)
+            and isinstance(manifest.get("columns"), list)
+            and isinstance(manifest.get("points"), list)
+        ):
+            raise ScenarioError(f"{path}: no list of points and columns; {expected}")
+        for index, point in enumerate(manifest["points"]):
+            # Run ids name directories: one that is not a run id could point anywhere.
+            if not (
+                isinstance(point, dict)
+                and isinstance(point.get("run_id"), str)
+                and _RUN_ID.fullmatch(point["run_id"])
+                and isinstance(point.get("params"), dict)
+            ):
+                raise ScenarioError(
+                    f"{path}: point {index} has no run id of 16 hex digits and params; {expected}"
+                )
         return manifest
 
     # ---- runs -----------------------------------------------------------------------------------
 
     def completed(self) -> set[str]:
-        """Run ids whose directory is in ``runs/`` (complete by construction)."""
+        """The runs of this sweep that are done: their directories hold every file listed in
+        their checksums.json, with its size and SHA-256 (each file is read). What is damaged is
+        in :meth:`check_runs`."""
+        return set(self.check_runs().done)
+
+    def holds(self, run_id: str) -> bool:
+        """Whether run ``run_id`` is done in this store, as far as sizes tell: its directory
+        holds every file its checksums.json lists, with the size listed (no file is read)."""
+        return run_id in self.check_runs([run_id], checksums=False).done
+
+    def run_directories(self) -> list[str]:
+        """Every run directory in ``runs/``, of this sweep or an earlier one (sorted run ids)."""
         if not self.runs_dir.is_dir():
-            return set()
-        return {p.name for p in self.runs_dir.iterdir() if _RUN_ID.fullmatch(p.name) and p.is_dir()}
+            return []
+        return sorted(
+            p.name for p in self.runs_dir.iterdir() if _RUN_ID.fullmatch(p.name) and p.is_dir()
+        )
+
+    def check_runs(
+        self, run_ids: Iterable[str] | None = None, *, checksums: bool = True
+    ) -> RunCheck:
+        """Check the directories of ``run_ids``: by default the manifest's runs (every run
+        directory when there is no manifest). A run without a directory is neither done nor
+        damaged: it has not run.
+
+        A run is done when every file its checksums.json lists is there with the size and (with
+        ``checksums``, which reads every file) the SHA-256 listed; a run written before
+        checksums were recorded, when its files are there, hold something and open.
+        """
+        if run_ids is None:
+            run_ids = (
+                [point["run_id"] for point in self.manifest()["points"]]
+                if (self.root / MANIFEST).is_file()
+                else self.run_directories()
+            )
+        files: dict[str, frozenset[str]] = {}
+        legacy: set[str] = set()
+        damaged: dict[str, str] = {}
+        for run_id in dict.fromkeys(run_ids):
+            directory = self.run_dir(run_id)
+            if not os.path.lexists(directory):
+                continue
+            problem: str | None = "not a directory"
+            written, recorded = frozenset[str](), True
+            if directory.is_dir():
+                problem, written, recorded = _run_damage(directory, checksums=checksums)
+            if problem is not None:
+                damaged[run_id] = problem
+            else:
+                files[run_id] = written
+                if not recorded:
+                    legacy.add(run_id)
+            if checksums:
+                if problem is None:
+                    self._found_damaged.pop(run_id, None)
+                else:
+                    self._found_damaged[run_id] = problem
+        return RunCheck(frozenset(files), damaged, frozenset(legacy), files)
 
     def failures(self) -> dict[str, dict[str, Any]]:
         """Recorded failures by run id: ``{"error": message, "kind": exception type, ...}``."""
@@ -246,25 +380,51 @@ class Store:
         return failed
 
     def save_run(self, run_id: str, results: Results, metrics: Mapping[str, Any]) -> Path:
-        """Write a run's directory; it appears under ``runs/`` complete or not at all.
+        """Write a run's directory; it appears under ``runs/`` complete or not at all, with
+        checksums.json (written last) listing every other file's size and SHA-256.
 
-        If another writer got there first (a run repeated after an interruption), its directory
-        is kept: both hold the same deterministic results.
+        If the run's directory is already there and intact (another writer got there first: a
+        run repeated after an interruption), it is kept: both hold the same deterministic
+        results. A damaged one is moved to ``damaged/`` and replaced.
         """
         self.staging_dir.mkdir(parents=True, exist_ok=True)
         staging = results.write(self.staging_dir / f"{run_id}.{uuid.uuid4().hex}")
         try:
             _write_atomically(staging / METRICS, json.dumps(metrics, indent=1) + "\n")
-            target = self.run_dir(run_id)
-            try:
-                os.rename(staging, target)
-            except OSError:
-                if not target.is_dir():
-                    raise
+            _write_checksums(staging)
+            self._install(run_id, staging)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         self.clear_failure(run_id)
         return self.run_dir(run_id)
+
+    def _install(self, run_id: str, staging: Path) -> None:
+        """Rename a written run into ``runs/``, unless an intact copy is there already."""
+        target = self.run_dir(run_id)
+        failure: OSError | None = None
+        for _attempt in range(3):  # other writers of the same run may move things meanwhile
+            try:
+                os.rename(staging, target)  # also over an empty directory (an emptied run)
+                self._found_damaged.pop(run_id, None)
+                return
+            except OSError as error:
+                failure = error
+            if not os.path.lexists(target):
+                continue
+            if target.is_dir() and _run_damage(target, checksums=True)[0] is None:
+                return
+            self._move_aside(target)
+        assert failure is not None
+        raise failure
+
+    def _move_aside(self, target: Path) -> None:
+        """Move a damaged run directory to ``damaged/``: ccsim does not delete what may hold
+        someone's files, and the damaged copy may tell what happened to the disk."""
+        aside = self.root / DAMAGED
+        aside.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        with contextlib.suppress(FileNotFoundError):  # another writer moved it first
+            os.rename(target, aside / f"{target.name}.{stamp}.{uuid.uuid4().hex[:8]}")
 
     def save_failure(self, run_id: str, record: Mapping[str, Any]) -> None:
         """Record why a run failed."""
@@ -309,13 +469,37 @@ class Store:
     # ---- the catalogue --------------------------------------------------------------------------
 
     def runs_table(self) -> pd.DataFrame:
-        """The ``runs`` table as the files say now: one row per point of the manifest."""
+        """The ``runs`` table as the files say now: one row per point of the manifest.
+
+        A run's status is ``done`` (its files have the sizes recorded: the checksums are checked
+        when a sweep resumes), ``failed`` (its last attempt failed), ``damaged`` (its directory
+        does not hold what was written; ``error`` says what is wrong) or ``pending``.
+        """
+        return self._runs_table()[0]
+
+    def _runs_table(self) -> tuple[pd.DataFrame, dict[str, frozenset[str]]]:
+        """The ``runs`` table, and the files each done run wrote."""
         manifest = self.manifest()
-        done, failed = self.completed(), self.failures()
+        check = self.check_runs([point["run_id"] for point in manifest["points"]], checksums=False)
+        files, damaged = dict(check.files), dict(check.damaged)
+        suspects = sorted(files.keys() & self._found_damaged.keys())
+        if suspects:
+            rechecked = self.check_runs(suspects)
+            for run_id in rechecked.damaged:
+                del files[run_id]
+            damaged |= rechecked.damaged
+        done = files.keys()
+        failed = self.failures()
         rows = []
         for point in manifest["points"]:
             run_id = point["run_id"]
-            status = "done" if run_id in done else "failed" if run_id in failed else "pending"
+            status, error = "pending", None
+            if run_id in done:
+                status = "done"
+            elif run_id in failed:
+                status, error = "failed", failed[run_id].get("error")
+            elif run_id in damaged:
+                status, error = "damaged", damaged[run_id]
             row = {
                 "point": point["point"],
                 "run_id": run_id,
@@ -323,7 +507,7 @@ class Store:
             }
             row |= point["params"]
             row["status"] = status
-            row["error"] = failed[run_id].get("error") if status == "failed" else None
+            row["error"] = error
             metrics = self.run_metrics(run_id) if status == "done" else {}
             row |= {name: metrics.get(name) for name in _METRIC_COLUMNS}
             rows.append(row)
@@ -332,11 +516,25 @@ class Store:
         # Text columns stay text when empty (reference_run outside comparisons, error when
         # nothing failed), so that SQL on them works the same in every sweep.
         table = table.astype({"reference_run": "string", "error": "string", **_METRIC_COLUMNS})
-        return _typed(table, manifest["columns"])
+        return _typed(table, manifest["columns"]), files
 
     def rebuild_catalog(self) -> None:
-        """Write the catalogue afresh from the manifest and the run directories."""
-        runs = self.runs_table()
+        """Write the catalogue afresh from the manifest and the run directories.
+
+        The views read the Parquet files each done run listed when it was written, named one
+        by one (no pattern over ``runs/``, where anything may lie). The new catalogue is written
+        to a temporary file and checked (fully written, no write-ahead log left beside it; table
+        ``runs`` with every point and as many done runs; every view) before it replaces the
+        old one. On failure the old catalogue stays and :class:`CatalogError` says why.
+        """
+        import duckdb
+
+        runs, files = self._runs_table()
+        sources: dict[str, list[str]] = {table: [] for table in TABLES}
+        for run_id in sorted(files):
+            for table in TABLES:
+                if f"{table}.parquet" in files[run_id]:
+                    sources[table].append(f"runs/{run_id}/{table}.parquet")
         temporary = self.root / _temporary_name(CATALOG)
         try:
             _write_catalog(
@@ -344,8 +542,21 @@ class Store:
                 runs,
                 self.root,
                 params=[c for c in runs.columns if c not in _METRIC_COLUMNS],
+                sources=sources,
             )
+            _check_catalog(temporary, points=len(runs), done=int((runs["status"] == "done").sum()))
             os.replace(temporary, self.catalog_path)
+        except (duckdb.Error, OSError, ValueError) as error:
+            kept = (
+                "the previous catalogue is kept"
+                if self.catalog_path.is_file()
+                else "there was no catalogue before"
+            )
+            raise CatalogError(
+                error.errno if isinstance(error, OSError) and error.errno else errno.EIO,
+                f"not rebuilt ({_describe(error)}); {kept}",
+                str(self.catalog_path),
+            ) from None
         finally:
             temporary.unlink(missing_ok=True)
             Path(f"{temporary}.wal").unlink(missing_ok=True)
@@ -373,9 +584,13 @@ class Store:
     def query(self, sql: str) -> pd.DataFrame:
         """Run SQL on the catalogue (rebuilt first if out of date) and return a DataFrame."""
         if not self.catalog_is_current():
-            # In a directory we may not write, query the catalogue as it is.
-            with contextlib.suppress(OSError):
+            try:
                 self.rebuild_catalog()
+            except OSError:
+                # A directory we may not write, or a full disk: answer from the catalogue as it
+                # is, if there is one.
+                if not self.catalog_path.is_file():
+                    raise
         with self.connect() as connection:
             return connection.execute(sql).df()
 
@@ -425,7 +640,15 @@ def _quantity_twin(values: list[Any]) -> tuple[str, list[float]] | None:
     return None
 
 
-def _write_catalog(path: Path, runs: pd.DataFrame, root: Path, params: Sequence[str]) -> None:
+def _write_catalog(
+    path: Path,
+    runs: pd.DataFrame,
+    root: Path,
+    params: Sequence[str],
+    sources: Mapping[str, Sequence[str]],
+) -> None:
+    """Write table ``runs`` and a view per table over ``sources[table]``, Parquet files by
+    paths relative to ``root``."""
     import duckdb
 
     connection = duckdb.connect(str(path))
@@ -434,11 +657,43 @@ def _write_catalog(path: Path, runs: pd.DataFrame, root: Path, params: Sequence[
         connection.register("runs_frame", runs)
         connection.execute("CREATE TABLE runs AS SELECT * FROM runs_frame")
         connection.unregister("runs_frame")
-        done = set(runs.loc[runs["status"] == "done", "run_id"])
         for table in TABLES:
-            connection.execute(_view_sql(table, root, done, params))
+            connection.execute(_view_sql(table, root, sources.get(table, ()), params))
+        # The checkpoint on close fails without a word (a full disk leaves the tables in the
+        # write-ahead log only); asked for here, its failure is an error.
+        connection.execute("CHECKPOINT")
     finally:
         connection.close()
+
+
+def _check_catalog(path: Path, *, points: int, done: int) -> None:
+    """Raise ValueError unless the catalogue at ``path`` is complete in its file: no write-ahead
+    log beside it (whose tables would be lost with it), table ``runs`` with ``points`` rows of
+    which ``done`` are done, and every view."""
+    import duckdb
+
+    wal = Path(f"{path}.wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        raise ValueError("its tables did not reach the file: the checkpoint failed")
+    connection = duckdb.connect(str(path), read_only=True)
+    try:
+        counted = connection.execute(
+            "SELECT count(*), count(*) FILTER (WHERE status = 'done') FROM runs"
+        ).fetchone()
+        views = {
+            row[0]
+            for row in connection.execute(
+                "SELECT view_name FROM duckdb_views() WHERE NOT internal"
+            ).fetchall()
+        }
+    finally:
+        connection.close()
+    if counted != (points, done):
+        found = f"{counted[0]} points, {counted[1]} done" if counted else "nothing"
+        raise ValueError(f"the new catalogue counts {found}; expected {points}, {done} done")
+    missing = [table for table in TABLES if table not in views]
+    if missing:
+        raise ValueError(f"the new catalogue has no view {missing[0]}")
 
 
 def _search_here(connection: duckdb.DuckDBPyConnection, root: Path) -> None:
@@ -447,15 +702,19 @@ def _search_here(connection: duckdb.DuckDBPyConnection, root: Path) -> None:
     connection.execute(f"SET file_search_path = '{quoted}'")
 
 
-def _view_sql(table: str, root: Path, done: set[str], params: Sequence[str]) -> str:
-    """A view of one table over every finished run, with the run's parameters in front."""
+def _view_sql(table: str, root: Path, files: Sequence[str], params: Sequence[str]) -> str:
+    """A view of one table over the Parquet ``files`` of done runs (paths relative to ``root``),
+    with each run's parameters in front."""
     import pyarrow.parquet as pq
 
-    files = (root / "runs" / run_id / f"{table}.parquet" for run_id in sorted(done))
-    example = next((path for path in files if path.is_file()), None)
-    if example is not None:
-        source = f"read_parquet('runs/*/{table}.parquet', filename = true, union_by_name = true)"
-        columns = pq.read_schema(example).names
+    columns = None
+    for name in files:  # the columns of the first file that reads (the view reads them all)
+        with contextlib.suppress(OSError, ValueError):
+            columns = pq.read_schema(root / name).names
+            break
+    if columns is not None:
+        listed = ", ".join("'" + name.replace("'", "''") + "'" for name in files)
+        source = f"read_parquet([{listed}], filename = true, union_by_name = true)"
     else:
         schema = _EMPTY_SCHEMAS[table]
         casts = ", ".join(f"NULL::{kind} AS {name}" for name, kind in schema.items())
@@ -499,6 +758,149 @@ def _process_alive(pid: int) -> bool:
     except (PermissionError, OSError):
         return True  # exists but is not ours, or cannot tell: leave its files alone
     return True
+
+
+# ---- the files of a run -------------------------------------------------------------------------
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _write_checksums(directory: Path) -> None:
+    """Record every file of a run directory (but this record) with its size and SHA-256."""
+    files = {}
+    for path in sorted(directory.rglob("*")):
+        name = path.relative_to(directory).as_posix()
+        if path.is_file() and name != RUN_CHECKSUMS:
+            files[name] = {"bytes": path.stat().st_size, "sha256": _sha256(path)}
+    record = {"format": _CHECKSUMS_FORMAT, "files": files}
+    _write_atomically(directory / RUN_CHECKSUMS, json.dumps(record, indent=1) + "\n")
+
+
+def _read_checksums(path: str) -> dict[str, tuple[int, str]]:
+    """The files checksums.json lists: name -> (size, SHA-256); ValueError if malformed."""
+    with open(path, encoding="utf-8") as handle:
+        record = json.load(handle)
+    if not isinstance(record, dict) or record.get("format") != _CHECKSUMS_FORMAT:
+        raise ValueError(f"not format {_CHECKSUMS_FORMAT}")
+    files = record.get("files")
+    if not isinstance(files, dict):
+        raise ValueError("no table of files")
+    listed = {}
+    for name, entry in files.items():
+        parts = name.split("/")
+        if not name or name.startswith("/") or ".." in parts or "" in parts:
+            raise ValueError(f"lists {name!r}, outside the run directory")
+        size = entry.get("bytes") if isinstance(entry, dict) else None
+        digest = entry.get("sha256") if isinstance(entry, dict) else None
+        if type(size) is not int or not isinstance(digest, str):
+            raise ValueError(f"{name}: expected bytes and sha256")
+        listed[name] = (size, digest)
+    return listed
+
+
+def _run_damage(directory: Path, *, checksums: bool) -> tuple[str | None, frozenset[str], bool]:
+    """What is wrong with a run directory (None: nothing), the files the run wrote, and whether
+    it records checksums. Checks every size; with ``checksums``, reads and hashes every file."""
+    # Plain strings, not Paths: this runs for every run of a sweep at every query.
+    where = os.fspath(directory)
+    try:
+        listed = _read_checksums(os.path.join(where, RUN_CHECKSUMS))
+    except FileNotFoundError:
+        return *_unrecorded_run_damage(directory, thorough=checksums), False
+    except (OSError, ValueError) as error:
+        return f"{RUN_CHECKSUMS} cannot be read ({_describe(error)})", frozenset(), True
+    written = frozenset(listed)
+    for name in _RUN_FILES:
+        if name not in listed:
+            return f"{RUN_CHECKSUMS} does not list {name}", written, True
+    for name, (size, _) in listed.items():
+        try:
+            found = os.stat(os.path.join(where, name)).st_size
+        except FileNotFoundError:
+            return f"{name} is missing", written, True
+        except OSError as error:
+            return f"{name} cannot be read ({_describe(error)})", written, True
+        if found != size:
+            return f"{name} is {found} bytes; expected {size}", written, True
+    if checksums:
+        for name, (_, digest) in listed.items():
+            try:
+                if _sha256(Path(where, name)) != digest:
+                    changed = (
+                        f"{name}: its SHA-256 differs from the one recorded when it was written"
+                    )
+                    return changed, written, True
+            except OSError as error:
+                return f"{name} cannot be read ({_describe(error)})", written, True
+    return None, written, True
+
+
+def _unrecorded_run_damage(directory: Path, *, thorough: bool) -> tuple[str | None, frozenset[str]]:
+    """For a run written before checksums were recorded: what is wrong, if its files are not
+    all there, not all hold something, or do not open (JSON that parses; Parquet that ends as
+    Parquet does, or with ``thorough``, whose footer reads), and the files in its directory. A
+    changed byte that keeps a file readable cannot be seen."""
+    try:
+        names = frozenset(path.name for path in directory.iterdir())
+    except OSError as error:
+        return f"cannot be listed ({_describe(error)})", frozenset()
+    if not names:
+        return "the directory is empty", names
+    for name in _RUN_FILES:
+        if name not in names:
+            return f"{name} is missing", names
+        try:
+            if (directory / name).stat().st_size == 0:
+                return f"{name} is empty", names
+            if name.endswith(".json") and not isinstance(
+                json.loads((directory / name).read_text(encoding="utf-8")), dict
+            ):
+                return f"{name} does not hold a JSON object", names
+        except (OSError, ValueError) as error:
+            return f"{name} cannot be read ({_describe(error)})", names
+    for table in TABLES:
+        if f"{table}.parquet" in names:
+            problem = _parquet_problem(directory / f"{table}.parquet", thorough=thorough)
+            if problem is not None:
+                return f"{table}.parquet {problem}", names
+    return None, names
+
+
+def _parquet_problem(path: Path, *, thorough: bool) -> str | None:
+    """Why ``path`` is not a whole Parquet file, if it is not: it must begin and end with the
+    magic bytes, its footer fit in it, and with ``thorough``, its footer must read."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            size = handle.seek(0, os.SEEK_END)
+            if size < 12:
+                return f"is {size} bytes, too short for Parquet"
+            handle.seek(size - 8)
+            tail = handle.read(8)
+    except OSError as error:
+        return f"cannot be read ({_describe(error)})"
+    footer = int.from_bytes(tail[:4], "little")
+    if head != b"PAR1" or tail[4:] != b"PAR1" or footer > size - 12:
+        return "does not begin and end as Parquet does (truncated?)"
+    if thorough:
+        import pyarrow.parquet as pq
+
+        try:
+            pq.read_metadata(path)
+        except (OSError, ValueError) as error:
+            return f"cannot be read as Parquet ({_describe(error)})"
+    return None
+
+
+def _describe(error: BaseException) -> str:
+    """An error in one line: an OSError's reason and file, the first line of anything else."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    lines = str(error).strip().splitlines()
+    return lines[0].strip() if lines else type(error).__name__
 
 
 def _write_atomically(path: Path, text: str) -> None:
