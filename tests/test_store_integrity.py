@@ -166,6 +166,31 @@ def test_stray_parquet_files_under_runs_break_neither_sweep_nor_queries(copy: Pa
     assert (out / "runs" / "notes" / "flows.parquet").read_bytes() == b""
 
 
+def test_query_verify_finds_a_flipped_bit(copy: Path) -> None:
+    out = copy / "out"
+    intact = run_cli("query", "--verify", out, cwd=copy)
+    assert intact.returncode == 0, intact.stderr
+    assert "2 runs checked: 2 intact" in intact.stdout
+    victim = first_run(out)
+    flip_one_bit(out / "runs" / victim / "series.parquet")
+    damaged = run_cli("query", "--verify", out, cwd=copy)
+    assert damaged.returncode == 1, damaged.stderr
+    lines = damaged.stdout.splitlines()
+    (line,) = [line for line in lines if victim in line]
+    assert "series.parquet" in line and "SHA-256" in line
+    assert "1 intact, 1 damaged" in lines[-1]
+    # nothing was changed by looking
+    assert not (out / "damaged").exists() and (out / "runs" / victim).is_dir()
+
+
+def test_query_verify_needs_a_sweep_directory(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = run_cli("query", "--verify", tmp_path / "empty", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
+    assert "sweep directory" in result.stderr
+
+
 # ---- the catalogue -----------------------------------------------------------------------------
 
 

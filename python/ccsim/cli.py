@@ -469,13 +469,13 @@ def query(
         ),
     ],
     sql: Annotated[
-        str,
+        str | None,
         typer.Argument(
             metavar="SQL",
             help='The query, e.g. "SELECT cc, avg(goodput_bps) FROM flows GROUP BY cc".',
             show_default=False,
         ),
-    ],
+    ] = None,
     output: Annotated[
         str,
         typer.Option(
@@ -489,6 +489,15 @@ def query(
         int,
         typer.Option("--max-rows", metavar="N", min=1, help="Rows shown in a table."),
     ] = 100,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Instead of a query, check every run directory of the sweep DIR against the "
+            "sizes and SHA-256 checksums recorded when it was written; print each damaged run "
+            "on a line. Exit status 1 if any is damaged.",
+        ),
+    ] = False,
 ) -> None:
     """Run SQL (DuckDB) on a sweep's catalogue or on one run's tables.
 
@@ -498,6 +507,15 @@ def query(
     """
     from ccsim.explore import run_query
 
+    if verify:
+        if sql is not None:
+            raise ScenarioError("--verify takes no SQL: ccsim query --verify DIR")
+        _verify_store(directory)
+        return
+    if sql is None:
+        raise ScenarioError(
+            'missing SQL: ccsim query DIR "SELECT ..." (or ccsim query --verify DIR)'
+        )
     if output not in ("table", "csv", "json"):
         raise ScenarioError(f'--format "{output}": expected table, csv or json')
     frame = run_query(directory, sql)
@@ -507,6 +525,40 @@ def query(
         typer.echo(frame.to_json(orient="records", lines=True), nl=False)
     else:
         _console.print(_frame_table(frame, max_rows))
+
+
+def _verify_store(directory: Path) -> None:
+    """Check every run directory of a sweep against its checksums; print the damaged ones, one
+    line each, and a count; exit 1 if any is damaged."""
+    from ccsim.store import MANIFEST, Store
+
+    if not directory.is_dir():
+        raise ScenarioError(f"{directory}: no such directory; expected a sweep directory")
+    if not (directory / MANIFEST).is_file():
+        raise ScenarioError(
+            f"{directory}: not a sweep directory (no {MANIFEST}); --verify checks the runs of a "
+            "sweep directory written by ccsim sweep"
+        )
+    store = Store.open(directory)
+    store.manifest()  # a damaged manifest is an error of its own
+    check = store.check_runs(store.run_directories())
+    for run_id, problem in sorted(check.damaged.items()):
+        typer.echo(f"damaged: runs/{run_id}: {problem}")
+    checked = len(check.done) + len(check.damaged)
+    line = (
+        f"{checked} run{'s' if checked != 1 else ''} checked: {len(check.done)} intact, "
+        f"{len(check.damaged)} damaged"
+    )
+    if check.legacy:
+        line += (
+            f" ({len(check.legacy)} intact written before checksums were recorded: their files "
+            "open, their contents cannot be checked)"
+        )
+    if check.damaged:
+        line += "; run the sweep again to run the damaged runs anew"
+    typer.echo(line)
+    if check.damaged:
+        sys.exit(EXIT_FAILURE)
 
 
 def _frame_table(frame: Any, max_rows: int) -> Table:
