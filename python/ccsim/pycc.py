@@ -9,17 +9,21 @@ built-in algorithm never touch Python. See docs/python-cc.md for a tutorial.
 
 When a hook raises, the run stops: :func:`ccsim.run` raises
 :class:`~ccsim.CongestionControlError` (``ccsim._core``), whose ``__cause__`` is the exception
-raised, with its traceback through the hook's own file and line. Nothing is written.
+raised, with its traceback through the hook's own file and line. Nothing is written. A hook that
+raises SystemExit has failed the same way, and so has one that raises KeyboardInterrupt where
+Ctrl-C cannot (a sweep's worker; :func:`hook_error`). When a constructor fails (Ctrl-C in a slow
+one included), no other flow's instance is built.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from types import ModuleType
+from types import FrameType, ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ccsim.errors import ScenarioError, show_value
@@ -242,22 +246,50 @@ def check(name: str, params: Mapping[str, Any]) -> None:
 # ---- what the engine calls -------------------------------------------------------------------
 
 
+class _Build:
+    """What the makers of one simulation share: whether a constructor has failed."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+
+class _BuildStopped(Exception):
+    """Raised instead of constructing once a constructor of the same simulation has failed: the
+    engine keeps the first failure and ignores this one."""
+
+
 class _Maker:
     """Builds one flow's instance from the parameters the engine hands over (all floats, as the
     engine carries them), restoring the types the scenario gave them (ints, booleans)."""
 
-    def __init__(self, cls: type[CongestionControl], originals: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        name: str,
+        cls: type[CongestionControl],
+        originals: list[dict[str, Any]],
+        build: _Build,
+    ) -> None:
+        self.name = name
         self.cls = cls
         self.originals = originals
         self.hooks = tuple(hook for hook in OPTIONAL_HOOKS if _overrides(cls, hook))
+        self.build = build
 
     def __call__(self, params: dict[str, float]) -> tuple[CongestionControl, tuple[str, ...]]:
-        given: Mapping[str, Any] = next(
-            (o for o in self.originals if _as_floats(o) == params), params
-        )
-        instance = self.cls(**given)
-        if not isinstance(instance, CongestionControl):
-            raise TypeError(f"{self.cls.__qualname__}() did not return a CongestionControl")
+        # The engine asks for every flow's instance even after one constructor has failed (Ctrl-C
+        # in a slow constructor included): the run is over by then, so construct nothing more.
+        try:
+            if self.build.failed:
+                raise _BuildStopped
+            given: Mapping[str, Any] = next(
+                (o for o in self.originals if _as_floats(o) == params), params
+            )
+            instance = self.cls(**given)
+            if not isinstance(instance, CongestionControl):
+                raise TypeError(f"{self.cls.__qualname__}() did not return a CongestionControl")
+        except BaseException:
+            self.build.failed = True
+            raise
         return instance, self.hooks
 
 
@@ -267,7 +299,70 @@ def makers(scenario: Scenario) -> dict[str, _Maker]:
     for transfer in _transfers(scenario):
         if is_python_cc(transfer.cc):
             originals.setdefault(transfer.cc, []).append(dict(transfer.params))
-    return {name: _Maker(resolve(name), found) for name, found in originals.items()}
+    build = _Build()
+    return {name: _Maker(name, resolve(name), found, build) for name, found in originals.items()}
+
+
+def hook_error(error: BaseException, scenario: Scenario) -> Exception | None:
+    """The :class:`~ccsim.CongestionControlError` for ``error``, a ``SystemExit`` or
+    ``KeyboardInterrupt`` raised by a hook or constructor of one of the scenario's Python
+    algorithms, or None when no hook raised it.
+
+    The engine names the hook only for an ``Exception`` and passes these two on as they are; a
+    hook that exits or interrupts has failed all the same, and is named here the same way (less
+    the flow's label, which the hook's frames do not tell). The error's ``__cause__`` is
+    ``error``, its traceback starting at the hook.
+    """
+    found = _hook_frame(error, scenario)
+    if found is None:
+        return None
+    tb, what = found
+    error.__traceback__ = tb  # the user's frames only, as for an exception the engine wrapped
+    value = str(error)
+    message = f"{what} raised {type(error).__name__}{f': {value}' if value else ''}"
+    from ccsim._core import CongestionControlError
+
+    wrapped = CongestionControlError(message)
+    wrapped.__cause__ = error
+    return wrapped
+
+
+def _hook_frame(error: BaseException, scenario: Scenario) -> tuple[TracebackType, str] | None:
+    """The traceback from the outermost frame of a hook (or constructor) of a Python algorithm,
+    and what that frame is, in the words of the engine's errors."""
+    tb = error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, _Maker):
+            return tb, f"the constructor of {json.dumps(owner.name)}"
+        if isinstance(owner, CongestionControl):
+            hook = frame.f_code.co_name
+            now = _time_of(frame)
+            when = f" (at {now / 1e9:.6f} s of simulated time)" if now is not None else ""
+            return tb, f"{hook} of {json.dumps(_name_of(type(owner), scenario))}{when}"
+        tb = tb.tb_next
+    return None
+
+
+def _time_of(frame: FrameType) -> int | None:
+    """The simulated time a hook was called at: its ``now`` argument, or its sample's ``now``."""
+    code = frame.f_code
+    for name in code.co_varnames[1 : code.co_argcount]:
+        value = frame.f_locals.get(name)
+        now = value if name == "now" else getattr(value, "now", None)
+        if isinstance(now, int) and not isinstance(now, bool):
+            return now
+    return None
+
+
+def _name_of(cls: type[CongestionControl], scenario: Scenario) -> str:
+    """The ``cc`` the scenario names ``cls`` by (a registered name or an import path)."""
+    for transfer in _transfers(scenario):
+        target = _REGISTERED.get(transfer.cc, transfer.cc)
+        if target is cls or (isinstance(target, str) and _RESOLVED.get(target) is cls):
+            return str(transfer.cc)
+    return _path_of(cls)
 
 
 def registered_in(scenario: Scenario) -> dict[str, str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import threading
 import time
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any
@@ -61,7 +63,9 @@ def run(scenario: Scenario, *, progress: bool = False) -> Results:
     failure inside the engine raises :class:`EngineError` naming the scenario. An exception in a
     hook of an algorithm written in Python stops the run and raises
     :class:`~ccsim.CongestionControlError`, whose ``__cause__`` is that exception (with its
-    traceback); a KeyboardInterrupt raised inside a hook propagates as it is.
+    traceback). A hook that raises SystemExit has failed the same way; so has one that raises
+    KeyboardInterrupt where no Ctrl-C can (a sweep's worker), while a KeyboardInterrupt in the
+    main thread is taken for Ctrl-C and propagates as it is.
     """
     core = engine()
     started = time.perf_counter()
@@ -125,8 +129,11 @@ def build(scenario: Scenario) -> Any:
     except ValueError as error:
         # The engine rejects what the schema cannot see (e.g. no route between two nodes).
         raise ScenarioError(_group_paths(scenario, str(error))) from None
-    except (KeyboardInterrupt, SystemExit):
-        raise
+    except (KeyboardInterrupt, SystemExit) as error:
+        failed = _algorithms_error(error, scenario)
+        if failed is None:
+            raise
+        raise failed from error
     except BaseException as error:
         if _from_a_hook(error):
             raise  # a Python algorithm's constructor raised: the user's exception is its cause
@@ -151,13 +158,40 @@ def _engine_call(scenario: Scenario, doing: str, method: Any, *args: Any) -> Any
     """Call the engine, turning any failure into an EngineError that names the scenario."""
     try:
         return method(*args)
-    except (KeyboardInterrupt, SystemExit):
-        raise
+    except (KeyboardInterrupt, SystemExit) as error:
+        failed = _algorithms_error(error, scenario)
+        if failed is None:
+            raise
+        raise failed from error
     except BaseException as error:
         if _from_a_hook(error):
             raise  # a Python algorithm's hook raised: the user's exception is its cause
         # pyo3 reports a Rust panic as PanicException, which derives from BaseException.
         raise EngineError(f"{scenario.name}: the engine failed while {doing}: {error}") from error
+
+
+def _algorithms_error(error: BaseException, scenario: Scenario) -> Exception | None:
+    """For a SystemExit or KeyboardInterrupt out of the engine: the algorithm's error
+    (:class:`~ccsim.CongestionControlError`) when one of its hooks raised it and it is not a
+    Ctrl-C; else None (``error`` goes on as it is).
+
+    A KeyboardInterrupt is a Ctrl-C only where Python can raise one for SIGINT: in the main
+    thread of a process that does not ignore SIGINT. A sweep's workers ignore it (their parent
+    handles Ctrl-C) and a Dask worker runs tasks in other threads, so there a KeyboardInterrupt
+    came from the hook, and must fail that run, not end the sweep.
+    """
+    from ccsim import pycc
+
+    if isinstance(error, KeyboardInterrupt) and ctrl_c_reaches_this_thread():
+        return None
+    return pycc.hook_error(error, scenario)
+
+
+def ctrl_c_reaches_this_thread() -> bool:
+    """Whether a Ctrl-C (SIGINT) can raise KeyboardInterrupt in the running thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, None)
 
 
 def _from_a_hook(error: BaseException) -> bool:
