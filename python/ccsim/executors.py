@@ -8,14 +8,18 @@ never stops the others.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
 __all__ = [
@@ -68,7 +72,7 @@ def execute(task: RunTask) -> RunOutcome:
     """
     from ccsim.errors import EngineError, ScenarioError
     from ccsim.pycc import register_paths
-    from ccsim.runner import run
+    from ccsim.runner import ctrl_c_reaches_this_thread, run
     from ccsim.scenario import Scenario
     from ccsim.store import Store, run_metrics
     from ccsim.sweeps import run_id
@@ -88,13 +92,24 @@ def execute(task: RunTask) -> RunOutcome:
     except (ScenarioError, EngineError) as error:
         return RunOutcome(task.run_id, False, error=str(error), kind=type(error).__name__)
     except Exception as error:  # a bug or an I/O failure: keep the traceback for the report
-        return RunOutcome(
-            task.run_id,
-            False,
-            error=f"{type(error).__name__}: {error}",
-            kind=type(error).__name__,
-            detail=traceback.format_exc(),
-        )
+        return _unexpected(task, error)
+    except (KeyboardInterrupt, SystemExit) as error:
+        # A hook's are the algorithm's errors already (ccsim.runner); others, such as a module
+        # of the algorithm exiting as it is imported, fail the run too, in a worker: there it
+        # cannot be a Ctrl-C, and it must not end the sweep. In the sweep's own thread it may be.
+        if ctrl_c_reaches_this_thread():
+            raise
+        return _unexpected(task, error)
+
+
+def _unexpected(task: RunTask, error: BaseException) -> RunOutcome:
+    return RunOutcome(
+        task.run_id,
+        False,
+        error=f"{type(error).__name__}: {error}",
+        kind=type(error).__name__,
+        detail=traceback.format_exc(),
+    )
 
 
 #: Called with each task and its outcome, in completion order.
@@ -124,31 +139,206 @@ class SerialExecutor:
 
 
 class LocalExecutor:
-    """A pool of worker processes on this machine, one run per process at a time."""
+    """A pool of worker processes on this machine, one run per process at a time.
+
+    A run that kills its worker process (out of memory, a crash in native code, ``os._exit`` in
+    a Python algorithm) breaks the whole pool, and the runs that were in progress die with it;
+    which of them killed it is not known. So the runs that had not started go on in a fresh
+    pool, and each of the runs that were in progress runs again alone, in a pool of one worker:
+    one that crashes its worker there too (twice in all) is recorded as crashed, with how its
+    worker ended.
+    """
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or default_workers()
 
     def run(self, tasks: Sequence[RunTask], on_done: OnDone) -> None:
-        if not tasks:
-            return
-        pool = ProcessPoolExecutor(
-            max_workers=min(self.workers, len(tasks)),
-            mp_context=_context(),
-            initializer=_init_worker,
-        )
-        futures = {pool.submit(execute, task): task for task in tasks}
-        try:
-            for future in as_completed(futures):
-                task = futures[future]
-                on_done(task, _outcome(future, task))
-        except BaseException:
-            # Interrupted: stop the runs in progress at once. Their half-written directories are
-            # in the store's staging area and are cleared when the sweep starts again.
+        waiting = list(range(len(tasks)))  # not started yet
+        suspects: list[int] = []  # were in progress when a pool broke: to run alone
+        crashes: dict[int, list[str]] = {}  # how the worker of each crash ended
+        breaks_unexplained = 0
+        while waiting or suspects:
+            alone = bool(suspects)
+            batch = suspects if alone else waiting
+            width = 1 if alone else min(self.workers, len(batch))
+            broken = _run_pool([(i, tasks[i]) for i in batch], width, on_done)
+            if alone:
+                suspects = broken.waiting if broken else []
+            else:
+                waiting = broken.waiting if broken else []
+            if broken is None:
+                continue
+            for index in broken.running:
+                causes = crashes.setdefault(index, [])
+                causes.append(broken.how_ended.get(index, "its worker process ended"))
+                if len(causes) >= 2:
+                    on_done(tasks[index], _crashed(tasks[index], causes))
+                else:
+                    suspects.append(index)
+            if broken.running or broken.finished:
+                breaks_unexplained = 0
+                continue
+            # The pool broke with no run in progress (a worker that could not even start): once
+            # may be chance; twice in a row, nothing would run, so report it on every run left.
+            breaks_unexplained += 1
+            if breaks_unexplained >= 2:
+                for index in [*suspects, *waiting]:
+                    on_done(tasks[index], _failed(tasks[index], broken.error))
+                return
+
+
+@dataclass
+class _Broken:
+    """A pool that broke: its runs in progress then, those not started, and how workers ended."""
+
+    running: list[int]
+    waiting: list[int]
+    finished: int
+    how_ended: dict[int, str]
+    error: BaseException
+
+
+def _run_pool(batch: Sequence[tuple[int, RunTask]], width: int, on_done: OnDone) -> _Broken | None:
+    """Run ``batch`` (tasks with their indices) on a fresh pool of ``width`` processes, reporting
+    each outcome; None once all are done, or what is left when a worker died."""
+    context = _context()
+    # Each worker says which task it starts, and it is its process id: when the pool breaks, the
+    # tasks started and not finished are those that were in progress.
+    reader, writer = context.Pipe(duplex=False)
+    started: dict[int, int] = {}  # task index -> process id of its worker
+    finished: set[int] = set()
+    broken: BaseException | None = None
+    oom_kills = _oom_kills()
+    tasks = dict(batch)
+    futures: dict[Future[RunOutcome], int] = {}
+    processes: dict[int, multiprocessing.process.BaseProcess] = {}
+    pool: ProcessPoolExecutor | None = None
+    try:
+        # Workers start with SIGINT blocked, so that a Ctrl-C while they import (it reaches the
+        # whole process group) does not print a traceback from each; they ignore it once
+        # started. A Ctrl-C meanwhile reaches this process once SIGINT is unblocked.
+        with _sigint_blocked():
+            pool = ProcessPoolExecutor(
+                max_workers=width, mp_context=context, initializer=_init_worker, initargs=(writer,)
+            )
+            try:
+                for index, task in batch:
+                    futures[pool.submit(_execute_in_worker, index, task)] = index
+            except BrokenProcessPool as error:  # a worker died before all were submitted
+                broken = error
+            # The workers are started by the first submissions, in this thread.
+            processes = dict(getattr(pool, "_processes", None) or {})
+        for future in as_completed(futures):
+            _read_started(reader, started)
+            index = futures[future]
+            try:
+                outcome = future.result()
+            except BrokenProcessPool as error:
+                broken = error
+                continue
+            except Exception as error:  # the task could not be sent to a worker
+                outcome = _failed(tasks[index], error)
+            finished.add(index)
+            on_done(tasks[index], outcome)
+    except BaseException:
+        # Interrupted: stop the runs in progress at once. Their half-written directories are
+        # in the store's staging area and are cleared when the sweep starts again.
+        if pool is not None:
             _terminate(pool)
-            raise
-        finally:
+        raise
+    finally:
+        if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        _read_started(reader, started)
+        reader.close()
+        writer.close()
+    if broken is None:
+        return None
+    running = [index for index in started if index not in finished]
+    exits = {pid: process.exitcode for pid, process in processes.items()}
+    out_of_memory = _oom_kills() > oom_kills
+    return _Broken(
+        running=running,
+        waiting=[index for index, _ in batch if index not in finished and index not in started],
+        finished=len(finished),
+        how_ended={i: _how_it_ended(exits.get(started[i]), out_of_memory) for i in running},
+        error=broken,
+    )
+
+
+def _crashed(task: RunTask, causes: Sequence[str]) -> RunOutcome:
+    return RunOutcome(
+        task.run_id,
+        False,
+        error=f"crashed its worker process twice, the second time running alone: {causes[-1]}",
+        kind="WorkerCrashed",
+        detail="\n".join(f"crash {n}: {cause}" for n, cause in enumerate(causes, 1)),
+    )
+
+
+def _failed(task: RunTask, error: BaseException) -> RunOutcome:
+    return RunOutcome(
+        task.run_id, False, error=f"{type(error).__name__}: {error}", kind=type(error).__name__
+    )
+
+
+def _how_it_ended(exitcode: int | None, out_of_memory: bool) -> str:
+    """How a worker process ended, from its exit code, in words."""
+    if exitcode is None:
+        return "the process ended, how is not known"
+    if exitcode >= 0:
+        return f"the process exited with status {exitcode}"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"signal {-exitcode}"
+    if -exitcode == signal.SIGKILL:
+        if out_of_memory:
+            return f"killed by {name}: out of memory (the kernel's out-of-memory killer acted)"
+        return f"killed by {name} (as the kernel does when memory runs out)"
+    if -exitcode in (signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGABRT):
+        return f"killed by {name} (a crash in native code)"
+    return f"killed by {name}"
+
+
+def _oom_kills() -> int:
+    """How many processes the Linux out-of-memory killer has killed (0 where not known)."""
+    try:
+        with open("/proc/vmstat", encoding="ascii") as vmstat:
+            for line in vmstat:
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread, and so in the processes it starts meanwhile."""
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX
+        yield
+        return
+    # Started once per process, multiprocessing's resource tracker unblocks SIGINT after
+    # starting: start it first.
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _read_started(reader: Connection, started: dict[int, int]) -> None:
+    """Take the workers' "started" messages sent so far: task index and process id."""
+    try:
+        while reader.poll():
+            index, pid = reader.recv_bytes().split()
+            started[int(index)] = int(pid)
+    except (EOFError, OSError, ValueError):
+        return
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -158,11 +348,25 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _init_worker() -> None:
+#: In a worker process: where it says which task it starts.
+_started: Connection | None = None
+
+
+def _init_worker(started: Connection | None = None) -> None:
     # Ctrl-C reaches the whole process group; only the parent should act on it (it stops the
     # workers itself), so that one interrupt does not print a traceback per worker.
+    global _started
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _started = started
     _die_with_parent()
+
+
+def _execute_in_worker(index: int, task: RunTask) -> RunOutcome:
+    if _started is not None:
+        # One short write (atomic on a pipe), before anything that could kill the process.
+        with suppress(OSError):
+            _started.send_bytes(f"{index} {os.getpid()}".encode())
+    return execute(task)
 
 
 def _die_with_parent() -> None:
@@ -193,15 +397,6 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
             process.terminate()
 
 
-def _outcome(future: Future[RunOutcome], task: RunTask) -> RunOutcome:
-    try:
-        return future.result()
-    except Exception as error:  # the worker process died (BrokenProcessPool) or could not start
-        return RunOutcome(
-            task.run_id, False, error=f"{type(error).__name__}: {error}", kind=type(error).__name__
-        )
-
-
 class DaskExecutor:
     """Runs tasks on a Dask distributed cluster.
 
@@ -227,8 +422,10 @@ class DaskExecutor:
         own_client = not isinstance(self.scheduler, Client)
         # distributed's own functions carry no annotations.
         client = Client(self.scheduler) if own_client else self.scheduler  # type: ignore[no-untyped-call]
-        # One key per run: resubmitting a run still known to the cluster reuses its result.
-        keys = [f"ccsim-run-{task.run_id}" for task in tasks]
+        # One key per run and store: a key the cluster still knows (another sweep's) is given
+        # that task's result, so the store is part of the key; two sweeps of one file into two
+        # stores at once would otherwise share runs, and one of them write nothing.
+        keys = [task_key(task) for task in tasks]
         futures = client.map(execute, tasks, key=keys, pure=False)
         by_key = {future.key: task for future, task in zip(futures, tasks, strict=True)}
         try:
@@ -241,6 +438,12 @@ class DaskExecutor:
         finally:
             if own_client:
                 client.close()
+
+
+def task_key(task: RunTask) -> str:
+    """The Dask key of a run: its store (a hash of the store's real path) and run id."""
+    store = hashlib.sha256(os.path.realpath(task.root).encode()).hexdigest()[:16]
+    return f"ccsim-run-{store}-{task.run_id}"
 
 
 def _dask_outcome(future: Any, task: RunTask) -> RunOutcome:

@@ -21,7 +21,7 @@ import pandas as pd
 from ccsim.executors import RunOutcome, RunTask, make_executor
 from ccsim.pycc import registered_in
 from ccsim.scenario import Scenario
-from ccsim.store import Store
+from ccsim.store import METRICS, Store
 from ccsim.sweeps import Point, Sweep, unique_runs
 
 __all__ = [
@@ -180,6 +180,19 @@ class _Tracker:
 
     def record(self, outcome: RunOutcome) -> None:
         store = self.result.store
+        if outcome.ok and not _holds(store, outcome.run_id):
+            # Done means in this store: a worker that wrote elsewhere (no shared file system),
+            # or a result the cluster had for another store, is not this sweep's run.
+            outcome = RunOutcome(
+                outcome.run_id,
+                False,
+                error=(
+                    f"the run was reported written, but {store.run_dir(outcome.run_id)} is not "
+                    "in this store; on a cluster, the workers must write to this directory (a "
+                    "shared file system)"
+                ),
+                kind="NotInStore",
+            )
         if outcome.ok:
             self.result.completed += 1
         else:
@@ -197,6 +210,12 @@ class _Tracker:
         if time.monotonic() - self.last_catalog > CATALOG_EVERY_S:
             store.rebuild_catalog()
             self.last_catalog = time.monotonic()
+
+
+def _holds(store: Store, run_id: str) -> bool:
+    """Whether the store holds run ``run_id``: its directory (renamed into place whole) with
+    its summary numbers."""
+    return (store.run_dir(run_id) / METRICS).is_file()
 
 
 class _ProgressBars:
