@@ -21,7 +21,7 @@ import pandas as pd
 from ccsim.executors import RunOutcome, RunTask, make_executor
 from ccsim.pycc import registered_in
 from ccsim.scenario import Scenario
-from ccsim.store import METRICS, Store
+from ccsim.store import Store
 from ccsim.sweeps import Point, Sweep, unique_runs
 
 __all__ = [
@@ -141,6 +141,11 @@ def run_sweeps(
             trackers[task.root].record(outcome)
 
         make_executor(workers, scheduler).run(ordered, record)
+        # Every run has ended and no worker writes any more: what a worker killed while writing
+        # (its pool broken by another run's crash) left half-written goes now, not at the next
+        # start. (An interrupted sweep leaves that to the next start: Dask cannot stop a run.)
+        for result in results:
+            result.store.clean_staging()
     # Catalogues rebuilt and stores unlocked: the sweeps are complete.
     for result in results:
         result.wall_s = time.perf_counter() - started
@@ -213,9 +218,9 @@ class _Tracker:
 
 
 def _holds(store: Store, run_id: str) -> bool:
-    """Whether the store holds run ``run_id``: its directory (renamed into place whole) with
-    its summary numbers."""
-    return (store.run_dir(run_id) / METRICS).is_file()
+    """Whether the store holds run ``run_id``, done: its directory with every file it wrote, of
+    the size written (the checksums are checked when a sweep resumes)."""
+    return run_id in store.check_runs([run_id], checksums=False).done
 
 
 class _ProgressBars:
