@@ -364,3 +364,13 @@ def test_overrides_apply_before_the_scenario_is_checked(tmp_path: Path) -> None:
     )
     with pytest.raises(ScenarioError, match=r"cannot set flows\.5\.cc"):
         ccsim.Scenario.load(path, overrides={"flows.5.cc": "reno"})
+
+
+def test_the_command_line_applies_set_before_checking(tmp_path: Path) -> None:
+    (tmp_path / "gone.toml").write_text(
+        SMALL_DUMBBELL.replace('cc = "newreno"', 'cc = "no_such_module_28:Gone"')
+    )
+    refused = run_cli("validate", "gone.toml", cwd=tmp_path)
+    assert refused.returncode == 2 and "no_such_module_28" in refused.stderr
+    done = run_cli("validate", "gone.toml", "--set", "flows.0.cc=reno", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

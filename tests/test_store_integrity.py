@@ -79,14 +79,19 @@ DAMAGES: dict[str, Callable[[Path], None]] = {
 
 
 @pytest.mark.parametrize("damage", list(DAMAGES))
-def test_a_damaged_run_is_run_again_on_resume(damage: str, copy: Path, finished: Path) -> None:
+def test_a_damaged_run_is_run_again_on_resume(
+    damage: str, copy: Path, finished: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     out = copy / "out"
     victim = first_run(out)
     DAMAGES[damage](out / "runs" / victim)
     check = Store.open(out).check_runs()
     assert set(check.damaged) == {victim} and len(check.done) == 1
     result = ccsim.sweep(copy / "sweep.toml", out, workers=1)
-    assert result.ok and result.completed == 1 and result.skipped == 1
+    assert result.ok and result.completed == 1 and result.skipped == 1 and result.damaged == 1
+    # and says so, one line naming the run
+    said = capfd.readouterr().err
+    assert f"run {victim} is damaged" in said and "running it again" in said
     # the run directory is again what the sweep wrote in the first place
     original = finished / "out" / "runs" / victim
     assert sorted(os.listdir(out / "runs" / victim)) == sorted(os.listdir(original))

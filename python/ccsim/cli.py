@@ -107,7 +107,8 @@ def run(
             "-o",
             metavar="DIR",
             help="Results directory to write; default: results/NAME, NAME being the "
-            "scenario's name. An earlier results directory there is replaced.",
+            "scenario's name. A results directory ccsim wrote there is replaced; any other "
+            "existing directory is refused.",
             show_default=False,
         ),
     ] = None,
@@ -265,7 +266,8 @@ def sweep(
         _console.print(_sweep_summary(result))
         _console.print(
             f"{result.distinct_runs} runs ({len(result.points)} points): {result.completed} run "
-            f"now, {result.skipped} already done, {len(result.failures)} failed, in "
+            f"now{f' ({result.damaged} of them damaged before)' if result.damaged else ''}, "
+            f"{result.skipped} already done, {len(result.failures)} failed, in "
             f"{result.wall_s:.1f} s; results in {escape(str(result.store.root))}"
         )
     if result.failures:
@@ -724,10 +726,9 @@ def _describe_param(param: Mapping[str, Any]) -> str:
 def _load(path: Path, overrides: Sequence[str] | None) -> Any:
     from ccsim.scenario import Scenario
 
-    scenario = Scenario.load(path)
-    if overrides:
-        scenario = scenario.with_overrides(_parse_overrides(overrides))
-    return scenario
+    # Overrides apply before the file is checked: --set flows.0.cc=reno replaces an algorithm
+    # that could not be imported.
+    return Scenario.load(path, overrides=_parse_overrides(overrides) if overrides else None)
 
 
 def _parse_overrides(items: Sequence[str]) -> dict[str, str]:

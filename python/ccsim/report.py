@@ -516,7 +516,7 @@ def _sweep_setup(sweep: Mapping[str, Any], runs: pd.DataFrame) -> str:
 
     status = runs["status"].value_counts()
     counts = ", ".join(
-        f"{int(status[s])} {s}" for s in ("done", "failed", "pending") if s in status
+        f"{int(status[s])} {s}" for s in ("done", "failed", "damaged", "pending") if s in status
     )
     parts = [
         _paragraph(

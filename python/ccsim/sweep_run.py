@@ -8,6 +8,8 @@ and it runs only what is missing.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -21,7 +23,7 @@ import pandas as pd
 from ccsim.executors import RunOutcome, RunTask, make_executor
 from ccsim.pycc import registered_in
 from ccsim.scenario import Scenario
-from ccsim.store import Store
+from ccsim.store import CatalogError, Store
 from ccsim.sweeps import Point, Sweep, unique_runs
 
 __all__ = [
@@ -57,6 +59,9 @@ class SweepResult:
     skipped: int = 0
     #: Distinct runs completed by this call.
     completed: int = 0
+    #: Distinct runs whose files no longer matched what was written when the sweep started
+    #: (run again; their directories moved to ``damaged/``).
+    damaged: int = 0
     failures: list[Failure] = field(default_factory=list)
     wall_s: float = 0.0
 
@@ -121,12 +126,23 @@ def run_sweeps(
             stack.enter_context(store.lock())
             store.write_manifest(sweep.to_data(), sweep.columns(), [_record(p) for p in points])
             store.clean_staging()
-            already = store.completed()
+            check = store.check_runs()  # every finished run's files, sizes and checksums
+            already = set(check.done)
+            for run_id, problem in sorted(check.damaged.items()):
+                print(
+                    f"{store.root}: run {run_id} is damaged ({problem}); running it again",
+                    file=sys.stderr,
+                )
             store.rebuild_catalog()  # the catalogue agrees with the files before anything runs
             # Rebuilt at the end, also when interrupted (callbacks run last in, first out).
             stack.callback(store.rebuild_catalog)
             todo = [p for p in unique_runs(points) if p.run_id not in already]
-            result = SweepResult(store, points, skipped=len({p.run_id for p in points} & already))
+            result = SweepResult(
+                store,
+                points,
+                skipped=len({p.run_id for p in points} & already),
+                damaged=len(check.damaged),
+            )
             results.append(result)
             trackers[str(store.root)] = _Tracker(result, bars)
             for p in todo:
@@ -185,7 +201,7 @@ class _Tracker:
 
     def record(self, outcome: RunOutcome) -> None:
         store = self.result.store
-        if outcome.ok and not _holds(store, outcome.run_id):
+        if outcome.ok and not store.holds(outcome.run_id):
             # Done means in this store: a worker that wrote elsewhere (no shared file system),
             # or a result the cluster had for another store, is not this sweep's run.
             outcome = RunOutcome(
@@ -213,14 +229,11 @@ class _Tracker:
         if self.bars is not None and self.bar is not None:
             self.bars.update(self.bar, self.result)
         if time.monotonic() - self.last_catalog > CATALOG_EVERY_S:
-            store.rebuild_catalog()
+            # A catalogue that cannot be rebuilt now (a disk full for a moment) must not stop
+            # the runs in progress: the old one is kept, and the final rebuild reports it.
+            with contextlib.suppress(CatalogError):
+                store.rebuild_catalog()
             self.last_catalog = time.monotonic()
-
-
-def _holds(store: Store, run_id: str) -> bool:
-    """Whether the store holds run ``run_id``, done: its directory with every file it wrote, of
-    the size written (the checksums are checked when a sweep resumes)."""
-    return run_id in store.check_runs([run_id], checksums=False).done
 
 
 class _ProgressBars:
