@@ -13,6 +13,8 @@ __all__ = [
     "CongestionEvent",
     "DelaySample",
     "Growth",
+    "LimitExceededError",
+    "OutOfMemoryError",
     "PacingContext",
     "RateSample",
     "RoundRtt",
@@ -39,6 +41,9 @@ class AlgorithmInfo(TypedDict):
     summary: str
     recovery: str
     params: list[ParamInfo]
+    #: The names the algorithm reports through inspect() with its default parameters (a
+    #: ``cc_<name>`` column of the series each).
+    inspect: list[str]
 
 class Table(TypedDict):
     """Columns of one result table. ``data[i]`` is a list of str when ``dtypes[i] == "str"``, else
@@ -95,7 +100,9 @@ class Simulation:
         """Run until simulated time ``until_ns`` (GIL released unless Python algorithms take
         part); True once the run is over. Python signal handlers run every few milliseconds, so
         Ctrl-C raises KeyboardInterrupt promptly. An engine failure raises RuntimeError; a
-        failing Python hook raises CongestionControlError (its cause: the hook's exception)."""
+        failing Python hook raises CongestionControlError (its cause: the hook's exception); a
+        run that grows past ``limits.inspect_columns`` raises LimitExceededError, and one whose
+        records cannot get memory OutOfMemoryError. After any of these the simulation is gone."""
 
     @property
     def now_ns(self) -> int:
@@ -110,7 +117,18 @@ class Simulation:
         """Events processed so far."""
 
     def finish(self) -> RunOutput:
-        """Run to the end if needed and return the result tables and statistics."""
+        """Run to the end if needed and return the result tables and statistics. Raises as
+        :meth:`advance` does (OutOfMemoryError also when the tables cannot be handed over)."""
+
+class LimitExceededError(RuntimeError):
+    """The run grew past a bound of its scenario's [limits] that only the running engine sees
+    (limits.inspect_columns): the run stopped. The message names the run, the key and the
+    bound, in one line."""
+
+class OutOfMemoryError(MemoryError):
+    """The engine could not allocate memory for a record that grows with the run (the sampled
+    series, the drop log, the packet capture, the result tables): the run stopped. The message
+    ("scenario NAME: out of memory: ...") names the run and the record."""
 
 # ---- congestion control in Python (ccsim.pycc) -------------------------------------------------
 

@@ -6,6 +6,7 @@
 //! so no two modules import each other:
 //! * [`units`], [`math`], [`rng`]: integer time, rates and sizes; deterministic maths; seeded
 //!   random streams. [`profile`]: which implementation a run models (ns-2, the RFCs, Linux).
+//!   [`grow`]: growing the records of a run without aborting when memory runs out.
 //! * [`event`]: the event scheduler (events, the event queue, lazily re-armed timers).
 //! * [`net`]: packets, links (queue discipline + transmitter + propagation pipe), queue
 //!   disciplines, random loss, routes, and the fabric that carries packets between endpoints
@@ -31,6 +32,7 @@
 pub mod cc;
 pub mod engine;
 pub mod event;
+pub mod grow;
 pub mod math;
 pub mod net;
 pub mod pcap;

@@ -21,6 +21,7 @@
 //! * The window field is 65535: the simulation does not model the advertised window in bytes.
 //! * The TCP checksum is right for a payload of zeros (zeros add nothing to the sum).
 
+use crate::grow::{self, OutOfMemory};
 use crate::net::capture::Capture;
 use crate::net::packet::{ecn, Packet, PacketKind, SackBlocks, HEADER_BYTES};
 
@@ -295,15 +296,21 @@ pub fn write_record(out: &mut Vec<u8>, t_ns: u64, pkt: &Packet, flow: &FlowInfo,
     out.extend_from_slice(&bytes);
 }
 
+/// The most bytes one record takes: its header and the longest IPv4 and TCP headers.
+const MAX_RECORD_BYTES: usize = 16 + SNAPLEN as usize;
+
 /// The pcap files of a run's capture: one per point, in the order of `points`, each with a
-/// record for every packet captured there, in time order.
-pub fn files(capture: &Capture, points: usize, flows: &[FlowInfo]) -> Vec<Vec<u8>> {
+/// record for every packet captured there, in time order. The files are as large as the
+/// capture, so they grow fallibly ([`crate::grow`]).
+pub fn files(capture: &Capture, points: usize, flows: &[FlowInfo]) -> Result<Vec<Vec<u8>>, OutOfMemory> {
     let mut out = vec![file_header(); points];
     for r in &capture.records {
         let sack = capture.sack_of(r);
-        write_record(&mut out[r.point as usize], r.t, &r.pkt, &flows[r.pkt.flow as usize], &sack);
+        let file = &mut out[r.point as usize];
+        grow::reserve(file, MAX_RECORD_BYTES, "the pcap files")?;
+        write_record(file, r.t, &r.pkt, &flows[r.pkt.flow as usize], &sack);
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -47,6 +47,39 @@ pub struct ScenarioSpec {
     pub generators: Vec<GeneratorSpec>,
     #[serde(default)]
     pub trace: TraceSpec,
+    /// Bounds the engine enforces as the run goes (absent: [`RunLimits::default`]).
+    #[serde(default, skip_serializing_if = "RunLimits::is_default")]
+    pub limits: RunLimits,
+}
+
+/// Bounds on what a run may grow that only the running engine can see (the scenario's
+/// `[limits]`; the Python front end checks the others before the run).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RunLimits {
+    /// Distinct names the flows' algorithms may report through `inspect` in one run (a column
+    /// of the series each), and the same for the queue disciplines and the queues table.
+    #[serde(default = "RunLimits::default_inspect_columns")]
+    pub inspect_columns: u32,
+}
+
+impl RunLimits {
+    pub const DEFAULT_INSPECT_COLUMNS: u32 = 64;
+    pub const MAX_INSPECT_COLUMNS: u32 = 65_536;
+
+    fn default_inspect_columns() -> u32 {
+        Self::DEFAULT_INSPECT_COLUMNS
+    }
+
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits { inspect_columns: Self::DEFAULT_INSPECT_COLUMNS }
+    }
 }
 
 /// The TCP stack profile and any scenario-wide overrides of its knobs.
@@ -311,6 +344,11 @@ impl ScenarioSpec {
         if let Some(pcap) = &self.trace.pcap {
             check_count("trace.pcap.flows", pcap.flows.len() as u64)?;
             check_count("trace.pcap.links", pcap.links.len() as u64)?;
+        }
+        let columns = self.limits.inspect_columns;
+        if !(1..=RunLimits::MAX_INSPECT_COLUMNS).contains(&columns) {
+            let expected = format!("1..={}", RunLimits::MAX_INSPECT_COLUMNS);
+            return Err(out_of_range("limits.inspect_columns", columns, &expected));
         }
         Ok(())
     }

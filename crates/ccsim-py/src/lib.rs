@@ -10,13 +10,40 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use ccsim_core::cc::registry;
+use ccsim_core::engine::RunError;
 use ccsim_core::results::{Column, RunResults, Table};
 use ccsim_core::spec::{profile_name, QueueSpec, PROFILES};
 use ccsim_core::tcp::profile::StackConfig;
 use ccsim_core::{ScenarioSpec, Simulation as CoreSimulation};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+
+pyo3::create_exception!(
+    ccsim._core,
+    LimitExceededError,
+    PyRuntimeError,
+    "The run grew past a bound of its scenario's [limits] that only the running engine sees \
+     (limits.inspect_columns): the run stopped. The message names the run, the key and the bound."
+);
+
+pyo3::create_exception!(
+    ccsim._core,
+    OutOfMemoryError,
+    PyMemoryError,
+    "The engine could not allocate memory for a record that grows with the run (the sampled \
+     series, the drop log, the packet capture, the result tables): the run stopped. The message \
+     names the run and the record."
+);
+
+/// The Python exception for a run's failure, naming the run.
+fn run_error(scenario: &str, e: RunError) -> PyErr {
+    let message = format!("scenario {scenario}: {e}");
+    match e {
+        RunError::Limit { .. } => LimitExceededError::new_err(message),
+        RunError::OutOfMemory { .. } => OutOfMemoryError::new_err(message),
+    }
+}
 
 /// Turn a panic payload into a message.
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
@@ -53,7 +80,9 @@ impl Simulation {
     /// discarding the broken simulation.
     ///
     /// With Python algorithms the GIL stays held, and a hook's failure discards the simulation
-    /// and is raised (a `CongestionControlError` whose cause is the hook's exception).
+    /// and is raised (a `CongestionControlError` whose cause is the hook's exception). A run
+    /// whose records could not grow (`Simulation::failure`) is discarded too, and its failure
+    /// raised: `LimitExceededError` or `OutOfMemoryError`.
     fn guarded<T: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut CoreSimulation) -> T + Send) -> PyResult<T> {
         let name = self.name.clone();
         let failures = self.failures.clone();
@@ -66,10 +95,15 @@ impl Simulation {
             self.inner = None;
             return Err(err);
         }
-        out.map_err(|p| {
+        let out = out.map_err(|p| {
             self.inner = None;
             PyRuntimeError::new_err(format!("scenario {name}: engine crashed: {}", panic_message(p)))
-        })
+        })?;
+        if let Some(failure) = self.inner.as_ref().and_then(CoreSimulation::failure) {
+            self.inner = None;
+            return Err(run_error(&name, failure));
+        }
+        Ok(out)
     }
 }
 
@@ -86,7 +120,8 @@ impl Simulation {
             (py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| CoreSimulation::new(&spec)))), None)
         } else {
             let failures = Arc::new(pycc::Failures::default());
-            let factory = pycc::factory(spec.stack.profile, makers, failures.clone());
+            let inspect_limit = spec.limits.inspect_columns as usize;
+            let factory = pycc::factory(spec.stack.profile, makers, failures.clone(), inspect_limit);
             let built = catch_unwind(AssertUnwindSafe(|| CoreSimulation::with_factory(&spec, factory)));
             if let Some(err) = failures.take() {
                 return Err(err);
@@ -136,23 +171,66 @@ impl Simulation {
 
     /// Run to the end and return the results as columns.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let results = self.guarded(py, |s| s.finish())?;
+        let name = self.name.clone();
+        let results = self.guarded(py, |s| s.try_finish())?.map_err(|e| run_error(&name, e));
         self.inner = None;
-        results_to_py(py, results)
+        results_to_py(py, results?).map_err(|e| {
+            // Python could not allocate the tables' bytes: say so as the engine's records do.
+            if e.is_instance_of::<PyMemoryError>(py) && !e.is_instance_of::<OutOfMemoryError>(py) {
+                run_error(&name, RunError::OutOfMemory { detail: format!("handing the results to Python: {e}") })
+            } else {
+                e
+            }
+        })
     }
 }
 
-fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
+/// A numeric column as Python bytes (little-endian), written in place: the column's bytes are
+/// not made twice, and a failed allocation is a MemoryError rather than an abort.
+fn column_bytes<'py>(py: Python<'py>, col: &Column, table: &str, name: &str) -> PyResult<Bound<'py, PyBytes>> {
+    fn fill<const N: usize, T: Copy>(out: &mut [u8], v: &[T], f: impl Fn(T) -> [u8; N]) {
+        for (chunk, &x) in out.chunks_exact_mut(N).zip(v) {
+            chunk.copy_from_slice(&f(x));
+        }
+    }
+    let width = match col {
+        Column::F64(_) | Column::U64(_) | Column::I64(_) => 8,
+        Column::U32(_) => 4,
+        Column::U8(_) => 1,
+        Column::Str(_) => unreachable!("string columns have no byte form"),
+    };
+    let len = col.len().checked_mul(width).ok_or_else(|| PyMemoryError::new_err("column too large"))?;
+    PyBytes::new_with(py, len, |out| {
+        match col {
+            Column::F64(v) => fill(out, v, f64::to_le_bytes),
+            Column::U64(v) => fill(out, v, u64::to_le_bytes),
+            Column::I64(v) => fill(out, v, i64::to_le_bytes),
+            Column::U32(v) => fill(out, v, u32::to_le_bytes),
+            Column::U8(v) => out.copy_from_slice(v),
+            Column::Str(_) => {}
+        }
+        Ok(())
+    })
+    .map_err(|e| {
+        if e.is_instance_of::<PyMemoryError>(py) {
+            PyMemoryError::new_err(format!("the {table} table's column {name} ({len} bytes)"))
+        } else {
+            e
+        }
+    })
+}
+
+fn table_to_py<'py>(py: Python<'py>, table: &str, t: Table) -> PyResult<Bound<'py, PyDict>> {
     let names = PyList::empty(py);
     let dtypes = PyList::empty(py);
     let data = PyList::empty(py);
     for (name, col) in t.columns {
-        names.append(name)?;
+        names.append(&name)?;
         dtypes.append(col.dtype())?;
-        match (col.to_le_bytes(), col) {
-            (Some(bytes), _) => data.append(PyBytes::new(py, &bytes))?,
-            (None, Column::Str(v)) => data.append(PyList::new(py, v)?)?,
-            (None, _) => unreachable!("only string columns have no byte form"),
+        match col {
+            Column::Str(v) => data.append(PyList::new(py, v)?)?,
+            // Each column is freed as soon as Python holds its bytes.
+            col => data.append(column_bytes(py, &col, table, &name)?)?,
         }
     }
     let d = PyDict::new(py);
@@ -164,11 +242,11 @@ fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
 
 fn results_to_py(py: Python<'_>, r: RunResults) -> PyResult<Bound<'_, PyDict>> {
     let tables = PyDict::new(py);
-    tables.set_item("flows", table_to_py(py, r.flows)?)?;
-    tables.set_item("links", table_to_py(py, r.links)?)?;
-    tables.set_item("series", table_to_py(py, r.series)?)?;
-    tables.set_item("queues", table_to_py(py, r.queues)?)?;
-    tables.set_item("drops", table_to_py(py, r.drops)?)?;
+    tables.set_item("flows", table_to_py(py, "flows", r.flows)?)?;
+    tables.set_item("links", table_to_py(py, "links", r.links)?)?;
+    tables.set_item("series", table_to_py(py, "series", r.series)?)?;
+    tables.set_item("queues", table_to_py(py, "queues", r.queues)?)?;
+    tables.set_item("drops", table_to_py(py, "drops", r.drops)?)?;
     let stats = PyDict::new(py);
     stats.set_item("events", r.events)?;
     stats.set_item("packet_hops", r.packet_hops)?;
@@ -215,6 +293,7 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("summary", a.summary)?;
         d.set_item("recovery", a.recovery)?;
         d.set_item("params", params)?;
+        d.set_item("inspect", a.inspect_names())?;
         out.append(d)?;
     }
     Ok(out)
@@ -249,6 +328,8 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add("LimitExceededError", m.py().get_type::<LimitExceededError>())?;
+    m.add("OutOfMemoryError", m.py().get_type::<OutOfMemoryError>())?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;

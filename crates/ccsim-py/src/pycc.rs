@@ -91,10 +91,16 @@ fn static_name(name: &str) -> &'static str {
 /// The controller factory of a simulation with Python algorithms: `makers` maps each cc name the
 /// scenario uses for a Python algorithm to the callable that builds one (`ccsim.pycc`); every
 /// other name is built by the registry, as `Simulation::new` does.
-pub fn factory(profile: Profile, makers: HashMap<String, Py<PyAny>>, failures: Arc<Failures>) -> CcFactory {
+/// `inspect_limit`: the run's bound on distinct inspect names (`limits.inspect_columns`).
+pub fn factory(
+    profile: Profile,
+    makers: HashMap<String, Py<PyAny>>,
+    failures: Arc<Failures>,
+    inspect_limit: usize,
+) -> CcFactory {
     Box::new(move |t, rng| match makers.get(&t.cc) {
         None => registry::build_for_profile(&t.cc, &t.cc_params, profile, rng),
-        Some(maker) => Ok(Box::new(Python::with_gil(|py| PyCc::build(py, maker, t, &failures)))),
+        Some(maker) => Ok(Box::new(Python::with_gil(|py| PyCc::build(py, maker, t, &failures, inspect_limit)))),
     })
 }
 
@@ -128,10 +134,19 @@ pub struct PyCc {
     needs_ecn: bool,
     wants_rate: bool,
     failures: Arc<Failures>,
+    /// The run's bound on distinct inspect names: no more of one report's names are passed on
+    /// (each distinct name is interned for good; the series refuse the one beyond the bound).
+    inspect_limit: usize,
 }
 
 impl PyCc {
-    fn build(py: Python<'_>, maker: &Py<PyAny>, t: &ccsim_core::spec::FlowTemplate, failures: &Arc<Failures>) -> Self {
+    fn build(
+        py: Python<'_>,
+        maker: &Py<PyAny>,
+        t: &ccsim_core::spec::FlowTemplate,
+        failures: &Arc<Failures>,
+        inspect_limit: usize,
+    ) -> Self {
         let mut cc = PyCc {
             cc: static_name(&t.cc),
             label: t.label.clone(),
@@ -140,6 +155,7 @@ impl PyCc {
             needs_ecn: false,
             wants_rate: false,
             failures: failures.clone(),
+            inspect_limit,
         };
         if let Err(err) = cc.instantiate(py, maker, t) {
             let what = format!("the constructor of {:?} (flows labelled {:?})", cc.cc, cc.label);
@@ -466,7 +482,8 @@ impl CongestionControl for PyCc {
                 let reported = reported
                     .downcast::<PyDict>()
                     .map_err(|_| PyTypeError::new_err("returned something else than a dict of names to numbers"))?;
-                for (k, v) in reported.iter() {
+                // One name beyond the bound is enough for the series to stop the run.
+                for (k, v) in reported.iter().take(self.inspect_limit.saturating_add(1)) {
                     let name: String = k
                         .extract()
                         .map_err(|_| PyTypeError::new_err(format!("returned the key {k}: expected a str")))?;

@@ -85,6 +85,22 @@ pub struct AlgorithmInfo {
 }
 
 impl AlgorithmInfo {
+    /// The names a controller built with the default parameters reports through
+    /// [`CongestionControl::inspect`] (a column of the sampled series each), in its order. The
+    /// Python front end counts them in its estimate of the series' size.
+    pub fn inspect_names(&self) -> Vec<&'static str> {
+        let rng = crate::rng::stream(0, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
+        let values = BTreeMap::new();
+        let cc = (self.build)(&Params { info: self, values: &values, profile: None }, rng);
+        let mut names = Vec::new();
+        cc.inspect(0, &mut |name, _| {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        });
+        names
+    }
+
     /// The default of parameter `name` under `profile` (`None`: the profile-independent
     /// [`ParamInfo::default`]).
     pub fn default_for(&self, name: &str, profile: Option<Profile>) -> Option<f64> {
@@ -497,6 +513,16 @@ mod tests {
         assert_eq!(cubic.default_for("hystart", Some(Profile::Linux)), Some(1.0));
         assert_eq!(cubic.default_for("hystart", Some(Profile::Ns2)), Some(0.0));
         assert_eq!(cubic.default_for("hystart", None), Some(0.0));
+    }
+
+    #[test]
+    fn inspect_names_are_those_a_fresh_controller_reports() {
+        let names = |n: &str| find(n).unwrap().inspect_names();
+        assert_eq!(names("cubic"), vec!["w_max", "k"]);
+        assert!(names("newreno").is_empty());
+        for a in algorithms() {
+            assert!(a.inspect_names().len() <= 8, "{} reports many names", a.name);
+        }
     }
 
     /// Every protocol of seed 004's parking lot that ran a Linux module under ns-2 (and CUBIC, of

@@ -219,14 +219,15 @@ impl Simulation {
             generators,
             node_names: std::mem::take(&mut net.node_names),
             sample_interval: spec.trace.sample_interval_ns.filter(|&i| i > 0),
-            series: FlowSeries::default(),
-            queues: QueueSeries::default(),
+            series: FlowSeries::new(&spec.limits),
+            queues: QueueSeries::new(&spec.limits),
             sampled_flows: Vec::new(),
             monitored: None,
             events: 0,
             cc_factory,
             capture_names,
             delayed_acks_ahead: Vec::new(),
+            failure: None,
         };
         for (i, f) in spec.flows.iter().enumerate() {
             let mut rng = stream(spec.seed, Entity::Flow, i as u64, Purpose::Start);

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::Simulation;
+use super::{RunError, Simulation};
 use crate::net::capture::Capture;
 use crate::net::fabric::Fabric;
 use crate::pcap::{self, FlowInfo, PcapFile};
@@ -104,8 +104,8 @@ impl Simulation {
     }
 
     /// The pcap files of the run (none without `[trace] pcap`); the capture is consumed.
-    pub(super) fn pcap_files(&mut self) -> Vec<PcapFile> {
-        let Some(capture) = self.fab.capture.take() else { return Vec::new() };
+    pub(super) fn pcap_files(&mut self) -> Result<Vec<PcapFile>, RunError> {
+        let Some(capture) = self.fab.capture.take() else { return Ok(Vec::new()) };
         let flows: Vec<FlowInfo> = self
             .flows
             .iter()
@@ -119,8 +119,8 @@ impl Simulation {
             })
             .collect();
         let names = std::mem::take(&mut self.capture_names);
-        let files = pcap::files(&capture, names.len(), &flows);
-        names.into_iter().zip(files).map(|(name, bytes)| PcapFile { name, bytes }).collect()
+        let files = pcap::files(&capture, names.len(), &flows).map_err(|e| RunError::out_of_memory(&e, self.now))?;
+        Ok(names.into_iter().zip(files).map(|(name, bytes)| PcapFile { name, bytes }).collect())
     }
 }
 

@@ -10,15 +10,61 @@ use crate::net::fabric::{Delivery, Fabric, NOT_AHEAD};
 use crate::net::packet::Packet;
 
 use std::collections::VecDeque;
+use std::fmt;
 use std::sync::Arc;
 
+use crate::grow::OutOfMemory;
 use crate::spec::ScenarioSpec;
 use crate::tcp::profile::StackConfig;
-use crate::trace::{FlowSeries, QueueSeries};
+use crate::trace::{FlowRow, FlowSeries, QueueRow, QueueSeries, RecordError};
 use crate::traffic::{Flow, Generator};
 use crate::units::{secs, Dur, Time};
 
 pub use build::CcFactory;
+
+/// Why a run stopped before its end (see [`Simulation::failure`]): it has no complete results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The run grew past a bound of the scenario's `[limits]`: `key` names it (as the scenario
+    /// writes it), `detail` says what grew, the bound and what to change.
+    Limit { key: &'static str, detail: String },
+    /// A record that grows with the run (series, drop log, capture) could not be allocated.
+    OutOfMemory { detail: String },
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Limit { key, detail } => write!(f, "{key}: {detail}"),
+            RunError::OutOfMemory { detail } => write!(f, "out of memory: {detail}"),
+        }
+    }
+}
+
+impl RunError {
+    fn out_of_memory(e: &OutOfMemory, now: Time) -> Self {
+        RunError::OutOfMemory { detail: format!("{e} at {:.6} s of simulated time", secs(now)) }
+    }
+
+    /// A failed series row: `who` reported the names (an algorithm, a queue discipline).
+    fn from_record(e: RecordError, who: impl FnOnce() -> String, now: Time) -> Self {
+        match e {
+            RecordError::OutOfMemory(e) => Self::out_of_memory(&e, now),
+            RecordError::TooManyNames { name, limit } => RunError::Limit {
+                key: "limits.inspect_columns",
+                detail: format!(
+                    "{} reported {name:?} at {:.6} s of simulated time, distinct inspect name \
+                     number {} of the run; expected at most {limit} (each name is a column of the \
+                     table): report fewer names from inspect(), or set limits.inspect_columns in \
+                     the scenario to allow more",
+                    who(),
+                    secs(now),
+                    limit + 1
+                ),
+            },
+        }
+    }
+}
 
 pub struct Simulation {
     pub name: String,
@@ -48,6 +94,8 @@ pub struct Simulation {
     /// of a group acts in time order, with the same delay). An entry whose receiver re-armed or
     /// cancelled its timer since is stale.
     delayed_acks_ahead: Vec<VecDeque<(Time, u32)>>,
+    /// Why the series stopped recording (they record nothing from then on).
+    failure: Option<RunError>,
 }
 
 impl Simulation {
@@ -92,6 +140,19 @@ impl Simulation {
 
     pub fn events_processed(&self) -> u64 {
         self.events
+    }
+
+    /// Why the run cannot give complete results, if something it records could not grow: a
+    /// bound of [`RunLimits`](crate::spec::RunLimits) exceeded, or memory refused. The records
+    /// stop growing at the failure and the run goes on if asked; a caller stops it and reports
+    /// this instead.
+    pub fn failure(&self) -> Option<RunError> {
+        if let Some(failure) = &self.failure {
+            return Some(failure.clone());
+        }
+        let capture = self.fab.capture.as_ref().and_then(|c| c.failed.as_ref());
+        let drops = self.fab.drop_log.as_ref().and_then(|d| d.failed.as_ref());
+        capture.or(drops).map(|(e, at)| RunError::out_of_memory(e, *at))
     }
 
     /// Run every event up to `until` (at most the scenario's duration). Returns true at the end.
@@ -207,28 +268,60 @@ impl Simulation {
         }
     }
 
+    /// Record a row of the series per sampled flow and monitored link. A row that cannot be
+    /// recorded (a bound exceeded, memory refused) ends the sampling: the failure is kept for
+    /// [`Self::failure`], and no later sample is scheduled.
     fn sample(&mut self, now: Time) {
         let Some(interval) = self.sample_interval else { return };
+        if self.failure.is_some() {
+            return;
+        }
         let flows = &mut self.flows;
         let series = &mut self.series;
+        let mut failure = None;
         // A flow finished before `now` is skipped now and at every later sample: drop it.
         self.sampled_flows.retain(|&i| {
             let f = &mut flows[i as usize];
             if f.sender.completed_at.is_some_and(|t| t < now) {
                 return false;
             }
+            if failure.is_some() {
+                return true;
+            }
             let bytes = f.sender.bytes_acked();
-            series.t_s.push(secs(now));
-            series.flow.push(i);
-            series.cwnd_pkts.push(f.sender.w.cwnd);
-            series.ssthresh_pkts.push(f.sender.w.ssthresh);
-            series.srtt_s.push(f.sender.srtt().map_or(f64::NAN, secs));
-            series.rate_bps.push((bytes - f.sampled_bytes) as f64 * 8.0 / secs(interval));
+            let row = FlowRow {
+                t_s: secs(now),
+                flow: i,
+                cwnd_pkts: f.sender.w.cwnd,
+                ssthresh_pkts: f.sender.w.ssthresh,
+                srtt_s: f.sender.srtt().map_or(f64::NAN, secs),
+                rate_bps: (bytes - f.sampled_bytes) as f64 * 8.0 / secs(interval),
+            };
+            if let Err(e) = series.push_row(row) {
+                failure = Some(RunError::out_of_memory(&e, now));
+                return true;
+            }
             f.sampled_bytes = bytes;
             f.sender.inspect_cc(now, &mut |name, value| series.record_cc(name, value));
-            series.close_row();
+            if let Err(e) = series.close_row() {
+                let who = || format!("algorithm {:?} (flow {i}, labelled {:?})", f.sender.cc_name(), f.label);
+                failure = Some(RunError::from_record(e, who, now));
+            }
             true
         });
+        if failure.is_none() {
+            failure = self.sample_queues(now).err();
+        }
+        if failure.is_some() {
+            self.failure = failure;
+            return;
+        }
+        if now + interval <= self.duration {
+            self.fab.events.push(now + interval, Event::Sample);
+        }
+    }
+
+    fn sample_queues(&mut self, now: Time) -> Result<(), RunError> {
         let links = &self.fab.links;
         let monitored = self.monitored.get_or_insert_with(|| {
             links.iter().enumerate().filter(|(_, l)| l.monitor).map(|(i, _)| i as u32).collect()
@@ -239,16 +332,21 @@ impl Simulation {
             let l = &mut self.fab.links[i as usize];
             let (pkts, bytes) = l.queue_len(now);
             let q = &mut self.queues;
-            q.t_s.push(secs(now));
-            q.link.push(i);
-            q.queue_pkts.push(pkts as u32);
-            q.queue_bytes.push(bytes);
-            q.avg_queue_pkts.push(l.average_queue().unwrap_or(f64::NAN));
+            let row = QueueRow {
+                t_s: secs(now),
+                link: i,
+                queue_pkts: pkts as u32,
+                queue_bytes: bytes,
+                avg_queue_pkts: l.average_queue().unwrap_or(f64::NAN),
+            };
+            q.push_row(row).map_err(|e| RunError::out_of_memory(&e, now))?;
             l.inspect_queue(&mut |name, value| q.record_aqm(name, value));
-            q.close_row();
+            q.close_row().map_err(|e| {
+                let names = &self.node_names;
+                let who = || format!("the queue of link {}->{}", names[l.src as usize], names[l.dst as usize]);
+                RunError::from_record(e, who, now)
+            })?;
         }
-        if now + interval <= self.duration {
-            self.fab.events.push(now + interval, Event::Sample);
-        }
+        Ok(())
     }
 }

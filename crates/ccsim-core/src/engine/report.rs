@@ -1,6 +1,6 @@
 //! Assembling the result tables at the end of a run, and the conservation accounting.
 
-use super::Simulation;
+use super::{RunError, Simulation};
 use crate::net::packet::PacketKind;
 use crate::results::{Column, RunResults, Table};
 use crate::units::secs;
@@ -159,13 +159,28 @@ impl Simulation {
         t
     }
 
-    /// Finish the run (if needed) and assemble the result tables.
+    /// Finish the run (if needed) and assemble the result tables. Panics if the run failed
+    /// ([`Self::try_finish`] returns why instead).
     pub fn finish(&mut self) -> RunResults {
+        self.try_finish().unwrap_or_else(|e| panic!("scenario {}: {e}", self.name))
+    }
+
+    /// Finish the run (if needed) and assemble the result tables; or the run's
+    /// [`failure`](Self::failure), if something it records could not grow (its records are then
+    /// incomplete).
+    pub fn try_finish(&mut self) -> Result<RunResults, RunError> {
+        if let Some(failure) = self.failure() {
+            return Err(failure);
+        }
         self.run();
         for link in 0..self.fab.links.len() as u32 {
             self.fab.serve(link, self.now);
         }
-        let s = std::mem::take(&mut self.series);
+        if let Some(failure) = self.failure() {
+            return Err(failure);
+        }
+        let mut s = std::mem::take(&mut self.series);
+        let mut state = s.take_cc();
         let mut series = Table::default();
         series.push("t_s", Column::F64(s.t_s));
         series.push("flow", Column::U32(s.flow));
@@ -173,24 +188,24 @@ impl Simulation {
         series.push("ssthresh_pkts", Column::F64(s.ssthresh_pkts));
         series.push("srtt_s", Column::F64(s.srtt_s));
         series.push("rate_bps", Column::F64(s.rate_bps));
-        let mut state = s.cc;
         state.sort_by_key(|(name, _)| *name);
         for (name, values) in state {
             series.push(format!("cc_{name}"), Column::F64(values));
         }
-        let q = std::mem::take(&mut self.queues);
+        let mut q = std::mem::take(&mut self.queues);
+        let mut aqm = q.take_aqm();
         let mut queues = Table::default();
         queues.push("t_s", Column::F64(q.t_s));
         queues.push("link", Column::U32(q.link));
         queues.push("queue_pkts", Column::U32(q.queue_pkts));
         queues.push("queue_bytes", Column::U64(q.queue_bytes));
         queues.push("avg_queue_pkts", Column::F64(q.avg_queue_pkts));
-        let mut aqm = q.aqm;
         aqm.sort_by_key(|(name, _)| *name);
         for (name, values) in aqm {
             queues.push(name, Column::F64(values));
         }
-        let d = self.fab.take_drop_log().unwrap_or_default();
+        let now = self.now;
+        let d = self.fab.take_drop_log().map_err(|e| RunError::out_of_memory(&e, now))?.unwrap_or_default();
         let mut drops = Table::default();
         drops.push("t_s", Column::F64(d.t_s));
         drops.push("link", Column::U32(d.link));
@@ -198,18 +213,19 @@ impl Simulation {
         drops.push("seq", Column::U32(d.seq));
         drops.push("is_ack", Column::U8(d.is_ack));
         drops.push("kind", Column::U8(d.kind));
-        RunResults {
+        let pcap = self.pcap_files()?;
+        Ok(RunResults {
             flows: self.flows_table(),
             links: self.links_table(),
             series,
             queues,
             drops,
-            pcap: self.pcap_files(),
+            pcap,
             events: self.events,
             packet_hops: self.fab.hops,
             sim_end_ns: self.now,
             stack_json: serde_json::to_string(&*self.stack).expect("stack config serializes"),
-        }
+        })
     }
 
     pub fn seed(&self) -> u64 {

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use super::link::LinkId;
 use super::packet::{Packet, SackBlocks, SackStore};
+use crate::grow::{self, OutOfMemory};
 use crate::units::Time;
 
 /// One captured packet: 56 bytes, the packet as it was plus where and when it was seen.
@@ -38,6 +39,8 @@ pub struct Capture {
     flow_point: BTreeMap<u32, u32>,
     pub records: Vec<Record>,
     pub sacks: Vec<SackBlocks>,
+    /// The records could not grow (and when): nothing is recorded from then on.
+    pub failed: Option<(OutOfMemory, Time)>,
 }
 
 impl Capture {
@@ -48,6 +51,7 @@ impl Capture {
             flow_point: flows.into_iter().collect(),
             records: Vec::new(),
             sacks: Vec::new(),
+            failed: None,
         }
     }
 
@@ -80,12 +84,24 @@ impl Capture {
     }
 
     fn record(&mut self, point: u32, pkt: &Packet, now: Time, sacks: &SackStore) {
+        if self.failed.is_some() {
+            return;
+        }
+        if let Err(e) = self.try_record(point, pkt, now, sacks) {
+            self.failed = Some((e, now));
+        }
+    }
+
+    fn try_record(&mut self, point: u32, pkt: &Packet, now: Time, sacks: &SackStore) -> Result<(), OutOfMemory> {
+        const WHAT: &str = "the packet capture";
+        grow::reserve(&mut self.records, 1, WHAT)?;
         let mut sack = Record::NO_SACK;
         if pkt.sack.is_some() {
             sack = self.sacks.len() as u32;
-            self.sacks.push(sacks.get(pkt.sack));
+            grow::push(&mut self.sacks, sacks.get(pkt.sack), WHAT)?;
         }
         self.records.push(Record { t: now, pkt: *pkt, point, sack });
+        Ok(())
     }
 
     /// The SACK blocks of a record (none for most).

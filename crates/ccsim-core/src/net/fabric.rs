@@ -31,6 +31,7 @@
 use super::capture::Capture;
 use super::drops::{DropKind, DropLog, FlowDrops};
 use crate::event::{Event, EventQueue};
+use crate::grow::OutOfMemory;
 use crate::net::link::{Link, LinkId, Offer};
 use crate::net::packet::{Packet, PacketKind, SackStore};
 use crate::net::qdisc::Verdict;
@@ -434,10 +435,10 @@ impl Fabric {
     /// The drop log in (time, link, kind) order. Drops are recorded out of time order: a
     /// dequeue discipline records its drops when its link is next touched, and a packet passed
     /// on may be dropped at the next link before drops elsewhere at earlier times.
-    pub fn take_drop_log(&mut self) -> Option<DropLog> {
-        let mut log = self.drop_log.take()?;
-        log.sort_by_time();
-        Some(log)
+    pub fn take_drop_log(&mut self) -> Result<Option<DropLog>, OutOfMemory> {
+        let Some(mut log) = self.drop_log.take() else { return Ok(None) };
+        log.sort_by_time()?;
+        Ok(Some(log))
     }
 
     /// The packet at the head of `link`'s processing stage reaches the queue.

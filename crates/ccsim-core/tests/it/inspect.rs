@@ -135,3 +135,26 @@ fn the_hybrid_algorithms_report_their_state() {
         }
     }
 }
+
+/// `limits.inspect_columns` bounds the distinct names of a run: CUBIC's two names do not fit in
+/// one column. The run stops sampling at the first row, says which algorithm and flow reported
+/// the name beyond the bound, and gives no results; the default bound leaves the spec as it was.
+#[test]
+fn names_beyond_the_runs_bound_stop_the_run_with_the_key_and_the_algorithm() {
+    let mut v = dumbbell(10_000_000, 10, droptail(1000), vec![flow("newreno", 40), flow("cubic", 40)], 2.0);
+    set(&mut v, "trace", json!({"sample_interval_ns": 10 * MS, "drops": false}));
+    let default = spec(&v);
+    assert_eq!(default.limits, ccsim_core::spec::RunLimits::default());
+    assert!(!serde_json::to_string(&default).unwrap().contains("limits"), "absent when default");
+    set(&mut v, "limits", json!({"inspect_columns": 1}));
+    let mut sim = ccsim_core::Simulation::new(&spec(&v)).expect("builds");
+    sim.run_until(S);
+    let failure = sim.failure().expect("the run failed");
+    let text = failure.to_string();
+    assert!(text.starts_with("limits.inspect_columns: algorithm \"cubic\" (flow 1, labelled \"cubic\")"), "{text}");
+    assert!(text.contains("expected at most 1"), "{text}");
+    assert_eq!(sim.try_finish().err(), Some(failure));
+    set(&mut v, "limits", json!({"inspect_columns": 0}));
+    let err = ccsim_core::ScenarioSpec::from_json(&v.to_string()).unwrap_err();
+    assert!(err.starts_with("limits.inspect_columns: 0 is out of range"), "{err}");
+}
