@@ -17,7 +17,7 @@ from typing import Any
 import ccsim
 import pytest
 import tomli_w
-from ccsim.errors import EngineError, ScenarioError
+from ccsim.errors import ScenarioError
 from ccsim.scenario import (
     DEFAULT_INSPECT_COLUMNS,
     SERIES_PEAK_COPIES,
@@ -232,7 +232,8 @@ def test_an_inspect_that_reports_a_new_name_each_sample_stops_at_the_limit(
     from ccsim import _core
 
     scenario = Scenario.from_toml(GROWING)
-    with pytest.raises(EngineError) as caught:
+    # Bad input, like a limit checked before the run: the scenario asks for more than it allows.
+    with pytest.raises(ScenarioError) as caught:
         ccsim.run(scenario)
     message = str(caught.value)
     assert "\n" not in message
@@ -263,7 +264,7 @@ def test_the_command_line_says_it_in_one_line(inspecting: Path, tmp_path: Path) 
     path = tmp_path / "growing.toml"
     path.write_text(GROWING, encoding="utf-8")
     done = run_cli("run", path, "--out", tmp_path / "out", cwd=tmp_path)
-    assert done.returncode in (1, 2), done.stderr
+    assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith("error: ") and "limits.inspect_columns" in done.stderr
     assert not (tmp_path / "out").exists()
@@ -318,5 +319,5 @@ def test_a_series_that_cannot_get_memory_is_out_of_memory_not_an_abort(tmp_path:
     # Today the allocation failure aborts the process (SIGABRT, status -6).
     assert done.returncode == 3, (done.returncode, done.stdout, done.stderr[-2000:])
     line = done.stdout.strip()
-    assert line.startswith("OutOfMemoryError hungry: "), line
-    assert "scenario hungry: out of memory: the sampled series could not grow" in line
+    assert line.startswith("OutOfMemoryError scenario hungry: out of memory: "), line
+    assert "the sampled series could not grow" in line

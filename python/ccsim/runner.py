@@ -76,7 +76,12 @@ def run(scenario: Scenario, *, progress: bool = False) -> Results:
     wall_s = time.perf_counter() - started
     from ccsim.results import Results  # pandas: imported only when a run needs it
 
-    results = Results.from_engine(scenario, output, wall_s=wall_s, version=str(core.version()))
+    try:
+        results = Results.from_engine(scenario, output, wall_s=wall_s, version=str(core.version()))
+    except MemoryError as error:
+        raise EngineError(
+            f"scenario {scenario.name}: out of memory while building the result tables"
+        ) from error
     if os.environ.get(CHECK_INVARIANTS_ENV):
         check_conservation(results)
     return results
@@ -166,6 +171,13 @@ def _engine_call(scenario: Scenario, doing: str, method: Any, *args: Any) -> Any
     except BaseException as error:
         if _from_a_hook(error):
             raise  # a Python algorithm's hook raised: the user's exception is its cause
+        core = engine()
+        if isinstance(error, core.LimitExceededError):
+            # A [limits] key the run went past while running (its message names the key): the
+            # scenario asks for more than it allows, as when the bound is checked beforehand.
+            raise ScenarioError(str(error)) from error
+        if isinstance(error, core.OutOfMemoryError):
+            raise EngineError(str(error)) from error  # it names the run already
         # pyo3 reports a Rust panic as PanicException, which derives from BaseException.
         raise EngineError(f"{scenario.name}: the engine failed while {doing}: {error}") from error
 
