@@ -172,11 +172,11 @@ def _engine_call(scenario: Scenario, doing: str, method: Any, *args: Any) -> Any
         if _from_a_hook(error):
             raise  # a Python algorithm's hook raised: the user's exception is its cause
         core = engine()
-        if isinstance(error, core.LimitExceededError):
+        if isinstance(error, getattr(core, "LimitExceededError", ())):
             # A [limits] key the run went past while running (its message names the key): the
             # scenario asks for more than it allows, as when the bound is checked beforehand.
             raise ScenarioError(str(error)) from error
-        if isinstance(error, core.OutOfMemoryError):
+        if isinstance(error, getattr(core, "OutOfMemoryError", ())):
             raise EngineError(str(error)) from error  # it names the run already
         # pyo3 reports a Rust panic as PanicException, which derives from BaseException.
         raise EngineError(f"{scenario.name}: the engine failed while {doing}: {error}") from error
