@@ -6,7 +6,6 @@ sweep) or a sweep directory (``ccsim sweep``). The command line's ``query`` and 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ccsim.errors import ScenarioError
-from ccsim.results import TABLES
+from ccsim.results import TABLES, read_json_object
 from ccsim.store import MANIFEST, Store
 
 if TYPE_CHECKING:
@@ -45,25 +44,12 @@ def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
     ``params``). A damaged one raises :class:`ScenarioError` naming the file."""
     path = Path(directory) / MANIFEST
     again = "run the sweep again (the same command) to rewrite it"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such file; expected a sweep directory") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(
-            f"{path}: not a UTF-8 text file; expected the sweep's manifest"
-        ) from None
-    except ValueError as error:
-        reason = error.args[0] if error.args else "invalid"
-        raise ScenarioError(
-            f"{path}: not valid JSON ({reason}; truncated or damaged); expected the manifest "
-            f"ccsim sweep writes: {again}"
-        ) from None
-    if not isinstance(manifest, dict):
-        raise ScenarioError(
-            f"{path}: holds a JSON {type(manifest).__name__}; expected a JSON object, the "
-            f"manifest ccsim sweep writes: {again}"
-        )
+    manifest = read_json_object(
+        path,
+        "the manifest ccsim sweep writes",
+        remedy=again,
+        missing="a sweep directory",
+    )
     for key, kind in (("sweep", dict), ("columns", list), ("points", list)):
         if not isinstance(manifest.get(key), kind):
             what = "object" if kind is dict else "list"

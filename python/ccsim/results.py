@@ -302,24 +302,38 @@ class Results:
 
 def _read_summary(path: Path) -> dict[str, Any]:
     """A results directory's summary.json, without the keys that mark the directory."""
+    summary = read_json_object(
+        path, "the summary ccsim wrote", remedy="run the scenario again", missing=None
+    )
+    return {key: value for key, value in summary.items() if key not in _MARKER_KEYS}
+
+
+def read_json_object(
+    path: Path, expected: str, *, remedy: str, missing: str | None
+) -> dict[str, Any]:
+    """The JSON object in ``path`` (a file ccsim wrote: ``expected`` says which); a file that
+    is missing (when ``missing`` says what was expected instead), not UTF-8, not JSON or not an
+    object raises :class:`ScenarioError` in one line, ending with ``remedy`` where it helps."""
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        if missing is None:
+            raise
+        raise ScenarioError(f"{path}: no such file; expected {missing}") from None
     except UnicodeDecodeError:
-        raise ScenarioError(
-            f"{path}: not a UTF-8 text file; expected the JSON summary ccsim wrote"
-        ) from None
+        raise ScenarioError(f"{path}: not a UTF-8 text file; expected {expected}") from None
     except ValueError as error:
         reason = error.args[0] if error.args else "invalid"
         raise ScenarioError(
-            f"{path}: not valid JSON ({reason}; truncated or damaged); expected the summary "
-            "ccsim wrote: run the scenario again"
+            f"{path}: not valid JSON ({reason}; truncated or damaged); expected {expected}: "
+            f"{remedy}"
         ) from None
-    if not isinstance(summary, dict):
+    if not isinstance(data, dict):
         raise ScenarioError(
-            f"{path}: holds a JSON {type(summary).__name__}; expected a JSON object, the "
-            "summary ccsim wrote"
+            f"{path}: holds a JSON {type(data).__name__}; expected a JSON object, {expected}: "
+            f"{remedy}"
         )
-    return {key: value for key, value in summary.items() if key not in _MARKER_KEYS}
+    return data
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
