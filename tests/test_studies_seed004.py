@@ -439,8 +439,10 @@ def test_l1_quick_reno_against_itself_and_the_gains_that_held_in_every_seed_rang
     4-6 and 7-9 (light load, no loss, 60 s, the Linux 2.6.22 modules): H-TCP's relative
     throughput, 2.71 (2.35 to 3.07), 2.72 (1.32 to 4.11) and 2.21 (2.08 to 2.34); H-TCP's
     backbone utilization above Reno's, by 0.091 (0.040 to 0.141), 0.098 (0.058 to 0.139) and
-    0.111 (0.081 to 0.141). The others, AReno's and the per-hop ones included, were inconclusive
-    (or, once, reversed) in at least one range."""
+    0.111 (0.081 to 0.141). The others, the per-hop ones included, were inconclusive (or, once,
+    reversed) in at least one range; AReno's were so measured before AReno ran with the 2.6
+    modules' per-ACK counting and have not been measured over seed ranges since, so none of
+    AReno's checks is asserted."""
     rt = quick.table[(quick.table["metric"] == seed004.RELATIVE) & (quick.table["by"] == "all")]
     (reno,) = rt[rt["algorithm"] == "reno"]["replicates"]
     assert [v for _, v in reno.values] == [1.0, 1.0, 1.0]
