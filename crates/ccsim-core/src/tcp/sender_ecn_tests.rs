@@ -3,13 +3,13 @@
 
 use crate::net::packet::{ecn, Packet, PacketKind};
 use crate::tcp::profile::Profile;
-use crate::tcp::recovery::bench::{new_data, Bench};
+use crate::tcp::recovery::sender_harness::{new_data, SenderHarness};
 use crate::tcp::recovery::Procedure;
 
 /// Linux profile (SACK recovery, reductions from cwnd) with ECN, no delayed ACKs. After the
 /// handshake the initial window of 10 leaves (0..10).
-fn linux_ecn() -> (Bench, Vec<Packet>) {
-    let mut b = Bench::new(Procedure::Sack, Profile::Linux, |s| {
+fn linux_ecn() -> (SenderHarness, Vec<Packet>) {
+    let mut b = SenderHarness::new(Procedure::Sack, Profile::Linux, |s| {
         s.ecn = true;
         s.delayed_ack = false;
     });
@@ -20,7 +20,7 @@ fn linux_ecn() -> (Bench, Vec<Packet>) {
     (b, syn)
 }
 
-fn ece_ack(b: &mut Bench, seq: u32) {
+fn ece_ack(b: &mut SenderHarness, seq: u32) {
     let p = b.ack_packet(seq, &[], ecn::ECE);
     b.deliver(p);
 }
@@ -84,7 +84,7 @@ fn acks_without_ece_grow_the_window_as_usual() {
 
 #[test]
 fn retransmissions_are_not_ect_and_a_loss_reduction_also_sends_cwr() {
-    let mut b = Bench::new(Procedure::NewReno, Profile::Ns2, |s| s.ecn = true);
+    let mut b = SenderHarness::new(Procedure::NewReno, Profile::Ns2, |s| s.ecn = true);
     b.open_to(6);
     // cwnd 8, 6..14 outstanding. 6 is lost: three duplicate ACKs.
     for _ in 0..3 {
@@ -104,7 +104,7 @@ fn retransmissions_are_not_ect_and_a_loss_reduction_also_sends_cwr() {
 
 #[test]
 fn without_ecn_nothing_is_marked_and_ece_is_ignored() {
-    let mut b = Bench::new(Procedure::NewReno, Profile::Ns2, |_| {});
+    let mut b = SenderHarness::new(Procedure::NewReno, Profile::Ns2, |_| {});
     b.open_to(2);
     assert!(b.sent_packets().is_empty());
     ece_ack(&mut b, 3);

@@ -3,33 +3,33 @@
 
 use super::*;
 use crate::tcp::profile::Profile;
-use crate::tcp::recovery::bench::{Bench, MS};
+use crate::tcp::recovery::sender_harness::{SenderHarness, MS};
 
 #[test]
 fn ns2_opens_without_a_handshake_and_slow_start_sends_two_per_ack() {
-    let mut b = Bench::for_cc("reno", Profile::Ns2, |_| {});
+    let mut b = SenderHarness::for_cc("reno", Profile::Ns2, |_| {});
     b.sender.start(0, &mut b.fab);
-    assert_eq!(b.sent(), Bench::data(0..2), "the initial window of 2 leaves at once");
+    assert_eq!(b.sent(), SenderHarness::data(0..2), "the initial window of 2 leaves at once");
     b.ack_at(1, 10 * MS);
-    assert_eq!(b.sent(), Bench::data(2..4), "cwnd 3, one in flight: two more");
+    assert_eq!(b.sent(), SenderHarness::data(2..4), "cwnd 3, one in flight: two more");
     b.ack_at(2, 11 * MS);
-    assert_eq!(b.sent(), Bench::data(4..6));
+    assert_eq!(b.sent(), SenderHarness::data(4..6));
     assert_eq!(b.sender.w.cwnd, 4.0);
 }
 
 #[test]
 fn with_a_handshake_data_waits_for_the_syn_ack() {
-    let mut b = Bench::for_cc("reno", Profile::Linux, |_| {});
+    let mut b = SenderHarness::for_cc("reno", Profile::Linux, |_| {});
     b.sender.start(0, &mut b.fab);
     assert_eq!(b.sent(), vec![(PacketKind::Syn, 0)]);
     let syn_ack = Packet { kind: PacketKind::SynAck, ..b.ack_packet(0, &[], 0) };
     b.sender.on_ack(&syn_ack, 2 * MS, &mut b.fab);
-    assert_eq!(b.sent(), Bench::data(0..10), "Linux's initial window of 10");
+    assert_eq!(b.sent(), SenderHarness::data(0..10), "Linux's initial window of 10");
 }
 
 #[test]
 fn three_duplicate_acks_retransmit_the_hole_and_halve_the_window() {
-    let mut b = Bench::for_cc("newreno", Profile::Ns2, |_| {});
+    let mut b = SenderHarness::for_cc("newreno", Profile::Ns2, |_| {});
     b.sender.start(0, &mut b.fab);
     b.sent();
     for (i, ack) in (1..=6).enumerate() {
@@ -50,7 +50,7 @@ fn three_duplicate_acks_retransmit_the_hole_and_halve_the_window() {
 
 #[test]
 fn a_timeout_goes_back_to_the_first_unacknowledged_segment_with_one_segment() {
-    let mut b = Bench::for_cc("newreno", Profile::Ns2, |_| {});
+    let mut b = SenderHarness::for_cc("newreno", Profile::Ns2, |_| {});
     b.sender.start(0, &mut b.fab);
     b.ack_at(1, 10 * MS);
     b.sent();
@@ -64,13 +64,13 @@ fn a_timeout_goes_back_to_the_first_unacknowledged_segment_with_one_segment() {
             }
         }
     }
-    assert_eq!(b.sent(), Bench::data(1..2));
+    assert_eq!(b.sent(), SenderHarness::data(1..2));
     assert_eq!((b.sender.w.cwnd, b.sender.stats.timeouts), (1.0, 1));
 }
 
 #[test]
 fn send_overhead_holds_segments_in_order_until_their_release() {
-    let mut b = Bench::for_cc("reno", Profile::Ns2, |s| s.send_overhead_ns = 5 * MS);
+    let mut b = SenderHarness::for_cc("reno", Profile::Ns2, |s| s.send_overhead_ns = 5 * MS);
     b.sender.start(0, &mut b.fab);
     assert!(b.sent().is_empty(), "held by the host");
     assert_eq!(b.sender.held_packets(), 2);
@@ -81,6 +81,6 @@ fn send_overhead_holds_segments_in_order_until_their_release() {
             b.sender.on_release_timer(t, &mut b.fab);
         }
     }
-    assert_eq!(b.sent(), Bench::data(0..2));
+    assert_eq!(b.sent(), SenderHarness::data(0..2));
     assert_eq!(b.sender.held_packets(), 0);
 }

@@ -205,4 +205,4 @@ impl LossRecovery {
 }
 
 #[cfg(test)]
-pub(crate) mod bench;
+pub(crate) mod sender_harness;

@@ -84,16 +84,16 @@ impl Sack {
 
 #[cfg(test)]
 mod tests {
-    use super::super::bench::{new_data, rtx, Bench};
+    use super::super::sender_harness::{new_data, rtx, SenderHarness};
     use super::super::Procedure;
     use crate::tcp::profile::Profile;
 
     /// Linux profile with SACK, no delayed ACKs: after the handshake the initial window of 10
     /// leaves (0..10); 2 and 5 are lost.
-    fn window_of_ten() -> Bench {
-        let mut b = Bench::new(Procedure::Sack, Profile::Linux, |s| s.delayed_ack = false);
+    fn window_of_ten() -> SenderHarness {
+        let mut b = SenderHarness::new(Procedure::Sack, Profile::Linux, |s| s.delayed_ack = false);
         b.handshake();
-        assert_eq!(b.sent(), Bench::data(0..10));
+        assert_eq!(b.sent(), SenderHarness::data(0..10));
         b
     }
 
@@ -103,7 +103,7 @@ mod tests {
         b.ack(1);
         b.ack(2);
         // Slow start: cwnd 12; 10..14 left.
-        assert_eq!(b.sent(), Bench::data(10..14));
+        assert_eq!(b.sent(), SenderHarness::data(10..14));
         assert_eq!(b.cwnd(), 12.0);
         // 3 and 4 arrive: SACK [3,5); two above the hole, fewer than DupThresh: no loss yet.
         b.ack_sack(2, &[(3, 4)]);

@@ -1,6 +1,6 @@
-//! A sender on its own for tests that read as packet exchanges: the test plays the receiver,
-//! hands the sender ACKs (with SACK blocks when it wants) and reads what the sender put on one
-//! fast link.
+//! A test harness (not a benchmark): a sender on its own, for tests that read as packet
+//! exchanges. The test plays the receiver, hands the sender ACKs (with SACK blocks when it wants)
+//! and reads what the sender put on one fast link.
 
 use std::collections::BTreeMap;
 
@@ -28,7 +28,7 @@ pub fn new_data(seq: u32) -> (PacketKind, u32) {
     (PacketKind::Data, seq)
 }
 
-pub struct Bench {
+pub struct SenderHarness {
     pub sender: Sender,
     pub fab: Fabric,
     /// Packets already read off the link.
@@ -37,7 +37,7 @@ pub struct Bench {
     pub now: Time,
 }
 
-impl Bench {
+impl SenderHarness {
     /// A sender running `cc` (its window rules) with `recovery`, under `profile` as `tweak`
     /// changes it.
     pub fn with_cc(cc: &str, recovery: Procedure, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
@@ -61,7 +61,7 @@ impl Bench {
         };
         let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
         let cc = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap();
-        Bench { sender: Sender::new(setup, cc), fab, seen: 0, now: 0 }
+        SenderHarness { sender: Sender::new(setup, cc), fab, seen: 0, now: 0 }
     }
 
     /// A sender running `cc` with the recovery procedure the stack gives it (the stack's
