@@ -296,7 +296,7 @@ def test_transfer_time_by_size() -> None:
     assert custom["transfers"].tolist() == [3, 1]
 
 
-# ---- analytic oracles: algorithms-loss-and-highspeed.md, section 11.2 --------------------------
+# ---- analytic oracles (docs/experiments.md, section "Metrics") --------------------------------
 
 # p: ((full, approx, Mathis) for b = 1, (full, approx, Mathis) for b = 2); RTT 0.1 s, T0 1 s.
 PFTK_TABLE = {

@@ -2,7 +2,8 @@
 
 Source: seed 001, Baryshnikov, Coffman, Feng and Misra, "Free-Drop TCP" (2006), section 2 and
 section 3 (THROUGHPUT); the Reno sawtooth is Mathis, Semke, Mahdavi and Ott (CCR 1997). The
-oracles are listed in algorithms-delay-and-hybrid.md section 13.8 and studies.md (seed 001, F1, F4).
+oracles are described in docs/fluid.md; studies F1 and F4 use them
+(docs/studies/free-drop-tcp.md).
 
 The fluid model (seed 001, eq. 1). The congestion window ``W`` (packets) grows at ``dW/dt =
 1/RTT``. Losses arrive as a Poisson process of rate ``lam`` (per second). A loss arriving at ``t``

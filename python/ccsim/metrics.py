@@ -2,9 +2,9 @@
 
 Every function takes plain numbers or the pandas tables of :class:`ccsim.Results` (``flows``,
 ``links``, ``series``, ``queues``, ``drops``) and returns numbers or new tables; nothing is read
-from disk and nothing is changed in place. Each docstring gives the formula and the document it
-comes from ("seed NNN" is a file of the seed papers; studies.md lists their experiments, and
-algorithms-loss-and-highspeed.md section 11 the analytic oracles).
+from disk and nothing is changed in place. Each docstring gives the formula and where it comes
+from ("seed NNN" is one of the seed papers, whose experiments docs/studies/ describes; the
+analytic oracles are listed in docs/experiments.md, section "Metrics").
 
 Throughputs are ``goodput_bps`` unless a ``column`` says otherwise. Flows of two runs are matched
 by :func:`flow_keys`: a bulk flow by its index, a generator transfer by (generator, source, how
@@ -585,7 +585,7 @@ def transfer_time_by_size(
     return table.drop(columns="bucket")
 
 
-# ---- analytic oracles (algorithms-loss-and-highspeed.md, section 11) ---------------------------
+# ---- analytic oracles (docs/experiments.md, section "Metrics") --------------------------------
 
 
 def mathis_throughput(p: float, rtt_s: float, b: int = 1, constant: float | None = None) -> float:

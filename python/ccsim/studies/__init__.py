@@ -34,7 +34,7 @@ _REGISTRY: tuple[Study, ...] = (*SEED000, *SEED001, *SEED002, *SEED003, *SEED004
 
 
 def list_studies() -> list[Study]:
-    """Every registered study, in the order of studies.md."""
+    """Every registered study, paper by paper (seeds 000-004, docs/studies/), in study order."""
     return list(_REGISTRY)
 
 

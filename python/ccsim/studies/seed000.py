@@ -1,4 +1,4 @@
-"""Seed 000, Randomized TCP: studies R1-R13 of docs/studies.md (shared material).
+"""Seed 000, Randomized TCP: studies R1-R13 (docs/studies/randomized-tcp.md).
 
 Every study is written against the paper's algorithms: ``reno`` (the paper's base, Reno loss
 recovery), ``paced``, ``randomized`` (parameter ``interval`` I; its increase parameter is scaled
@@ -20,9 +20,8 @@ Choices common to every study (printed with each):
   counts them ("1/4 BDP" at 4 Mbps and 100 ms is 25 packets of 500 B), not recomputed from
   ccsim's 540-byte packets. Every link the paper gives no buffer for (the access links, both
   directions) has ns-2's default DropTail queue, ``limit_ 50``, which holds 49 waiting packets
-  besides the one in transmission: ccsim counts waiting packets, so 49 (:data:`NS2_QUEUE`; spec
-  algorithms-loss-and-highspeed.md 1.11 item 8). Each study notes the deepest access-link queue
-  and the access-link drops of its runs.
+  besides the one in transmission: ccsim counts waiting packets, so 49 (:data:`NS2_QUEUE`).
+  Each study notes the deepest access-link queue and the access-link drops of its runs.
 * "End-to-end propagation" is read as the base round-trip time, as the paper's default "round
   trip time of 100 ms" is; the bottleneck's one-way delay is a fixed part of it and the access
   links carry the rest.
@@ -1464,9 +1463,9 @@ R6 = Study(
             "(R6-sensitivity.csv, notes); quick runs skip that sweep"
         ),
         (
-            "Table III's throughputs are packets of 500 B per second, as its header says (studies.md "
-            "calls them Kbps, but 418 Kbps would leave the 2 Mbps link 80% idle; 418 pkts/s fills "
-            "84% of it)"
+            "Table III's throughputs are packets of 500 B per second, as its header says (the "
+            "study's summary calls them Kbps, but 418 Kbps would leave the 2 Mbps link 80% "
+            "idle; 418 pkts/s fills 84% of it)"
         ),
     ),
     sweeps=_r6_sweeps,
@@ -2234,7 +2233,7 @@ def _r11_analyse(c: Context) -> pd.DataFrame:
 def _back_to_back(drops: pd.DataFrame) -> int:
     """Drops of a segment right after the flow's previous segment was dropped at the same
     queue (consecutive sequence numbers): the paper's "back-to-back losses", shown beside the
-    episode-based count that studies.md asks for."""
+    episode-based count the study specifies (docs/studies/randomized-tcp.md, R11)."""
     data = drops[(drops["is_ack"] == 0) & drops["kind"].isin(list(metrics.QUEUE_DROP_KINDS))]
     data = data.sort_values(["link", "flow", "t_s"], kind="stable")
     previous = data.groupby(["link", "flow"])["seq"].shift()
@@ -2676,7 +2675,7 @@ def _r13_sweeps(s: Settings) -> list[dict[str, Any]]:
         # Floyd and Jacobson's pattern repeats whenever the RTT moves by one bottleneck service
         # time (1040 B at 800 Kb/s: 10.4 ms). The step of 0.05 in the ratio moves the RTT by
         # 10.5 ms, so it samples the pattern at almost the same phase every time; around the
-        # paper's spike the delay is swept again in steps of 1 ms (spec: <= 1/10 of it).
+        # paper's spike the delay is swept again in steps of 1 ms (under 1/10 of the pattern).
         fine = [f"{d:.2f}ms" for d in np.arange(R13_FINE_MS[0], R13_FINE_MS[1] + 0.5, 1.0)]
         sweeps.append(
             _sweep(

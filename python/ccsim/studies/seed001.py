@@ -1,4 +1,4 @@
-"""Seed 001, Free-Drop TCP: studies F1-F4 of docs/studies.md (shared material), and a
+"""Seed 001, Free-Drop TCP: studies F1-F4 (docs/studies/free-drop-tcp.md), and a
 sensitivity sweep of F1-F3 over what the paper does not give (:func:`sensitivity`).
 
 Free-Drop TCP (``freedrop``, parameter ``w`` in packet transmissions) is NewReno whose halving on

@@ -1,4 +1,4 @@
-"""Seed 002, TCP-Fusion with RTT fairness: studies H1-H3 of docs/studies.md (shared material).
+"""Seed 002, TCP-Fusion with RTT fairness: studies H1-H3 (docs/studies/tcp-fusion.md).
 
 H2 (four flows of one protocol at 40/50/80/100 ms, DropTail and RED; Fig. 4-6, Tables II-IV)
 and H3 (a 40 ms Reno flow against a Reno, Fusion or proposal flow whose RTT is swept, RED;

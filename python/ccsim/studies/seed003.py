@@ -1,5 +1,5 @@
-"""Seed 003, Sync-TCP in high-speed environments: studies S1-S2 of docs/studies.md (shared
-material), S3, a question the paper leaves open, and a sensitivity sweep of S1-S2 over what the
+"""Seed 003, Sync-TCP in high-speed environments: studies S1-S2 (docs/studies/sync-tcp.md),
+S3, a question the paper leaves open, and a sensitivity sweep of S1-S2 over what the
 paper does not give (:func:`sensitivity`).
 
 S1 and S2 are the paper's start-up experiments (its Table 1 and Fig. 2): one source node, two
@@ -157,7 +157,8 @@ class Variant:
         return merged
 
 
-#: The studies' own setting: ns-2's default queue on every link, the spec's defaults.
+#: The studies' own setting: ns-2's default queue on every link, Sync-TCP's defaults
+#: (docs/algorithms.md, sync-tcp).
 DEFAULT = Variant("default", f"ns-2 defaults: queue limit {NS2_QUEUE_LIMIT}, w_avg 1/8")
 
 
@@ -838,7 +839,7 @@ STUDIES: tuple[Study, ...] = (
 
 #: The variants :func:`sensitivity` runs, one setting changed at a time from :data:`DEFAULT`:
 #: the queue limit of every link (the paper: "finite", no size; the source's queue decides),
-#: Sync-TCP's averaging weight (the spec's default 1/8, not verified against Weigle's code) and
+#: Sync-TCP's averaging weight (our default 1/8, not verified against Weigle's code) and
 #: the unit of alpha0 (the claims about the modification are judged on the fraction reading).
 SENSITIVITY: tuple[Variant, ...] = (
     DEFAULT,

@@ -1,5 +1,5 @@
-"""Seed 004, interactions among legacy and high-speed TCPs: study L1 of docs/studies.md (shared
-material), the 1 Gb/s parking lot.
+"""Seed 004, interactions among legacy and high-speed TCPs: study L1
+(docs/studies/highspeed-parking-lot.md), the 1 Gb/s parking lot.
 
 Five routers in a line, the four router-to-router links at 1 Gb/s both ways ("8 backbone links")
 with 2 MB buffers. Long-lived flows (4.7 GB files, so they never finish) enter and leave at any
