@@ -26,7 +26,7 @@ from ccsim.runner import CHECK_INVARIANTS_ENV  # noqa: E402
 
 # Every run the suite makes, in this process or in sweep workers, checks packet conservation.
 os.environ[CHECK_INVARIANTS_ENV] = "1"
-import ccsim.scenario  # noqa: E402
+import ccsim.scenario.engine  # noqa: E402
 
 PACKAGE_PARENT = Path(ccsim.__file__).resolve().parent.parent
 HAVE_ENGINE = importlib.util.find_spec("ccsim._core") is not None
@@ -63,7 +63,7 @@ FAKE_ALGORITHMS: dict[str, dict[str, Any]] = {
 @pytest.fixture
 def fake_registry(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
     """Check algorithm names and parameters against FAKE_ALGORITHMS instead of the engine."""
-    monkeypatch.setattr(ccsim.scenario, "_algorithms", lambda: FAKE_ALGORITHMS)
+    monkeypatch.setattr(ccsim.scenario.engine, "algorithm_registry", lambda: FAKE_ALGORITHMS)
     return FAKE_ALGORITHMS
 
 

@@ -68,7 +68,7 @@ def test_series_under_the_row_limit_but_too_large_in_memory_are_refused() -> Non
 
 def test_the_series_estimate_is_the_measured_bytes_per_row() -> None:
     # Measured: 100 newreno flows every 1 ms for 100 s peaked 1.31 GB above the same run
-    # without sampling (scenario.py says how).
+    # without sampling (ccsim/scenario/resources.py says how).
     scenario = Scenario.model_validate(dumbbell(trace={"sample_interval": "1ms"}))
     estimate, flow_rows, queue_rows = estimated_series_bytes(scenario)
     assert (flow_rows, queue_rows) == (100 * 100_001, 2 * 100_001)

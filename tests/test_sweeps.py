@@ -312,8 +312,9 @@ def test_manifest_data_round_trips(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("sweep_*.toml")))
 def test_example_sweeps_load(example: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ccsim.scenario
+    import ccsim.scenario.engine
 
-    monkeypatch.setattr(ccsim.scenario, "_algorithms", lambda: None)  # any algorithm name
+    # No registry: any algorithm name is accepted.
+    monkeypatch.setattr(ccsim.scenario.engine, "algorithm_registry", lambda: None)
     sweep = Sweep.load(EXAMPLES / example)
     assert len(sweep.points()) > 1
