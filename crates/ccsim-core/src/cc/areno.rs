@@ -20,11 +20,11 @@
 //!   W_inc over [0, 1] equal 1.
 //!   On a loss W_base = W/(1 + c) and W_probe = 0.
 //!
-//! Choices (spec algorithms-delay-and-hybrid.md section 6; its unresolved point 3):
+//! Choices (docs/algorithms.md, "areno"; the papers leave them open):
 //! * alpha = 10 segments/s and beta = 0.1 are proposals (seed 004 gives no values); the 2006
 //!   constants a = 10 and M = 10 Mbit/s come from secondary sources. All are parameters.
 //! * RTT is the mean of the congestion-control RTT samples of the current round so far
-//!   (`rtt_round_mean`, spec default "smoothed over the round"); 0 uses the latest sample. RTTmin
+//!   (`rtt_round_mean`, default: "smoothed over the round"); 0 uses the latest sample. RTTmin
 //!   is the smallest sample ever.
 //! * RTTcong is an EWMA of the RTT at each loss with history weight 0.85 (the first loss sets it).
 //!   At a loss it is updated first and c is computed from the updated value, so the first loss

@@ -1,5 +1,5 @@
 //! Binomial congestion control (Bansal, Balakrishnan, "Binomial Congestion Control Algorithms",
-//! INFOCOM 2001; spec `algorithms-loss-and-highspeed.md` section 3): per RTT without loss
+//! INFOCOM 2001; docs/algorithms.md, "binomial"): per RTT without loss
 //! `w += a / w^k`, on a loss `w -= b w^l`. Reno is (k, l, a, b) = (0, 1, 1, 0.5); k + l = 1
 //! makes a scheme TCP-compatible. Two named instances are registered as presets:
 //!
@@ -8,17 +8,17 @@
 //!
 //! both with a = 1, b = 0.67: the values of ns-2's `tcl/test/test-suite-aimd.tcl`
 //! (`decrease_num_ 0.33`, i.e. b = 1 - 0.33), whose a / b = 1.49 meets the TCP-compatibility
-//! condition a / b = 3/2 (spec section 3.7; the paper's own a, b are not stated).
+//! condition a / b = 3/2 (the paper's own a, b are not stated).
 //!
-//! * Slow start and timeouts are TCP's (spec 3.3, 3.6): `cwnd += 1` per ACK below ssthresh; an
+//! * Slow start and timeouts are TCP's: `cwnd += 1` per ACK below ssthresh; an
 //!   RTO sets ssthresh = window / 2 and cwnd = 1. The binomial laws apply in congestion
 //!   avoidance only.
-//! * Per ACK in avoidance: `cwnd += a / cwnd^(k+1)` (spec 3.4; ns-2 `opencwnd` case 6), per unit
+//! * Per ACK in avoidance: `cwnd += a / cwnd^(k+1)` (ns-2 `opencwnd` case 6), per unit
 //!   of increase.
-//! * On a loss: `ssthresh = cwnd = max(window - b window^l, 2)` (spec 3.5), window the stack's
+//! * On a loss: `ssthresh = cwnd = max(window - b window^l, 2)`, window the stack's
 //!   reduction basis. ns-2's `slowdown()` instead halves ssthresh on the connection's first
 //!   decrease, in slow start, or after a timeout, and halves cwnd on the first decrease or in slow
-//!   start; `ns2_halving = 1` reproduces that. Default off: the paper's law (spec pitfall 3.9.2).
+//!   start; `ns2_halving = 1` reproduces that. Default off: the paper's law, not ns-2's extra halvings.
 //!   ns-2's integer truncation (no `precisionReduce_`) is not modelled.
 //! * `randomize = 1` sends with Randomized TCP's timing (interval `interval`, see
 //!   [`super::randomized`]), as the seed paper's randomized binomial schemes. The increase is
@@ -141,7 +141,7 @@ impl CongestionControl for Binomial {
     }
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         if ev.kind == CongestionKind::Timeout {
-            // TCP's timeout (spec 3.6): ssthresh = window / 2 on the first expiry, cwnd = 1.
+            // TCP's timeout: ssthresh = window / 2 on the first expiry, cwnd = 1.
             reduce_to(ev, w, ev.basis / 2.0);
             self.after_timeout = true;
             if let Some(s) = &mut self.spacing {

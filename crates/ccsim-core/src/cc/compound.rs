@@ -10,7 +10,7 @@
 //! with a queue CTCP is Reno). A loss multiplies the total by 1 - beta: the Reno part halves and
 //! dwnd takes what is left. Below low_wnd segments CTCP is exactly Reno.
 //!
-//! Choices (spec section 7):
+//! Choices (docs/algorithms.md, "compound"):
 //! * alpha 1/8, k 0.75 on the total window (the INFOCOM form Linux keeps; older drafts applied
 //!   the power to dwnd), beta 1/2, zeta 1, gamma 30 packets: Linux and the paper.
 //! * low_wnd = 38 segments (Linux 1.3, also HSTCP's Low_Window) rather than the draft's 41; a

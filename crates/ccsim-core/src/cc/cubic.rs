@@ -512,7 +512,7 @@ mod tests {
         assert!((cc.w_est().unwrap() - (70.0 + 0.5294118 / 70.0)).abs() < 1e-6);
     }
 
-    /// Oracle (spec 7.8, 11.7.7): at RTT 100 ms the window after the loss follows
+    /// Oracle (CUBIC's window curve): at RTT 100 ms the window after the loss follows
     /// W(t) = 0.4 (t - 4.217)^3 + 100: W(1) = 100 - 0.4 * 3.217^3 = 86.68, W(2) = 95.64,
     /// W(K) = 100, W(K + 2) = 103.2, W(K + 3) = 110.8, as long as it is above Reno's estimate.
     /// That grows alpha = 0.5294 per RTT from 70: 70 + 5.294 t, only 92.3 at K. Linux keeps that

@@ -9,7 +9,7 @@
 //! While the smoothed RTT shows (almost) no queue the window doubles per round instead ("MI"
 //! mode, one segment per ACK). Losses are Reno's.
 //!
-//! Choices (spec sections 8 and 15.6):
+//! Choices (docs/algorithms.md, "fast"):
 //! * alpha = 100 packets by default (no authoritative value; the paper used 200 at Gb/s), a
 //!   parameter. It must stay below buffer / flows or FAST degenerates into a Reno sawtooth.
 //! * Smoothed RTT gain min(3 / cwnd, 1/256) per ACK (ns-2); the paper's cap 1/4 is the

@@ -1,12 +1,12 @@
 //! Free-Drop TCP (Y. Baryshnikov, E. Coffman, J. Feng, V. Misra, "Free-Drop TCP", 2006; seed 001;
-//! spec `algorithms-delay-and-hybrid.md` section 13): Reno's window, but a detected loss halves
+//! docs/algorithms.md, "freedrop"): Reno's window, but a detected loss halves
 //! it only if at least one other packet was lost within `w` packet transmissions of it. An
 //! isolated ("free") loss is still retransmitted by the sender; only the cut is skipped. The paper
 //! derives the throughput law B ~ alpha / (RTT p sqrt(w)) instead of Reno's alpha / (RTT sqrt(p)).
 //!
-//! Choices (spec 13.3, 13.5, 13.6 and 15.7; docs/algorithms.md repeats them):
+//! Choices (the paper leaves them open; docs/algorithms.md repeats them):
 //!
-//! * **Counting.** Every data transmission counts, retransmissions included (spec 13.3: the
+//! * **Counting.** Every data transmission counts, retransmissions included (the
 //!   analysis treats every transmission as a loss trial). Transmission `k` (1-based, from
 //!   [`CongestionControl::on_sent`]) has index `k`; for every unacknowledged segment the index of
 //!   its latest transmission is kept.
@@ -16,11 +16,11 @@
 //!   first was detected) and nothing would ever be cut. So a loss is (a) the segment at the
 //!   cumulative ACK when an episode starts (the one the sender retransmits first) and (b) every
 //!   further segment the sender retransmits inside the same episode: a NewReno partial-ACK hole or
-//!   a SACK-marked hole. Its index is that of the lost transmission (spec 13.3 primary rule), not
+//!   a SACK-marked hole. Its index is that of the lost transmission (where it happened), not
 //!   the time of detection. Retransmissions after a timeout (go-back-N) are not losses.
 //! * **Decision.** A loss at index `i` is a congestion event iff the previous loss has index `l`
 //!   with `|i - l| <= w`: losses exactly `w` transmissions apart cut, `w + 1` apart do not. Free
-//!   losses also become the previous loss (spec 13.3). The first loss of a connection is free.
+//!   losses also become the previous loss. The first loss of a connection is free.
 //!   `literal = true` reads the paper's text instead ("a loss within the last w transmissions
 //!   before" the detection): a loss is a congestion event iff the previous loss has index
 //!   `l >= n - w`, `n` being the number of transmissions when it is detected. Detection comes
@@ -32,19 +32,19 @@
 //! * **A cut found inside a free episode** (a further hole within `w` of the previous loss) is
 //!   applied when the recovery ends, halving the window the episode began with: the hooks that
 //!   see recovery ACKs and transmissions cannot change the window. At most one halving per
-//!   episode (spec 13.5).
+//!   episode.
 //! * **Timeouts** keep their usual effect, cwnd = 1 and ssthresh halved on the first expiry
-//!   (spec 13.6 default; the paper's model ignores timeouts); the timed-out segment counts as a
+//!   (the paper's model ignores timeouts); the timed-out segment counts as a
 //!   loss for the next decision. With `rto_test = true` a timeout is judged like any loss: a
 //!   free one leaves cwnd and ssthresh as they were (the sender still goes back to the first
 //!   unacknowledged segment).
 //! * **ECN** is not a drop: an ECN echo halves as Reno does and is not counted.
 //! * **Recovery.** NewReno by default (`newreno = true`): the paper does not name the TCP it
-//!   modified; spec 13.5 repairs "further holes via NewReno/SACK recovery", and with Reno recovery
+//!   modified, and further holes in a window need NewReno's or SACK's recovery: with Reno recovery
 //!   a second hole in one window ends in a timeout, which becomes common once Free-Drop's window
 //!   exceeds 1/p. `newreno = false` gives Reno recovery.
-//! * **`w` default 100.** The paper gives none (w is swept, Fig. 1(d)); 100 is one of the spec's
-//!   worked examples (13.8: p = 1e-3 gives W ~ 125 against Reno's 39).
+//! * **`w` default 100.** The paper gives none (w is swept, Fig. 1(d)); 100 is ccsim's choice:
+//!   at p = 1e-3 it gives W ~ 125 against Reno's 39, a gap the tests measure easily.
 
 use std::collections::VecDeque;
 
@@ -237,7 +237,7 @@ impl CongestionControl for FreeDrop {
                 self.episode = Episode::Recovering { lost, repaired: false, free };
             }
             CongestionKind::Timeout => {
-                // The usual timeout (spec 13.6): cwnd 1, ssthresh halved on the first expiry;
+                // The usual timeout: cwnd 1, ssthresh halved on the first expiry;
                 // with `rto_test` only when the rule says the loss is not free.
                 let i = self.tx_index(self.snd_una);
                 let congestion = self.loss(i);

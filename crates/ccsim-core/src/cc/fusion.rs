@@ -16,8 +16,8 @@
 //! [`FloorGrowth`] lets the RTT-fair proposal of seed 002 (`fusion_rf`) change only how the
 //! emulated window grows.
 //!
-//! Choices (spec "algorithms-delay-and-hybrid" sections 3 and 15.1; none of the original Linux or
-//! ns-2 code was available):
+//! Choices (docs/algorithms.md, "fusion, fusion-rf"; none of the original Linux or ns-2 code was
+//! available):
 //! * alpha = cwnd D_min / RTT and W_inc = B D_min / PS are the form of the public ns-3 ports, not
 //!   checked against the PFLDnet text. D_min is 1 ms for both (`d_min_alpha`, `d_min_winc`); the
 //!   ports use one 4 ms jiffy for alpha. W_inc is at least `w_inc_min` = 1 segment (a port), so
@@ -61,7 +61,7 @@ pub const D_MIN_ALPHA: ParamInfo = ParamInfo {
     min: 1e-3,
     max: 1e4,
     doc: "queueing delay below which the window grows and above 3x which it shrinks, ms \
-          (alpha = cwnd d_min / RTT; spec default 1, ns-3 ports 4)",
+          (alpha = cwnd d_min / RTT; default 1, ns-3 ports 4)",
 };
 
 pub const D_MIN_WINC: ParamInfo = ParamInfo {
@@ -71,7 +71,7 @@ pub const D_MIN_WINC: ParamInfo = ParamInfo {
     min: 0.0,
     max: 1e4,
     doc: "increase-phase growth per RTT is the rate estimate times this delay, ms (W_inc = B d_min / PS; \
-          spec default and ns-3 port 1)",
+          default and ns-3 port 1)",
 };
 
 pub const DEC_MULTIPLIER: ParamInfo = ParamInfo {

@@ -7,7 +7,7 @@
 //! at 40 ms the floor grows as Reno's, at 80 ms four times faster, at 10 ms sixteen times slower.
 //! Delay mode, slow start and the loss decrease are Fusion's unchanged.
 //!
-//! Choices (spec "algorithms-delay-and-hybrid" section 5; everything else as in `fusion`):
+//! Choices (docs/algorithms.md, "fusion, fusion-rf"; everything else as in `fusion`):
 //! * Only the floor's growth changes: `floor += acked k T^2 / cwnd` per ACK, on the flow's ACK
 //!   clock (the actual window), so a round adds k T^2.
 //! * T is the sender's smoothed RTT, queueing included (eq. 9 uses the round's RTT, and in loss

@@ -246,7 +246,7 @@ mod tests {
         assert_eq!(h.row, 0);
     }
 
-    /// Spot values of the continuous formulas (spec 4.2): w = 100: a 1.8, b 0.45; w = 1000: a
+    /// Spot values of the continuous formulas (RFC 3649): w = 100: a 1.8, b 0.45; w = 1000: a
     /// 7.7, b 0.33; w = 10000: a 29, b 0.21.
     #[test]
     fn continuous_formulas_match_the_rfc_spot_values() {

@@ -429,7 +429,7 @@ mod tests {
         Htcp { rtt_scaling: false, fixed_point: false, bandwidth_switch: false, ..Default::default() }
     }
 
-    /// Oracle (spec 8.3, 11.7.8): with beta = 0.5, no RTT scaling, alpha = 2 (1 - 0.5) alpha_raw
+    /// Oracle (H-TCP's increase law): with beta = 0.5, no RTT scaling, alpha = 2 (1 - 0.5) alpha_raw
     /// = alpha_raw: D <= 1 s: 1; D = 1.5 s: 1 + 5 + 0.0625 = 6.0625; D = 2 s: 1 + 10 + 0.25 =
     /// 11.25; D = 3 s: 1 + 20 + 1 = 22; D = 10 s: 1 + 90 + 20.25 = 111.25. Linux truncates the
     /// growth: 6, 11, 22, 111.

@@ -9,21 +9,21 @@
 //! (1/T) sqrt(alpha/beta (1-p)/p) = sqrt(2 gamma/RTT1 (1-p)/p) does not depend on T (eq. 8).
 //! Slow start is Reno's.
 //!
-//! Choices (spec algorithms-delay-and-hybrid.md section 4; its unresolved point 2):
+//! Choices (docs/algorithms.md, "libra"; the sources leave them open):
 //! * The original RTT0, RTT1 and gamma were not found. Seed 002 sets gamma "assuming RTT 40 ms"
-//!   so that Libra behaves as Reno at 40 ms. The spec's literal defaults (RTT1 = RTT0 = 10 s,
+//!   so that Libra behaves as Reno at 40 ms. The literal constants (RTT1 = RTT0 = 10 s,
 //!   gamma = RTT0 / 0.04^2) give alpha(40 ms) = 10/10.04 = 0.996 and beta = 0.498, Reno only
 //!   approximately. By default ccsim calibrates both exactly at `reno_rtt` = 40 ms:
 //!   gamma = (RTT0 + 0.04)/0.04^2 and RTT1 = RTT0 + 0.04, so alpha(40 ms) = 1 and
 //!   beta(40 ms) = 1/2 and the window trace is Reno's; elsewhere the law is eq. 6-7 with its
 //!   T + RTT0 denominators (alpha(T) = (T/0.04)^2 (RTT0 + 0.04)/(RTT0 + T)). Setting `gamma` and
-//!   `rtt1` explicitly (e.g. 6250 and 10) gives the spec's literal constants.
-//! * T is the sender's smoothed RTT (spec default); `rtt_source` = 1 takes the smallest
+//!   `rtt1` explicitly (e.g. 6250 and 10) gives the literal constants.
+//! * T is the sender's smoothed RTT (default); `rtt_source` = 1 takes the smallest
 //!   sample of the current round, 2 the smallest ever (base RTT), both from the congestion-
 //!   control RTT samples. Before any sample T is the ACK's own sample.
 //! * A loss uses beta of the T seen on the last ACK before it; ssthresh = max((1 - beta) basis,
 //!   2), cwnd = ssthresh; a timeout lowers ssthresh the same way (first expiry only) and restarts
-//!   from one segment (spec 4.7). Fast recovery is Reno's, as for the `reno` it equals at 40 ms.
+//!   from one segment. Fast recovery is Reno's, as for the `reno` it equals at 40 ms.
 //! * The capacity-scaled increase of the later papers (k1, k2, packet-pair capacity) is not
 //!   implemented: its constants were not found.
 
@@ -48,7 +48,7 @@ pub const PARAMS: &[ParamInfo] = &[
         default: 10.0,
         min: 1e-3,
         max: 1e6,
-        doc: "RTT0 of eq. 6-7, seconds, >> any RTT (spec default 10 s; original not found)",
+        doc: "RTT0 of eq. 6-7, seconds, >> any RTT (default 10 s; original not found)",
     },
     ParamInfo {
         name: "rtt1",
@@ -72,11 +72,11 @@ pub const PARAMS: &[ParamInfo] = &[
         default: 0.0,
         min: 0.0,
         max: 2.0,
-        doc: "T: 0 = smoothed RTT (spec default), 1 = smallest sample of the round, 2 = base RTT",
+        doc: "T: 0 = smoothed RTT (default), 1 = smallest sample of the round, 2 = base RTT",
     },
 ];
 
-/// Smallest T, seconds: Linux's 1 us guard against a zero RTT (spec 0.1).
+/// Smallest T, seconds: Linux's 1 us guard against a zero RTT.
 const MIN_T: f64 = 1e-6;
 
 #[derive(Clone, Debug)]
@@ -209,9 +209,9 @@ mod tests {
         assert!((l.alpha(0.08) - 4.0 * 10.04 / 10.08).abs() < 1e-12);
         assert!((l.alpha(0.08) - 3.984127).abs() < 1e-6);
         assert!((l.beta(0.08) - 0.498016).abs() < 1e-6);
-        // Spec oracle: at 100 ms about 6.25 segments per RTT (6.25 * 10.04/10.1 = 6.2129).
+        // Oracle: at 100 ms about 6.25 segments per RTT (6.25 * 10.04/10.1 = 6.2129).
         assert!((l.alpha(0.1) - 6.212871).abs() < 1e-6);
-        // The spec's literal constants: gamma = 10/0.0016 = 6250, RTT1 = RTT0 = 10 s:
+        // The literal constants: gamma = 10/0.0016 = 6250, RTT1 = RTT0 = 10 s:
         // alpha(0.04) = 6250 * 0.0016 / 10.04 = 0.996016, beta = 10 / 20.08 = 0.498008.
         let lit = Libra { gamma: Some(6250.0), rtt1: Some(10.0), ..Default::default() };
         assert!((lit.alpha(0.04) - 10.0 / 10.04).abs() < 1e-12);

@@ -1,5 +1,5 @@
 //! Paced TCP (Aggarwal, Savage, Anderson, "Understanding the Performance of TCP Pacing",
-//! INFOCOM 2000; spec `algorithms-loss-and-highspeed.md` section 2): Reno's window, but the
+//! INFOCOM 2000; docs/algorithms.md, "paced"): Reno's window, but the
 //! window is spread over the RTT, one segment every `srtt / cwnd`, from a timer.
 //!
 //! Choices: the timing is [`Spacing`] with randomization interval 0 (section 2.3: when the timer

@@ -1,13 +1,12 @@
-//! Randomized TCP (seed 000 of the studies, `/work/shared/seeds/000_030cb39605e1c4b6.txt`;
-//! exact rules in the seed-000 header of `studies.md` and spec `algorithms-loss-and-highspeed.md`
-//! section 2.5): Paced TCP whose gaps are drawn at random, so that flows sharing a DropTail queue
-//! stop losing in phase.
+//! Randomized TCP (seed 000 of the studies, docs/studies/randomized-tcp.md; the rules as ccsim
+//! reads them in docs/algorithms.md, "randomized"): Paced TCP whose gaps are drawn at random, so
+//! that flows sharing a DropTail queue stop losing in phase.
 //!
 //! * Timing ([`Spacing`]): segment gaps `srtt (1 + x) / cwnd`, x ~ U[-I, I]; when the timer finds
 //!   the window closed, the ACK that opens it schedules the send a further `srtt y / cwnd` later,
 //!   y ~ U(0, I). I = 0 is Paced TCP, transmission for transmission.
 //! * Increase: the random delays stretch the effective RTT (paper section III.A, eq. 7 with the
-//!   deferral's mean R I / (2w) added, as the studies header states):
+//!   deferral's mean R I / (2w) added):
 //!   `RTTeff = R + (R I / 2) (sqrt(2 / (3 pi w)) + 1 / (2w))`. Throughput goes as
 //!   sqrt(alpha) / RTTeff, so alpha = (RTTeff / R)^2 restores Reno's share. R cancels:
 //!   alpha = (1 + (I / 2) (sqrt(2 / (3 pi w)) + 1 / (2w)))^2, recomputed from the current cwnd on

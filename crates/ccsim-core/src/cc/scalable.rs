@@ -183,7 +183,7 @@ mod tests {
         assert!((w.cwnd - (160.0 + 1.0 / 101.0)).abs() < 1e-12, "{}", w.cwnd);
     }
 
-    /// Oracle (spec 5.6, 11.7.6): after a loss at W the window restarts at 7/8 W and grows by a
+    /// Oracle (Scalable TCP's law): after a loss at W the window restarts at 7/8 W and grows by a
     /// factor 1.01 per round of ACKs (one ACK per segment of the round's window), so it takes
     /// ceil(ln(8/7) / ln(1.01)) = ceil(13.42) = 14 rounds to be back at W, at any W above the
     /// legacy window: 1.01^13 = 1.1381 < 8/7 = 1.1429 < 1.01^14 = 1.1495.

@@ -33,7 +33,7 @@
 //! n`: x 1.375 per RTT, the mean of Sync-TCP's 25 % and 50 % increases, and the only reading that
 //! fits seed 003's 4 s to reach 500 segments); 1 as segments per RTT (`cwnd += alpha0 n / cwnd`).
 //!
-//! Choices where the sources are silent (spec section 15, point 4):
+//! Choices where the sources are silent (docs/algorithms.md, "sync-tcp, sync-tcp-hs"):
 //! * EWMA weight 1/8 (`w_avg`); the average starts at the first sample's q, which is 0.
 //! * Region = floor(4 avg / max), so an average at exactly 25, 50 or 75 % of the maximum lies in
 //!   the region above the boundary; an average equal to the maximum is in 75-100 %. While the
@@ -76,8 +76,8 @@ const W_AVG: ParamInfo = ParamInfo {
     default: 0.125,
     min: 1e-6,
     max: 1.0,
-    doc: "EWMA weight of the newest queueing-delay sample in the average (spec default 1/8; the \
-          paper's exact weight was not verified)",
+    doc: "EWMA weight of the newest queueing-delay sample in the average (default 1/8, the usual \
+          RTT smoothing weight; the paper's exact weight was not verified)",
 };
 const DECREASE_GUARD: ParamInfo = ParamInfo {
     name: "decrease_guard",
@@ -86,7 +86,7 @@ const DECREASE_GUARD: ParamInfo = ParamInfo {
     min: 0.0,
     max: 1.0,
     doc: "at most one delay-driven decrease per RTT: none until the data in flight at the last one \
-          is acknowledged (spec default)",
+          is acknowledged",
 };
 const TIMEOUT_SLOW_START: ParamInfo = ParamInfo {
     name: "timeout_slow_start",
@@ -94,8 +94,8 @@ const TIMEOUT_SLOW_START: ParamInfo = ParamInfo {
     default: 1.0,
     min: 0.0,
     max: 1.0,
-    doc: "after a timeout, Reno slow start up to ssthresh with indications ignored (spec default; \
-          false: reactions at once)",
+    doc: "after a timeout, Reno slow start up to ssthresh with indications ignored \
+          (false: reactions at once)",
 };
 
 pub const PARAMS: &[ParamInfo] = &[W_AVG, DECREASE_GUARD, TIMEOUT_SLOW_START, NEWRENO_PARAM];

@@ -34,7 +34,7 @@ fn alone(cc: &str, params: serde_json::Value) -> ccsim_core::RunResults {
     run(&v)
 }
 
-/// Vegas keeps alpha..beta = 2..4 of its packets queued (spec 1.9). The Linux estimate
+/// Vegas keeps alpha..beta = 2..4 of its packets queued. The Linux estimate
 /// Q (BDP + Q) / BDP, truncated, is held in [2, 4]: Q from 2 to about 4.6 packets at a 48-packet
 /// BDP; the paper's estimate is Q itself. Slow start overshoots (it is checked once per round
 /// against the round's smallest RTT, which the round's first packets see before the queue builds)
@@ -59,7 +59,7 @@ fn vegas_alone_keeps_a_few_packets_queued_and_loses_nothing() {
 }
 
 /// Vegas against Reno, same RTT, a 1-BDP DropTail buffer: Reno fills the buffer, Vegas reads the
-/// queueing delay as its own backlog and shrinks (spec 1.9), so it gets a small share.
+/// queueing delay as its own backlog and shrinks, so it gets a small share.
 #[test]
 fn vegas_loses_out_against_reno() {
     let flows = vec![flow("vegas", 40), flow("reno", 40)];

@@ -1,6 +1,6 @@
 //! FAST TCP and Compound TCP over whole runs: FAST's equilibrium keeps alpha packets queued per
-//! flow (spec 8.8); Compound's response function to random loss lies between Reno's and
-//! HighSpeed TCP's (spec 7.8).
+//! flow; Compound's response function to random loss lies between Reno's and
+//! HighSpeed TCP's.
 
 use serde_json::json;
 
@@ -79,7 +79,7 @@ fn compound_law(p: f64) -> f64 {
 
 /// Mean windows of Reno, Compound and HighSpeed TCP under random loss at p = 2e-4 and 2e-5
 /// (Reno's window above Compound's low window of 38). Compound's slope lies between Reno's (0.5)
-/// and its own law's 0.8, and its windows are far above Reno's. With the spec's constants
+/// and its own law's 0.8, and its windows are far above Reno's. With these constants
 /// (alpha 1/8, k 0.75, beta 1/2) its windows are also above HSTCP's: 0.342/p^0.8 exceeds
 /// 0.12/p^0.835 for every p above 1e-13, so Compound is *not* between Reno and HSTCP in window
 /// terms, only in slope (HSTCP 0.835). Measured (seed 1, 60 losses): Reno 91.8 / 259.8 (slope

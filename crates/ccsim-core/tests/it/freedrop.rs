@@ -1,4 +1,4 @@
-//! Free-Drop TCP (seed 001; spec `algorithms-delay-and-hybrid.md` section 13): hand-built hook
+//! Free-Drop TCP (seed 001; docs/algorithms.md, "freedrop"): hand-built hook
 //! sequences for the cut rule's boundaries, and whole runs over a lossy link for the response law.
 //!
 //! The hand-built sequences feed the hooks in the order the sender calls them: `on_sent` for
@@ -397,7 +397,7 @@ fn the_sender_reports_one_episode_per_window_and_free_drop_counts_the_further_ho
 // Whole runs: one flow over a link with Bernoulli loss p on the data direction, no congestion
 // loss (buffer far above the window), ns2 profile (no delayed ACK, one ACK per segment).
 
-/// Packet-model window of Free-Drop at loss rate p (spec 13.8, refined form).
+/// Packet-model window of Free-Drop at loss rate p (refined form; docs/algorithms.md, "freedrop").
 fn freedrop_window(p: f64, w: f64) -> f64 {
     (3.0 / (2.0 * p * (1.0 - (1.0 - p).powf(w)))).sqrt()
 }
@@ -436,7 +436,7 @@ fn slope(points: &[(f64, f64)]) -> f64 {
 }
 
 /// Run long enough for about `cuts` window halvings after a fifth of warm-up: Reno halves once
-/// per 1/p segments, Free-Drop once per 1/(p (1 - (1 - p)^w)) (spec 13.8).
+/// per 1/p segments, Free-Drop once per 1/(p (1 - (1 - p)^w)).
 fn run_for_cuts(cc: &str, w: f64, p: f64, cuts: f64) -> (f64, f64) {
     let (window, per_cut, params) = if cc == "freedrop" {
         (freedrop_window(p, w), 1.0 / (p * (1.0 - (1.0 - p).powf(w))), json!({ "w": w }))
@@ -449,7 +449,7 @@ fn run_for_cuts(cc: &str, w: f64, p: f64, cuts: f64) -> (f64, f64) {
 
 /// Over 1e-4..1e-2 (Reno) and 3e-4..1e-2 (Free-Drop, w = 100; 1e-4 is in the ignored test below,
 /// it needs 10^6 segments per cut): Reno's goodput follows p^-0.5, Free-Drop's a law near p^-1
-/// at small p, above Reno's at every p, and close to the packet model of spec 13.8.
+/// at small p, above Reno's at every p, and close to the packet model above.
 #[test]
 fn free_drop_follows_a_steeper_response_law_than_reno_and_beats_it_at_every_p() {
     response_laws(&[3e-4, 1e-3, 3e-3, 1e-2], 20.0);

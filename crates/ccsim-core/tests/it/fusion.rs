@@ -43,8 +43,8 @@ fn measure(cc: &str, rtt_ms: u64, buffer: u64, loss: Option<f64>) -> (f64, f64, 
 }
 
 /// Random loss on an empty queue costs Fusion nothing (RTT = RTT_min: the decrease keeps the
-/// window) and its delay rule holds 1..3 ms of queue, 2.4..7.2 packets at 20 Mbps (spec 3.10,
-/// seed 002 Fig. 3). Reno at p = 1e-3 keeps a window of about sqrt(1.5/p) = 39 segments, under
+/// window) and its delay rule holds 1..3 ms of queue, 2.4..7.2 packets at 20 Mbps
+/// (seed 002 Fig. 3). Reno at p = 1e-3 keeps a window of about sqrt(1.5/p) = 39 segments, under
 /// half the pipe. Measured: Fusion mean queue 4.30, utilization 0.9918; Reno 0.26 and 0.3913.
 #[test]
 fn under_random_loss_fusion_keeps_a_small_queue_and_the_link_busy() {

@@ -101,7 +101,7 @@ fn highspeed_linux_table_runs_above_the_law_at_small_windows() {
     assert!((0.62..=0.92).contains(&d), "slope {d}");
 }
 
-/// Scalable: mean window 0.0745/p for periodic loss (a = 0.01, b = 1/8; spec 5.6), so goodput is
+/// Scalable: mean window 0.0745/p for periodic loss (a = 0.01, b = 1/8), so goodput is
 /// inversely proportional to p: log-log slope -1, against Reno's -0.5. Windows well above the
 /// legacy window of 100: p = 3e-4 and 5e-5 (laws 248 and 1490). Seeds 1-6: ratios 0.93-1.12,
 /// slopes -0.92 to -1.08.

@@ -1,6 +1,6 @@
 //! Sync-TCP over whole runs: alone on a buffer deeper than the path's BDP it reacts to the
 //! forward queueing delay before the buffer overflows, so it keeps a shorter queue than Reno and
-//! loses fewer packets (Weigle et al.'s claim, spec 12.9); its detector shows in the series.
+//! loses fewer packets (Weigle et al.'s claim); its detector shows in the series.
 
 use ccsim_core::results::Column;
 use serde_json::json;

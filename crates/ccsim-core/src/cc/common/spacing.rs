@@ -2,12 +2,12 @@
 //! [`super::super::randomized`] and randomized [`super::super::binomial`].
 //!
 //! Paced TCP (Aggarwal, Savage, Anderson, INFOCOM 2000) sends one segment every `srtt / cwnd`
-//! from a timer. Randomized TCP (seed 000: Kulkarni et al.; spec
-//! `algorithms-loss-and-highspeed.md` section 2.5, `studies.md` seed-000 header) draws each gap as
-//! `srtt (1 + x) / cwnd`, x ~ U[-I, I], and adds one rule: when the timer fires but the window
-//! forbids a send, the next ACK schedules that send after a further `srtt y / cwnd`, y ~ U(0, I).
+//! from a timer. Randomized TCP (seed 000: Kulkarni et al.; docs/algorithms.md, "randomized")
+//! draws each gap as `srtt (1 + x) / cwnd`, x ~ U[-I, I], and adds one rule: when the timer fires
+//! but the window forbids a send, the next ACK schedules that send after a further
+//! `srtt y / cwnd`, y ~ U(0, I).
 //! With I = 0 both draws vanish and the two schemes coincide (the deferral is then "send at the
-//! ACK", which is Paced TCP's `max(now, next_send_time)`, spec section 2.3).
+//! ACK", which is Paced TCP's `max(now, next_send_time)`).
 //!
 //! The paper's timer runs after every send whether or not the window will allow the next one;
 //! ccsim's sender only arms it when the window allows a send (and reports a closed window through
@@ -16,10 +16,9 @@
 //! the sender next asks past the due time: had the window been open at the due time, the sender
 //! would have asked before it and sent at it.
 //!
-//! The gap is recomputed from the current srtt and cwnd each time the sender asks (spec 2.2 and
-//! pitfall 2.7.3: a halved window doubles the interval at once); only the random factor (1 + x)
-//! is fixed when the previous segment leaves. Times are integer nanoseconds, no coarse tick
-//! (pitfall 2.7.1).
+//! The gap is recomputed from the current srtt and cwnd each time the sender asks (a halved
+//! window doubles the interval at once); only the random factor (1 + x) is fixed when the previous
+//! segment leaves. Times are integer nanoseconds, no coarse tick (a tick would bunch the gaps).
 
 use super::super::PacingContext;
 use crate::rng::{uniform, Stream};
