@@ -20,7 +20,8 @@ What each kind of directory gives:
   the verdicts with their checks, the notes, and every figure the study wrote.
 
 :func:`results_html` and :func:`study_report_html` render a :class:`ccsim.Results` and a
-:class:`ccsim.studies.StudyReport` the same way for Jupyter (their ``_repr_html_``).
+:class:`ccsim.studies.StudyReport` the same way for Jupyter: importing this module registers them
+in :mod:`ccsim.display`, where the objects' ``_repr_html_`` finds them.
 """
 
 from __future__ import annotations
@@ -38,15 +39,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
+import tomli_w
 
+from ccsim import display, plots, studies
 from ccsim.errors import ScenarioError
+from ccsim.explore import directory_kind, query_error, read_manifest
+from ccsim.results import Results
+from ccsim.runner import version as ccsim_version
+from ccsim.store import Store
+from ccsim.studies.core import (
+    CI_LEVEL,
+    MIN_REPLICATES,
+    SHOWN_COLUMNS,
+    STUDY_METADATA,
+    VERDICTS,
+    Settings,
+    StudyReport,
+    shown_rows,
+    study_command,
+    with_intervals,
+)
+from ccsim.sweeps import recorded_command, summarise_runs
 from ccsim.units import format_setting
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from ccsim.results import Results
-    from ccsim.studies.core import StudyReport
 
 __all__ = [
     "REPORT_FILE",
@@ -112,9 +129,6 @@ def report_kind(directory: str | os.PathLike[str]) -> Kind:
     ``sweeps/``); a sweep directory its manifest; a results directory ``summary.json``. Anything
     else raises :class:`ScenarioError`.
     """
-    from ccsim.explore import directory_kind
-    from ccsim.studies.core import STUDY_METADATA
-
     path = Path(directory)
     if (path / STUDY_METADATA).is_file() or (
         (path / "sweeps").is_dir() and any(path.glob("*-verdicts.csv"))
@@ -132,9 +146,7 @@ def report_kind(directory: str | os.PathLike[str]) -> Kind:
 
 def report_html(directory: str | os.PathLike[str]) -> str:
     """The whole report of a run, sweep or study directory, as one HTML page."""
-    import duckdb
-
-    from ccsim.explore import query_error
+    import duckdb  # imported only to read a sweep's store
 
     path = Path(directory)
     kind = report_kind(path)
@@ -187,6 +199,13 @@ def study_report_html(report: StudyReport) -> str:
     what a :class:`ccsim.studies.StudyReport` shows in Jupyter."""
     _, body = _study_body(_study_from_report(report), headings=3)
     return _fragment(body)
+
+
+# Results and study reports are drawn in Jupyter by this module, which sits above both of them: it
+# registers itself where their ``_repr_html_`` looks (ccsim.display) instead of being imported by
+# them.
+display.register_html(Results, results_html)
+display.register_html(StudyReport, study_report_html)
 
 
 # ---- HTML pieces -----------------------------------------------------------------------------------
@@ -345,10 +364,8 @@ def _reproduce_section(
 
 
 def _version_line(made_with: str | None) -> str:
-    from ccsim.runner import version
-
     made = f"Results made with ccsim {made_with}" if made_with else "ccsim version not recorded"
-    return f"{made}; report written by ccsim {version()}."
+    return f"{made}; report written by ccsim {ccsim_version()}."
 
 
 # ---- stack profiles --------------------------------------------------------------------------------
@@ -412,9 +429,6 @@ def _run_facts(scenario: Any, summary: Mapping[str, Any]) -> str:
 
 
 def _run_body(directory: Path) -> tuple[str, str]:
-    from ccsim import plots
-    from ccsim.results import Results
-
     results = Results.load(directory)
     summary = results.summary
     name = results.scenario.name
@@ -459,10 +473,6 @@ def _run_body(directory: Path) -> tuple[str, str]:
 
 
 def _sweep_body(directory: Path) -> tuple[str, str]:
-    from ccsim.explore import read_manifest
-    from ccsim.store import Store
-    from ccsim.sweeps import recorded_command
-
     manifest = read_manifest(directory)  # checked: a damaged one is named in one line
     store = Store.open(directory)
     sweep = manifest["sweep"]
@@ -512,8 +522,6 @@ def _run_versions(store: Any, run_ids: Iterable[str]) -> list[Any]:
 
 
 def _sweep_setup(sweep: Mapping[str, Any], runs: pd.DataFrame) -> str:
-    import tomli_w
-
     status = runs["status"].value_counts()
     counts = ", ".join(
         f"{int(status[s])} {s}" for s in ("done", "failed", "damaged", "pending") if s in status
@@ -563,8 +571,6 @@ def _describe_entry(entry: Any) -> str:
 
 
 def _sweep_summary_table(runs: pd.DataFrame, columns: Sequence[str]) -> str:
-    from ccsim.sweeps import summarise_runs
-
     # The summary numbers some finished run has (no transfer times in a sweep of bulk flows).
     done = runs[runs["status"] == "done"]
     metrics = [m for m in SWEEP_METRICS if m[0] in runs and done[m[0]].notna().any()]
@@ -606,8 +612,6 @@ def _mean_pm(row: pd.Series, scale: float, fmt: str) -> str:
 def _sweep_figures(
     store: Any, runs: pd.DataFrame, columns: Sequence[str]
 ) -> tuple[list[tuple[str, bytes]], list[str]]:
-    from ccsim import plots
-
     done = runs[runs["status"] == "done"]
     if done.empty:
         return [], ["No finished run yet: no figures."]
@@ -675,8 +679,6 @@ def _study_stacks(directory: Path) -> dict[str, dict[str, Any]]:
 
 
 def _study_from_directory(directory: Path) -> _StudyData:
-    from ccsim.studies.core import STUDY_METADATA, with_intervals
-
     meta_path = directory / STUDY_METADATA
     meta: dict[str, Any] = {}
     if meta_path.is_file():
@@ -738,9 +740,6 @@ def _read_csv(path: Path) -> pd.DataFrame:
 def _fill_from_registry(data: _StudyData, directory: Path) -> None:
     """A study directory written before study.json: the definition from the registry, the
     verdicts from the CSV, and the command rebuilt from the settings the CSV records."""
-    from ccsim import studies
-    from ccsim.studies.core import Settings, study_command
-
     verdicts = _read_csv(directory / f"{data.id}-verdicts.csv")
     data.verdicts = [
         {
@@ -782,9 +781,6 @@ def _seeds_per_point(data: _StudyData) -> str:
 
 
 def _study_from_report(report: StudyReport) -> _StudyData:
-    from ccsim.runner import version
-    from ccsim.studies.core import study_command
-
     study, settings = report.study, report.settings
     return _StudyData(
         id=study.id,
@@ -800,7 +796,7 @@ def _study_from_report(report: StudyReport) -> _StudyData:
             "first_seed": settings.first_seed,
         },
         command=study_command(study, settings, report.directory),
-        version=version(),
+        version=ccsim_version(),
         runs=report.runs,
         replicates=report.replicates,
         max_replicates=study.max_replicates,
@@ -821,8 +817,6 @@ def _study_from_report(report: StudyReport) -> _StudyData:
 
 
 def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
-    from ccsim.studies.core import CI_LEVEL, MIN_REPLICATES, SHOWN_COLUMNS, VERDICTS, shown_rows
-
     title = f"ccsim study {data.id}: {data.title}"
     top = "h1" if headings == 2 else "h3"
     parts = [f"<{top}>{_e(title)}</{top}>", _paragraph(_version_line(data.version), "meta")]

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ccsim import display
 from ccsim.errors import ScenarioError
 from ccsim.scenario import Scenario
 
@@ -210,10 +211,9 @@ class Results:
         )
 
     def _repr_html_(self) -> str:
-        """The summary, the stack profile and the flows and links tables, for Jupyter."""
-        from ccsim.report import results_html
-
-        return results_html(self)
+        """The summary, the stack profile and the flows and links tables, for Jupyter (drawn by
+        :mod:`ccsim.report`, registered in :mod:`ccsim.display`)."""
+        return display.html(self)
 
     # ---- files ------------------------------------------------------------------------------
 
@@ -338,6 +338,7 @@ def read_json_object(
 
 def _read_parquet(path: Path) -> pd.DataFrame:
     """One table of a results directory; a damaged file raises :class:`ScenarioError`."""
+    # pyarrow is slow to import: only where Parquet is written or read
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -359,6 +360,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     """Write a table so that the same data always gives the same bytes."""
+    # pyarrow is slow to import: only where Parquet is written or read
     import pyarrow as pa
     import pyarrow.parquet as pq
 

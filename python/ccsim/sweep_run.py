@@ -1,6 +1,7 @@
 """Running a sweep: the store, the executor and the progress bar together.
 
-:func:`run_sweep` writes the manifest, reconciles the catalogue with what is already on disk,
+:func:`sweep` (``ccsim.sweep``) runs a sweep file, a :class:`~ccsim.sweeps.Sweep` or a dict shaped
+like the file into a result store; :func:`run_sweep` writes the manifest, reconciles the catalogue with what is already on disk,
 hands the runs that are not there yet to an executor, records each outcome as it arrives, and
 rebuilds the catalogue at the end, also when interrupted. Start it again after any interruption
 and it runs only what is missing.
@@ -9,9 +10,10 @@ and it runs only what is missing.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,12 +21,23 @@ from types import TracebackType
 from typing import Any
 
 import pandas as pd
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
 
 from ccsim.executors import RunOutcome, RunTask, make_executor
 from ccsim.pycc import registered_in
 from ccsim.scenario import Scenario
 from ccsim.store import CatalogError, Store
-from ccsim.sweeps import Point, Sweep, unique_runs
+from ccsim.sweeps import Point, Sweep, record_command, unique_runs
 
 __all__ = [
     "Failure",
@@ -33,6 +46,7 @@ __all__ = [
     "run_sweep",
     "run_sweeps",
     "summary_table",
+    "sweep",
 ]
 
 #: While a sweep runs, the catalogue is rebuilt at most this often (seconds), so that queries
@@ -82,6 +96,42 @@ class SweepResult:
     @property
     def distinct_runs(self) -> int:
         return len({p.run_id for p in self.points})
+
+
+def sweep(
+    spec: Sweep | str | Path | Mapping[str, Any],
+    out: str | Path | None = None,
+    *,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool = False,
+    command: str | None = None,
+) -> SweepResult:
+    """Run a sweep and return its :class:`~ccsim.sweep_run.SweepResult`.
+
+    ``spec`` is a :class:`Sweep`, a sweep file path or a dict shaped like the file. Results go
+    to ``out`` (default ``results/<name>``), a result store (see :mod:`ccsim.store`); runs
+    already there are not run again. Runs go to a local process pool of ``workers`` processes
+    (default: one per core; 1 runs them in this process), or, with ``scheduler`` (a Dask
+    scheduler address or a ``distributed.Client``), to a Dask cluster whose workers can write
+    to ``out``. A failed run is recorded with its error and does not stop the others.
+
+    ``command`` (a shell command line) is recorded in the directory's ``command.json`` as what
+    made it; by default, for a sweep file, ``ccsim sweep FILE --out OUT`` (the equivalent
+    command), and nothing for a sweep given as data.
+    """
+    if command is None and isinstance(spec, str | Path):
+        words = ["ccsim", "sweep", str(spec)] + (["--out", str(out)] if out is not None else [])
+        command = shlex.join(words)
+    if isinstance(spec, str | Path):
+        spec = Sweep.load(spec)
+    elif isinstance(spec, Mapping):
+        spec = Sweep.from_dict(spec)
+    target = Path(out) if out is not None else Path("results") / spec.name
+    result = run_sweep(spec, target, workers=workers, scheduler=scheduler, progress=progress)
+    if command is not None:
+        record_command(target, command)
+    return result
 
 
 def run_sweep(
@@ -240,16 +290,6 @@ class _ProgressBars:
     """One line per sweep: runs done / total, failures, elapsed time and ETA, on stderr."""
 
     def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -292,8 +332,6 @@ class _ProgressBars:
 def summary_table(result: SweepResult, max_rows: int = 40) -> Any:
     """A rich Table: for each parameter combination (seeds pooled), the mean over replicates of
     total goodput, Jain index, bottleneck utilization, loss rate and timeouts."""
-    from rich.table import Table
-
     runs = result.runs
     columns = [c for c in result.store.manifest()["columns"] if c != "seed"]
     table = Table(title=f"Sweep {result.store.root.name}: mean over replicates")
@@ -326,9 +364,6 @@ def _mean(values: pd.Series, scale: float, fmt: str) -> str:
 
 def failures_table(result: SweepResult) -> Any:
     """A rich Table of the failed runs: their parameters and error."""
-    from rich.markup import escape
-    from rich.table import Table
-
     table = Table(title="Failed runs", title_style="bold red")
     table.add_column("run")
     table.add_column("parameters")

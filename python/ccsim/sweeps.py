@@ -3,7 +3,8 @@
 A sweep file names a base scenario, the keys to vary (``[axes]``), the seeds (``replicates`` or
 ``seeds``) and, optionally, a ``[compare]`` table of algorithms and mixtures: every combination
 is one *point*, and every point is one run of the engine. docs/experiments.md describes the
-format; :func:`sweep` runs one (``ccsim sweep FILE`` on the command line).
+format; :func:`ccsim.sweep` (:mod:`ccsim.sweep_run`) runs one (``ccsim sweep FILE`` on the
+command line).
 
 Runs of a comparative study differ only in the algorithms of the flows: the seed, the flows,
 their start times and transfer sizes are the same (the engine keys every random draw by seed,
@@ -27,7 +28,6 @@ import json
 import math
 import os
 import re
-import shlex
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ccsim.errors import ScenarioError, show_value
+from ccsim.runner import version
 from ccsim.scenario import Scenario
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ccsim.store import Store
-    from ccsim.sweep_run import SweepResult
 
 __all__ = [
     "COMMAND_FILE",
@@ -56,7 +56,6 @@ __all__ = [
     "recorded_command",
     "run_id",
     "summarise_runs",
-    "sweep",
 ]
 
 #: Catalogue columns that sweep parameters may not be named after.
@@ -810,47 +809,6 @@ def _mixture_data(mixture: Mixture) -> Any:
     return {"name": mixture.name, "flows": list(mixture.flows), "generators": mixture.generators}
 
 
-# ---- running -----------------------------------------------------------------------------------
-
-
-def sweep(
-    spec: Sweep | str | Path | Mapping[str, Any],
-    out: str | Path | None = None,
-    *,
-    workers: int | None = None,
-    scheduler: Any = None,
-    progress: bool = False,
-    command: str | None = None,
-) -> SweepResult:
-    """Run a sweep and return its :class:`~ccsim.sweep_run.SweepResult`.
-
-    ``spec`` is a :class:`Sweep`, a sweep file path or a dict shaped like the file. Results go
-    to ``out`` (default ``results/<name>``), a result store (see :mod:`ccsim.store`); runs
-    already there are not run again. Runs go to a local process pool of ``workers`` processes
-    (default: one per core; 1 runs them in this process), or, with ``scheduler`` (a Dask
-    scheduler address or a ``distributed.Client``), to a Dask cluster whose workers can write
-    to ``out``. A failed run is recorded with its error and does not stop the others.
-
-    ``command`` (a shell command line) is recorded in the directory's ``command.json`` as what
-    made it; by default, for a sweep file, ``ccsim sweep FILE --out OUT`` (the equivalent
-    command), and nothing for a sweep given as data.
-    """
-    from ccsim.sweep_run import run_sweep
-
-    if command is None and isinstance(spec, str | Path):
-        words = ["ccsim", "sweep", str(spec)] + (["--out", str(out)] if out is not None else [])
-        command = shlex.join(words)
-    if isinstance(spec, str | Path):
-        spec = Sweep.load(spec)
-    elif isinstance(spec, Mapping):
-        spec = Sweep.from_dict(spec)
-    target = Path(out) if out is not None else Path("results") / spec.name
-    result = run_sweep(spec, target, workers=workers, scheduler=scheduler, progress=progress)
-    if command is not None:
-        record_command(target, command)
-    return result
-
-
 def record_command(directory: str | os.PathLike[str], command: str) -> Path:
     """Record in ``DIRECTORY/command.json`` the command line that made the sweep directory,
     with the working directory it ran in and ccsim's version; returns the file.
@@ -858,8 +816,6 @@ def record_command(directory: str | os.PathLike[str], command: str) -> Path:
     Written once the sweep has its manifest (a directory holding only this file would not be
     taken for a sweep directory).
     """
-    from ccsim.runner import version
-
     path = Path(directory) / COMMAND_FILE
     record = {"command": command, "cwd": os.getcwd(), "ccsim_version": version()}
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -893,6 +849,7 @@ def summarise_runs(
     when n < 2) and ``points`` (all points of the combination, finished or not). See
     :func:`ccsim.metrics.mean_ci`.
     """
+    # pandas (and the metrics built on it) only to summarise: sweep files load without it
     import pandas as pd
 
     from ccsim.metrics import mean_ci
@@ -922,7 +879,7 @@ def summarise_runs(
 
 def open_store(directory: str | Path) -> Store:
     """The result store of a sweep directory (for queries and plots)."""
-    from ccsim.store import Store
+    from ccsim.store import Store  # pandas: only when a store is opened
 
     return Store.open(directory)
 

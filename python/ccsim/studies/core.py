@@ -40,7 +40,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from rich.markup import escape
+from rich.table import Table
 
+from ccsim import display
+from ccsim import scenario as scenario_model
+from ccsim.metrics import ci_half_width
+from ccsim.runner import version
+from ccsim.scenario import Stack
 from ccsim.studies.checks import (
     FAILED,
     HELD,
@@ -71,8 +78,11 @@ from ccsim.studies.evidence import (
     Bounds,
     Quantity,
     Replicates,
+    interval,
     measure,
 )
+from ccsim.sweep_run import run_sweeps
+from ccsim.sweeps import Sweep, record_command
 
 __all__ = [
     "ANY",
@@ -240,17 +250,14 @@ class StudyReport:
         return self.verdicts[index].verdict
 
     def _repr_html_(self) -> str:
-        """The setup, the comparison table (mean, 95% CI, n) and the verdicts, for Jupyter."""
-        from ccsim.report import study_report_html
-
-        return study_report_html(self)
+        """The setup, the comparison table (mean, 95% CI, n) and the verdicts, for Jupyter (drawn
+        by :mod:`ccsim.report`, registered in :mod:`ccsim.display`)."""
+        return display.html(self)
 
 
 def available_algorithms() -> set[str] | None:
     """The engine's algorithm names (None without an engine)."""
-    from ccsim.scenario import _algorithms
-
-    registry = _algorithms()
+    registry = scenario_model._algorithms()
     return None if registry is None else set(registry)
 
 
@@ -306,9 +313,6 @@ def run_study(
     that the two are kept side by side). ``console`` is a rich Console to print to (None: print
     nothing).
     """
-    from ccsim.sweep_run import run_sweeps
-    from ccsim.sweeps import Sweep, record_command
-
     started = time.perf_counter()
     directory = Path(out) if out is not None else _default_directory(study, settings)
     directory.mkdir(parents=True, exist_ok=True)
@@ -461,8 +465,6 @@ def summarise(
     (``replicates``) the checks are computed from. ``published`` maps (*keys, metric) to the
     paper's value.
     """
-    from ccsim.studies.evidence import interval
-
     columns = [*keys, *VALUE_COLUMNS]
     bounds = bounds or {}
     rows: list[dict[str, Any]] = []
@@ -525,8 +527,6 @@ def with_intervals(table: pd.DataFrame, level: float = CI_LEVEL) -> pd.DataFrame
     unchanged otherwise."""
     if {"ci_low", "ci_high"} <= set(table.columns) or not {"ours", "sd", "runs"} <= set(table):
         return table
-    from ccsim.metrics import ci_half_width
-
     runs = pd.to_numeric(table["runs"], errors="coerce")
     half = np.where(runs >= MIN_REPLICATES, ci_half_width(table["sd"], runs, level), np.nan)
     ours = pd.to_numeric(table["ours"], errors="coerce")
@@ -580,7 +580,7 @@ def _write(
         ]
     ).to_csv(verdict_csv, index=False)
     png = directory / f"{study.id}.png"
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # slow to import: only to draw
 
     figure = _figure(study, settings, table)
     figure.savefig(png, dpi=110)
@@ -606,8 +606,6 @@ def _write_metadata(report: StudyReport, out: str | os.PathLike[str] | None) -> 
     """``study.json``: what the study is, how it was run (settings, the command that repeats it,
     ccsim's version), its notes and verdicts: everything ``ccsim report`` needs besides the
     tables and figures beside it."""
-    from ccsim.runner import version
-
     study, settings = report.study, report.settings
     metadata = {
         "format": 1,
@@ -666,7 +664,7 @@ def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
     """One panel per metric: lines against ``x`` per ``hue`` (ours solid, with the 95% confidence
     interval of the mean as error bars; the paper's dashed), or bars of ours (with the interval)
     next to the paper's per row. A point of a single run has no error bar."""
-    import matplotlib
+    import matplotlib  # slow to import: only to draw
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -737,10 +735,6 @@ def _figure(study: Study, settings: Settings, table: pd.DataFrame) -> Any:
 
 
 def _print_setup(study: Study, settings: Settings, console: Any) -> None:
-    from rich.markup import escape
-
-    from ccsim.scenario import Stack
-
     mode = "quick (shortened: fewer points, seeds, shorter runs)" if settings.quick else "full"
     console.print(f"[bold]{study.id} ({study.slug}): {escape(study.title)}[/bold]")
     console.print(f"source: {escape(study.source)}; mode: {mode}")
@@ -806,9 +800,6 @@ VERDICT_COLOURS = {
 
 
 def _print_report(report: StudyReport, console: Any) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
     study, table = report.study, report.table
     rich_table = Table(
         title=f"{study.id}: ccsim vs published ({study.source})",
