@@ -22,17 +22,29 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from types import FrameType, ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ccsim.errors import ScenarioError, show_value
 
 if TYPE_CHECKING:
     from ccsim._core import AckSample, CongestionEvent, PacingContext, SentSample
-    from ccsim.scenario import Scenario
 
 __all__ = ["CongestionControl", "is_python_cc", "register_cc", "registered", "resolve"]
+
+
+class ScenarioLike(Protocol):
+    """What this module reads of a :class:`ccsim.scenario.Scenario`: its flow groups and
+    generators, each with a ``cc`` and its ``params``. (The scenario module checks Python
+    algorithms with this one, so this one does not import it.)"""
+
+    @property
+    def flows(self) -> Sequence[Any]: ...
+
+    @property
+    def generators(self) -> Sequence[Any]: ...
+
 
 #: The hooks a subclass may leave out; the engine calls only those a class overrides.
 OPTIONAL_HOOKS = (
@@ -293,7 +305,7 @@ class _Maker:
         return instance, self.hooks
 
 
-def makers(scenario: Scenario) -> dict[str, _Maker]:
+def makers(scenario: ScenarioLike) -> dict[str, _Maker]:
     """For each Python algorithm the scenario names, the callable the engine builds it with."""
     originals: dict[str, list[dict[str, Any]]] = {}
     for transfer in _transfers(scenario):
@@ -303,7 +315,7 @@ def makers(scenario: Scenario) -> dict[str, _Maker]:
     return {name: _Maker(name, resolve(name), found, build) for name, found in originals.items()}
 
 
-def hook_error(error: BaseException, scenario: Scenario) -> Exception | None:
+def hook_error(error: BaseException, scenario: ScenarioLike) -> Exception | None:
     """The :class:`~ccsim.CongestionControlError` for ``error``, a ``SystemExit`` or
     ``KeyboardInterrupt`` raised by a hook or constructor of one of the scenario's Python
     algorithms, or None when no hook raised it.
@@ -320,6 +332,7 @@ def hook_error(error: BaseException, scenario: Scenario) -> Exception | None:
     error.__traceback__ = tb  # the user's frames only, as for an exception the engine wrapped
     value = str(error)
     message = f"{what} raised {type(error).__name__}{f': {value}' if value else ''}"
+    # The engine is imported where it is used, so that ccsim imports even when it is not built.
     from ccsim._core import CongestionControlError
 
     wrapped = CongestionControlError(message)
@@ -327,7 +340,7 @@ def hook_error(error: BaseException, scenario: Scenario) -> Exception | None:
     return wrapped
 
 
-def _hook_frame(error: BaseException, scenario: Scenario) -> tuple[TracebackType, str] | None:
+def _hook_frame(error: BaseException, scenario: ScenarioLike) -> tuple[TracebackType, str] | None:
     """The traceback from the outermost frame of a hook (or constructor) of a Python algorithm,
     and what that frame is, in the words of the engine's errors."""
     tb = error.__traceback__
@@ -356,7 +369,7 @@ def _time_of(frame: FrameType) -> int | None:
     return None
 
 
-def _name_of(cls: type[CongestionControl], scenario: Scenario) -> str:
+def _name_of(cls: type[CongestionControl], scenario: ScenarioLike) -> str:
     """The ``cc`` the scenario names ``cls`` by (a registered name or an import path)."""
     for transfer in _transfers(scenario):
         target = _REGISTERED.get(transfer.cc, transfer.cc)
@@ -365,13 +378,13 @@ def _name_of(cls: type[CongestionControl], scenario: Scenario) -> str:
     return _path_of(cls)
 
 
-def registered_in(scenario: Scenario) -> dict[str, str]:
+def registered_in(scenario: ScenarioLike) -> dict[str, str]:
     """The registered names the scenario uses, with their classes' import paths (for workers)."""
     used = {t.cc for t in _transfers(scenario) if t.cc in _REGISTERED}
     return {name: _path_of(_REGISTERED[name]) for name in sorted(used)}
 
 
-def _transfers(scenario: Scenario) -> Iterable[Any]:
+def _transfers(scenario: ScenarioLike) -> Iterable[Any]:
     yield from scenario.flows
     yield from scenario.generators
 
@@ -417,7 +430,7 @@ def _import(module_name: str) -> ModuleType:
 
 def _builtin_names() -> set[str]:
     try:
-        from ccsim import _core
+        from ccsim import _core  # the engine, which may not be built
     except ImportError:
         return set()
     return {info["name"] for info in _core.algorithms()}
