@@ -20,7 +20,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ccsim import runner
 from ccsim.errors import EngineError, ScenarioError
+from ccsim.scenario import Scenario
+from ccsim.sweeps import Sweep, record_command, summarise_runs
 from ccsim.units import format_rate, format_setting
 
 __all__ = ["app", "main"]
@@ -53,9 +56,7 @@ _console = Console(highlight=False)
 
 def _print_version(value: bool) -> None:
     if value:
-        from ccsim.runner import version
-
-        typer.echo(f"ccsim {version()}")
+        typer.echo(f"ccsim {runner.version()}")
         raise typer.Exit()
 
 
@@ -129,12 +130,11 @@ def run(
     loaded = _load(scenario, overrides)
     # Imported after the scenario checks so that bad input fails fast (pandas is slow to load).
     from ccsim.results import PCAP_DIR, check_destination
-    from ccsim.runner import run as run_scenario
 
     target = out if out is not None else Path("results") / loaded.name
     check_destination(target)  # before the run, not after it
     try:
-        results = run_scenario(loaded, progress=not quiet and sys.stderr.isatty())
+        results = runner.run(loaded, progress=not quiet and sys.stderr.isatty())
         # into a temporary directory, renamed into place
         written = results.write(target, command=_command_line("run"))
     except KeyboardInterrupt:
@@ -155,11 +155,9 @@ def validate(scenario: ScenarioArg, overrides: SetOption = None) -> None:
     Checks the format, units, algorithm names and parameters, and asks the engine whether it can
     build the network (for example, that every flow has a route).
     """
-    from ccsim.runner import check_with_engine
-
     loaded = _load(scenario, overrides)
     try:
-        check_with_engine(loaded)
+        runner.check_with_engine(loaded)
     except ImportError:
         pass  # without the engine, the schema checks are all we can do
     typer.echo(f"ok: {loaded.describe()}")
@@ -168,12 +166,10 @@ def validate(scenario: ScenarioArg, overrides: SetOption = None) -> None:
 @app.command()
 def algorithms() -> None:
     """List every congestion-control algorithm with its parameters and their defaults."""
-    from ccsim.runner import engine
-
     table = Table(title="Congestion-control algorithms", show_lines=True)
     for column in ("algorithm", "recovery", "summary", "parameters (default)"):
         table.add_column(column)
-    for info in engine().algorithms():
+    for info in runner.engine().algorithms():
         params = "\n".join(_describe_param(p) for p in info["params"]) or "-"
         table.add_row(info["name"], info["recovery"], escape(info["summary"]), params)
     _console.print(table)
@@ -240,13 +236,11 @@ def sweep(
     moment and run the same command again: it runs only what is missing. A failed run is
     reported with its parameters and error and does not stop the others; the exit status is then 1.
     """
-    from ccsim.sweeps import Sweep
-
     loaded = Sweep.load(sweep_file)
     if dry_run:
         _print_plan(loaded)
         return
-    from ccsim.sweep_run import failures_table, run_sweep
+    from ccsim.sweep_run import failures_table, run_sweep  # pandas: only to run the sweep
 
     target = out if out is not None else Path("results") / loaded.name
     show = not quiet and sys.stderr.isatty()
@@ -258,8 +252,6 @@ def sweep(
             "to finish the sweep",
             EXIT_INTERRUPTED,
         )
-    from ccsim.sweeps import record_command
-
     command = _command_line("sweep") or shlex.join(["ccsim", "sweep", str(sweep_file)])
     record_command(target, command)
     if not quiet:
@@ -358,7 +350,7 @@ def study(
     up to the study's cap; --quick is a first look, labelled so. Writes ID.csv, ID-runs.csv
     (every run's values), ID.png, ID-verdicts.csv and study.json (what `ccsim report DIR` reads).
     """
-    from ccsim import studies
+    from ccsim import studies  # the studies import pandas and scipy: only for this command
 
     if list_all:
         table = Table(title="Studies (ccsim study NAME)")
@@ -400,8 +392,6 @@ def _sweep_summary(result: Any, max_rows: int = 40) -> Table:
     """For each parameter combination (seeds pooled): the runs done, and the mean over them of
     total goodput, Jain index, bottleneck utilization, loss rate and timeouts, each +- the
     half-width of its 95% confidence interval (Student's t)."""
-    from ccsim.sweeps import summarise_runs
-
     columns = [c for c in result.store.manifest()["columns"] if c != "seed"]
     summary = summarise_runs(result.runs, columns, [c for c, *_ in _SWEEP_COLUMNS])
     table = Table(
@@ -507,7 +497,7 @@ def query(
     numbers), and flows, links, series, queues, drops (every finished run's rows, with the run's
     parameters as leading columns). See docs/experiments.md.
     """
-    from ccsim.explore import run_query
+    from ccsim.explore import run_query  # pandas and DuckDB: only for this command
 
     if verify:
         if sql is not None:
@@ -532,7 +522,7 @@ def query(
 def _verify_store(directory: Path) -> None:
     """Check every run directory of a sweep against its checksums; print the damaged ones, one
     line each, and a count; exit 1 if any is damaged."""
-    from ccsim.store import MANIFEST, Store
+    from ccsim.store import MANIFEST, Store  # pandas: only for this command
 
     if not directory.is_dir():
         raise ScenarioError(f"{directory}: no such directory; expected a sweep directory")
@@ -660,7 +650,7 @@ def plot(
 
     Figures are titled, their axes labelled with units, and sized to be read when printed.
     """
-    from ccsim.explore import make_plots
+    from ccsim.explore import make_plots  # pandas: only for this command
 
     if fmt not in ("png", "svg"):
         raise ScenarioError(f'--format "{fmt}": expected png or svg')
@@ -701,7 +691,7 @@ def report(
     the command that reproduces the results and the ccsim version: it can be mailed or archived
     on its own. See docs/reports.md.
     """
-    from ccsim.report import write_report
+    from ccsim.report import write_report  # pandas and the studies: only for this command
 
     written = write_report(directory, out)
     _console.print(f"wrote {escape(str(written))} ({written.stat().st_size / 1024:.0f} KiB)")
@@ -724,8 +714,6 @@ def _describe_param(param: Mapping[str, Any]) -> str:
 
 
 def _load(path: Path, overrides: Sequence[str] | None) -> Any:
-    from ccsim.scenario import Scenario
-
     # Overrides apply before the file is checked: --set flows.0.cc=reno replaces an algorithm
     # that could not be imported.
     return Scenario.load(path, overrides=_parse_overrides(overrides) if overrides else None)
@@ -837,7 +825,7 @@ def _raised_by_python_cc(error: BaseException) -> bool:
     """Whether ``error`` reports an exception raised by a congestion-control algorithm written in
     Python (``ccsim.CongestionControlError``)."""
     try:
-        from ccsim._core import CongestionControlError
+        from ccsim._core import CongestionControlError  # the engine, which may not be built
     except ImportError:
         return False
     return isinstance(error, CongestionControlError)

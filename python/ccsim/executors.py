@@ -22,6 +22,13 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
+from ccsim.errors import EngineError, ScenarioError
+from ccsim.pycc import register_paths
+from ccsim.runner import ctrl_c_reaches_this_thread, run
+from ccsim.scenario import Scenario
+from ccsim.store import Store, run_metrics
+from ccsim.sweeps import run_id
+
 __all__ = [
     "DaskExecutor",
     "Executor",
@@ -70,13 +77,6 @@ def execute(task: RunTask) -> RunOutcome:
     Algorithms written in Python are imported here by their paths; one that cannot be is an error
     naming the flow's key and the path.
     """
-    from ccsim.errors import EngineError, ScenarioError
-    from ccsim.pycc import register_paths
-    from ccsim.runner import ctrl_c_reaches_this_thread, run
-    from ccsim.scenario import Scenario
-    from ccsim.store import Store, run_metrics
-    from ccsim.sweeps import run_id
-
     try:
         register_paths(task.python_cc)
         scenario = Scenario.model_validate(task.scenario)
@@ -320,7 +320,7 @@ def _sigint_blocked() -> Iterator[None]:
         yield
         return
     # Started once per process, multiprocessing's resource tracker unblocks SIGINT after
-    # starting: start it first.
+    # starting: start it first. (Imported here, where POSIX is known.)
     from multiprocessing import resource_tracker
 
     resource_tracker.ensure_running()
@@ -375,7 +375,7 @@ def _die_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
-        import ctypes
+        import ctypes  # Linux only, like the call below
 
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_pdeathsig = 1
@@ -411,7 +411,7 @@ class DaskExecutor:
     def run(self, tasks: Sequence[RunTask], on_done: OnDone) -> None:
         if not tasks:
             return
-        try:
+        try:  # Dask is optional, and needed only here
             from distributed import Client
             from distributed import as_completed as dask_completed
         except ImportError as error:

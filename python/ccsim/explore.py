@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ccsim import plots
 from ccsim.errors import ScenarioError
 from ccsim.results import TABLES, read_json_object
 from ccsim.store import MANIFEST, Store
@@ -75,7 +76,7 @@ def run_query(directory: str | os.PathLike[str], sql: str) -> pd.DataFrame:
 
     A bad query is bad input: it raises :class:`ScenarioError` with DuckDB's message.
     """
-    import duckdb
+    import duckdb  # slow to import: only where SQL is needed
 
     try:
         if directory_kind(directory) == "sweep":
@@ -96,7 +97,7 @@ def query_error(error: BaseException) -> str:
 
 def _run_connection(directory: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with one view per Parquet table of a results directory."""
-    import duckdb
+    import duckdb  # slow to import: only where SQL is needed
 
     connection = duckdb.connect()
     for table in TABLES:
@@ -131,9 +132,7 @@ def make_plots(
     Plotting problems a user can fix (a run without traces, an unknown column) raise
     :class:`ScenarioError`.
     """
-    import duckdb
-
-    from ccsim import plots  # matplotlib: imported only to plot
+    import duckdb  # slow to import: only where SQL is needed
 
     try:
         if directory_kind(directory) == "run":

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec
 import pandas as pd
 
 from ccsim import metrics
+from ccsim.results import Results
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -128,7 +129,7 @@ def _styled(make: Callable[P, Figure]) -> Callable[P, Figure]:
 
 
 def _figure(title: str) -> tuple[Figure, Axes]:
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # matplotlib is slow to import: only to draw
 
     figure = Figure(figsize=(6.4, 4.0), layout="constrained")
     axes = figure.add_subplot()
@@ -176,7 +177,7 @@ def _chosen_flows(series: pd.DataFrame, flows: Sequence[int] | None) -> pd.DataF
 def _flow_colours(flows: Sequence[Any]) -> dict[Any, Any]:
     """A colour per flow, the same in every panel; tab20 past ten flows, where tab10 would
     repeat colours and two flows would look like one."""
-    from matplotlib import colormaps
+    from matplotlib import colormaps  # matplotlib is slow to import: only to draw
 
     palette = colormaps["tab10" if len(flows) <= 10 else "tab20"]
     return {flow: palette(i % palette.N) for i, flow in enumerate(flows)}
@@ -265,7 +266,7 @@ def cwnd_figure(
 def _window_and_state(
     chosen: pd.DataFrame, columns: Sequence[str], title: str, labels: Mapping[int, str] | None
 ) -> Figure:
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # matplotlib is slow to import: only to draw
 
     figure = Figure(figsize=(6.4, 4.0 + 1.7 * len(columns)), layout="constrained")
     panels = figure.subplots(
@@ -341,7 +342,7 @@ def flow_bars_figure(
 
 
 def _colours(names: Sequence[Any]) -> dict[Any, Any]:
-    from matplotlib import colormaps
+    from matplotlib import colormaps  # matplotlib is slow to import: only to draw
 
     palette = colormaps["tab10"]
     return {name: palette(i % 10) for i, name in enumerate(names)}
@@ -443,7 +444,7 @@ def save(figure: Figure, path: str | os.PathLike[str]) -> Path:
 
 
 def _style() -> Any:
-    from matplotlib import rc_context
+    from matplotlib import rc_context  # matplotlib is slow to import: only to draw
 
     return rc_context(_STYLE)  # type: ignore[arg-type]  # matplotlib types keys as literals
 
@@ -460,8 +461,6 @@ def plot_run(
     ``throughput``, ``queue`` (when the run was traced), ``flows`` (goodput per flow) and ``cdf``
     (of per-flow goodput). Returns the files written.
     """
-    from ccsim.results import Results
-
     results = Results.load(directory)
     target = Path(out) if out is not None else Path(directory) / "plots"
     figures = run_figures(results, kinds)

@@ -16,6 +16,7 @@ import time
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ccsim import pycc
 from ccsim.errors import EngineError, ScenarioError
 from ccsim.scenario import Scenario
 
@@ -32,7 +33,7 @@ PROGRESS_AFTER_S = 2.0
 
 def engine() -> ModuleType:
     """The compiled engine module, or an ImportError that says how to build it."""
-    try:
+    try:  # imported here, so that ccsim imports (and says this) when the engine is not built
         from ccsim import _core
     except ImportError as error:
         raise ImportError(
@@ -45,7 +46,7 @@ def version() -> str:
     """ccsim's version: the engine's, or the installed package's when the engine is missing."""
     try:
         return str(engine().version())
-    except ImportError:
+    except ImportError:  # no engine: the installed package's metadata (slow to import) tells
         from importlib.metadata import PackageNotFoundError
         from importlib.metadata import version as package_version
 
@@ -124,8 +125,6 @@ def check_with_engine(scenario: Scenario) -> None:
 def build(scenario: Scenario) -> Any:
     """The engine's simulation of ``scenario``, built but not run (``ccsim._core.Simulation``),
     with the scenario's Python algorithms (if any) handed to it."""
-    from ccsim import pycc
-
     core = engine()
     spec = json.dumps(scenario.resolve())
     python_cc = pycc.makers(scenario)
@@ -192,8 +191,6 @@ def _algorithms_error(error: BaseException, scenario: Scenario) -> Exception | N
     handles Ctrl-C) and a Dask worker runs tasks in other threads, so there a KeyboardInterrupt
     came from the hook, and must fail that run, not end the sweep.
     """
-    from ccsim import pycc
-
     if isinstance(error, KeyboardInterrupt) and ctrl_c_reaches_this_thread():
         return None
     return pycc.hook_error(error, scenario)
@@ -210,7 +207,7 @@ def _from_a_hook(error: BaseException) -> bool:
     """Whether ``error`` is the engine's report of an exception raised by a hook of a
     congestion-control algorithm written in Python (``CongestionControlError``)."""
     try:
-        from ccsim._core import CongestionControlError
+        from ccsim._core import CongestionControlError  # the engine, which may not be built
     except ImportError:
         return False
     return isinstance(error, CongestionControlError)
@@ -267,6 +264,7 @@ class _ProgressBar:
         self._progress.update(self._task, completed=now_s)
 
     def _start(self, total_s: float) -> None:
+        # rich's console and progress take about 50 ms to import: only when a bar is shown.
         from rich.console import Console
         from rich.progress import (
             BarColumn,

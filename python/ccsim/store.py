@@ -52,12 +52,12 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ccsim.errors import ScenarioError
-from ccsim.results import TABLES
+from ccsim.metrics import jain_index, link_utilization
+from ccsim.results import TABLES, Results
+from ccsim.units import parse_rate, parse_size, parse_time
 
 if TYPE_CHECKING:
     import duckdb
-
-    from ccsim.results import Results
 
 __all__ = [
     "CATALOG",
@@ -122,16 +122,14 @@ def run_metrics(results: Results) -> dict[str, Any]:
     ``utilization`` the bottleneck's (busiest link); ``loss_rate`` data drops / packets sent;
     ``mean_completion_s`` the mean transfer time of finished transfers.
     """
-    from ccsim import metrics
-
     flows, links = results.flows, results.links
     sent, drops = int(flows["packets_sent"].sum()), int(flows["drops"].sum())
     finished = flows["completion_s"].dropna()
     return {
         "flows": len(flows),
         "goodput_bps": float(flows["goodput_bps"].sum()),
-        "jain": metrics.jain_index(flows["goodput_bps"]) if len(flows) else None,
-        "utilization": metrics.link_utilization(links) if len(links) else None,
+        "jain": jain_index(flows["goodput_bps"]) if len(flows) else None,
+        "utilization": link_utilization(links) if len(links) else None,
         "drops": drops,
         "loss_rate": drops / sent if sent else 0.0,
         "retransmits": int(flows["retransmits"].sum()),
@@ -252,7 +250,7 @@ class Store:
     def lock(self) -> Iterator[None]:
         """Hold the directory for one sweep at a time (released by the OS if the process dies)."""
         try:
-            import fcntl
+            import fcntl  # POSIX only
         except ImportError:  # not POSIX: no lock, as before
             yield
             return
@@ -453,8 +451,6 @@ class Store:
 
     def load_run(self, run_id: str) -> Results:
         """The results of one finished run."""
-        from ccsim.results import Results
-
         return Results.load(self.run_dir(run_id))
 
     def run_metrics(self, run_id: str) -> dict[str, Any]:
@@ -527,7 +523,7 @@ class Store:
         ``runs`` with every point and as many done runs; every view) before it replaces the
         old one. On failure the old catalogue stays and :class:`CatalogError` says why.
         """
-        import duckdb
+        import duckdb  # slow to import: only where SQL is needed
 
         runs, files = self._runs_table()
         sources: dict[str, list[str]] = {table: [] for table in TABLES}
@@ -575,7 +571,7 @@ class Store:
 
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A read-only DuckDB connection to the catalogue, resolving paths in this directory."""
-        import duckdb
+        import duckdb  # slow to import: only where SQL is needed
 
         connection = duckdb.connect(str(self.catalog_path), read_only=True)
         _search_here(connection, self.root)
@@ -624,14 +620,12 @@ def _one_type(values: list[Any]) -> pd.Series:
 def _quantity_twin(values: list[Any]) -> tuple[str, list[float]] | None:
     """``"10Mbps"`` values also as numbers: ``rate_bps``, ``rtt_s`` or ``buffer_bytes`` columns,
     so that SQL can sort and plots can place them."""
-    from ccsim import units
-
     if not values or not all(isinstance(v, str) for v in values):
         return None
     for suffix, parse, scale in (
-        ("bps", units.parse_rate, 1.0),
-        ("s", units.parse_time, 1e-9),
-        ("bytes", units.parse_size, 1.0),
+        ("bps", parse_rate, 1.0),
+        ("s", parse_time, 1e-9),
+        ("bytes", parse_size, 1.0),
     ):
         try:
             return suffix, [parse(v) * scale for v in values]
@@ -649,7 +643,7 @@ def _write_catalog(
 ) -> None:
     """Write table ``runs`` and a view per table over ``sources[table]``, Parquet files by
     paths relative to ``root``."""
-    import duckdb
+    import duckdb  # slow to import: only where SQL is needed
 
     connection = duckdb.connect(str(path))
     try:
@@ -670,7 +664,7 @@ def _check_catalog(path: Path, *, points: int, done: int) -> None:
     """Raise ValueError unless the catalogue at ``path`` is complete in its file: no write-ahead
     log beside it (whose tables would be lost with it), table ``runs`` with ``points`` rows of
     which ``done`` are done, and every view."""
-    import duckdb
+    import duckdb  # slow to import: only where SQL is needed
 
     wal = Path(f"{path}.wal")
     if wal.is_file() and wal.stat().st_size > 0:
@@ -705,7 +699,7 @@ def _search_here(connection: duckdb.DuckDBPyConnection, root: Path) -> None:
 def _view_sql(table: str, root: Path, files: Sequence[str], params: Sequence[str]) -> str:
     """A view of one table over the Parquet ``files`` of done runs (paths relative to ``root``),
     with each run's parameters in front."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # slow to import: only where Parquet is read
 
     columns = None
     for name in files:  # the columns of the first file that reads (the view reads them all)
@@ -886,7 +880,7 @@ def _parquet_problem(path: Path, *, thorough: bool) -> str | None:
     if head != b"PAR1" or tail[4:] != b"PAR1" or footer > size - 12:
         return "does not begin and end as Parquet does (truncated?)"
     if thorough:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # slow to import: only where Parquet is read
 
         try:
             pq.read_metadata(path)
