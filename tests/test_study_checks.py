@@ -289,11 +289,14 @@ def test_a_full_run_adds_replicates_up_to_the_cap(tmp_path: Path) -> None:
     # 3 -> 6 -> 12 seeds, then the cap: the check stays inconclusive.
     assert report.replicates == 12
     assert report.verdicts[0].verdict == core.INCONCLUSIVE
-    assert report.runs == 12 and report.reused == 6
+    # Every run was made by this call, the earlier passes' included: none was reused.
+    assert report.runs == 12 and report.reused == 0
     assert any("running 6" in note for note in report.notes)
     assert any("running 12" in note for note in report.notes)
     runs = pd.read_csv(report.directory / "T1-runs.csv")
     assert sorted(runs["seed"]) == list(range(1, 13))
+    again = core.run_study(_noisy_study(12), core.Settings(), tmp_path / "full", workers=1)
+    assert again.runs == 12 and again.reused == 12
     # A quick run, or replicates set by hand, never adds any.
     quick = core.run_study(_noisy_study(12), core.Settings(quick=True), tmp_path / "q", workers=1)
     assert quick.replicates == 3

@@ -40,8 +40,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq, curve_fit
-from scipy.signal import lfilter
 
 __all__ = [
     "FLUID_ALPHA",
@@ -218,6 +216,9 @@ def simulate(
         return _never_cut(n_paths)
     rng = np.random.default_rng(seed)
     d = _cycle_lengths(rng, lam, T, (warmup_cycles + n_cycles, n_paths))
+    # scipy takes most of a second to import: only when a model needs it
+    from scipy.signal import lfilter
+
     after_cut = lfilter([0.5], [1.0, -0.5], d / rtt, axis=0)
     start = np.vstack([np.zeros((1, n_paths)), after_cut[:-1]])[warmup_cycles:]
     d = d[warmup_cycles:]
@@ -482,6 +483,9 @@ def fit_shifted_response(
         raise ValueError("p must lie in (0, 1) and throughputs must be positive and finite")
     beta0 = float(np.median(y * np.sqrt(x)))
     upper = float(x.min()) * (1 - 1e-9)
+    # scipy takes most of a second to import: only when a model needs it
+    from scipy.optimize import curve_fit
+
     (beta, eps), cov = curve_fit(
         shifted_response,
         x,
@@ -544,4 +548,7 @@ def shift_window_exact(p: float, eps: float, rtt: float, beta: float | None = No
         lo -= 2.0
     while excess(hi) > 0:
         hi += 2.0
+    # scipy takes most of a second to import: only when a model needs it
+    from scipy.optimize import brentq
+
     return math.exp(brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12)) / p

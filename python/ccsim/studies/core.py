@@ -44,10 +44,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from ccsim import display
-from ccsim import scenario as scenario_model
 from ccsim.metrics import ci_half_width
 from ccsim.runner import version
 from ccsim.scenario import Stack
+from ccsim.scenario import engine as scenario_engine
 from ccsim.studies.checks import (
     FAILED,
     HELD,
@@ -167,7 +167,7 @@ class FigureSpec:
 
 @dataclass(frozen=True)
 class Study:
-    """A named experiment of a seed paper (an entry of studies.md)."""
+    """A named experiment of a seed paper (its report: docs/studies/)."""
 
     id: str
     slug: str
@@ -257,7 +257,7 @@ class StudyReport:
 
 def available_algorithms() -> set[str] | None:
     """The engine's algorithm names (None without an engine)."""
-    registry = scenario_model._algorithms()
+    registry = scenario_engine.algorithm_registry()  # through the module: tests patch it
     return None if registry is None else set(registry)
 
 
@@ -322,6 +322,9 @@ def run_study(
     command = study_command(study, settings, out)
     current = settings
     escalations: list[str] = []
+    # Runs simulated by this call, over every pass: a run an earlier pass made is not one the
+    # directory already held, though the last pass finds it there.
+    ran_now = 0
     while True:
         context = Context(current, {})
         jobs: list[tuple[str, Sweep, Path]] = []
@@ -342,7 +345,7 @@ def run_study(
         results = run_sweeps(
             [(sweep, target) for _, sweep, target in jobs], workers=workers, progress=progress
         )
-        runs = reused = 0
+        runs = failed = 0
         for (name, _, target), result in zip(jobs, results, strict=True):
             record_command(target, command)
             if result.failures:
@@ -350,7 +353,8 @@ def run_study(
                     f"{name}: {len(result.failures)} runs failed: {result.failures[0].error}"
                 )
             runs += result.distinct_runs
-            reused += result.skipped
+            failed += len(result.failures)
+            ran_now += result.completed
             context.results[name] = result
         table = with_intervals(study.analyse(context))
         verdicts = [claim.judge(table, quick=current.quick) for claim in study.claims]
@@ -365,6 +369,7 @@ def run_study(
             console.print(f"[yellow]{escalations[-1]}[/yellow]")
         current = _with_replicates(current, more)
     context.notes[:0] = escalations
+    reused = max(runs - failed - ran_now, 0)
     files = _write(study, current, table, verdicts, directory)
     report = StudyReport(
         study, settings, table, verdicts, directory, files, context.notes, runs, reused

@@ -883,12 +883,10 @@ def sensitivity(
     ``out/sensitivity.csv``, one row per study, variant and claim: the verdict, the number of
     seeds and the mean time to the maximum window of each configuration; prints the verdicts
     as a table of claims against variants."""
-    from ccsim.studies import get
-
     root = Path(out)
     rows: list[dict[str, Any]] = []
     for study_id in ("S1", "S2"):
-        base = get(study_id)
+        base = next(s for s in STUDIES if s.id == study_id)
         for variant in variants:
             if study_id == "S1" and variant.modified:
                 continue

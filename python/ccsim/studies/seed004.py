@@ -145,7 +145,7 @@ L1_ASSUME = (
     ),
     (
         "parking lot R0-R4, the 4 backbone links 1 Gb/s and 1 ms each way with 2 MB DropTail "
-        "buffers (the slide's '15 msec' read as the buffer's drain time, 16.8 ms); every flow on "
+        "buffers (the slide's '15 msec' read as the buffer's drain time: 2 MB drains in 16 ms); every flow on "
         "its own hosts, access links 10 Gb/s carrying each flow's RTT, each direction with a "
         "DropTail queue of ns-2's default limit_ 50 (49 waiting; the paper states only the "
         "backbone's)"
