@@ -17,7 +17,8 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from ccsim.studies import core, seed000
+from ccsim.studies import core
+from ccsim.studies import randomized_tcp as seed000
 from ccsim.studies.core import (
     FAILED,
     HELD,

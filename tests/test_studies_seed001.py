@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from ccsim.studies import core, seed001
+from ccsim.studies import core
+from ccsim.studies import free_drop as seed001
 from ccsim.studies.checks import grade
 from ccsim.studies.core import Settings, run_study, summarise
 from conftest import requires_engine

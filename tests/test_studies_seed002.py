@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from ccsim import studies
-from ccsim.studies import core, seed002
+from ccsim.studies import core
+from ccsim.studies import tcp_fusion as seed002
 from ccsim.studies.core import REPRODUCED, REVERSED, Settings, run_study
 from conftest import requires_engine
 

@@ -30,7 +30,8 @@ from typing import Any
 import pandas as pd
 import pytest
 from ccsim import studies
-from ccsim.studies import core, seed003
+from ccsim.studies import core
+from ccsim.studies import sync_tcp as seed003
 from ccsim.studies.core import (
     HELD,
     INCONCLUSIVE,

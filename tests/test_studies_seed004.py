@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from ccsim import studies
-from ccsim.studies import core, seed004
+from ccsim.studies import core
+from ccsim.studies import highspeed_parking_lot as seed004
 from ccsim.studies.core import (
     HELD,
     INCONCLUSIVE,

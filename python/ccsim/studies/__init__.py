@@ -19,18 +19,25 @@ from typing import Any
 
 from ccsim.errors import ScenarioError
 from ccsim.studies.core import Settings, Study, StudyReport, run_study
-from ccsim.studies.seed000 import STUDIES as SEED000
-from ccsim.studies.seed001 import STUDIES as SEED001
-from ccsim.studies.seed002 import STUDIES as SEED002
-from ccsim.studies.seed003 import STUDIES as SEED003
-from ccsim.studies.seed004 import STUDIES as SEED004
+from ccsim.studies.free_drop import STUDIES as FREE_DROP
+from ccsim.studies.highspeed_parking_lot import STUDIES as HIGHSPEED_PARKING_LOT
+from ccsim.studies.randomized_tcp import STUDIES as RANDOMIZED_TCP
+from ccsim.studies.sync_tcp import STUDIES as SYNC_TCP
+from ccsim.studies.tcp_fusion import STUDIES as TCP_FUSION
 
 __all__ = ["PROFILES", "Settings", "Study", "StudyReport", "get", "list_studies", "run"]
 
 #: The stack profiles a study can be re-run under.
 PROFILES = ("ns2", "rfc", "linux")
 
-_REGISTRY: tuple[Study, ...] = (*SEED000, *SEED001, *SEED002, *SEED003, *SEED004)
+#: Paper by paper (seeds 000-004), each paper's studies in their order.
+_REGISTRY: tuple[Study, ...] = (
+    *RANDOMIZED_TCP,
+    *FREE_DROP,
+    *TCP_FUSION,
+    *SYNC_TCP,
+    *HIGHSPEED_PARKING_LOT,
+)
 
 
 def list_studies() -> list[Study]:

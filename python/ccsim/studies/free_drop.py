@@ -26,7 +26,7 @@ Choices common to the packet-level studies (printed with each):
 What a verdict may hang on and the paper does not give (the queues, Free-Drop's counting rule
 and timeout rule, the constant of w(p), F3's w) is varied by :func:`sensitivity`::
 
-    python3 -c "from ccsim.studies import seed001; seed001.sensitivity(workers=2)"
+    python3 -c "from ccsim.studies import free_drop; free_drop.sensitivity(workers=2)"
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ Choices the paper leaves open are in ``S1_ASSUME``, ``S2_ASSUME`` and ``S3_ASSUM
 verdict may hang on (the queue size, Sync-TCP's averaging weight, alpha0's unit) are varied by
 :func:`sensitivity`:
 
-    python3 -c "from ccsim.studies import seed003; seed003.sensitivity(workers=2)"
+    python3 -c "from ccsim.studies import sync_tcp; sync_tcp.sensitivity(workers=2)"
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ def _startup_assume(rate: str, window: int) -> tuple[str, ...]:
         ),
         (
             "Sync-TCP's averaging weight w_avg = 1/8 and the queue size are not given by the "
-            "paper: seed003.sensitivity() varies them (docs/studies/sync-tcp.md)"
+            "paper: sync_tcp.sensitivity() varies them (docs/studies/sync-tcp.md)"
         ),
     )
 
