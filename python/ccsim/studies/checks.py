@@ -58,6 +58,7 @@ __all__ = [
     "band",
     "compare",
     "grade",
+    "inconclusive_checks",
     "within",
 ]
 
@@ -150,6 +151,12 @@ def grade(checks: Sequence[Check], quick: bool = False) -> str:
     if 2 * count[HELD] >= total and count[REVERSED] == 0:
         return PARTLY
     return NOT_REPRODUCED
+
+
+def inconclusive_checks(verdicts: Sequence[ClaimResult]) -> int:
+    """How many checks of the judged claims are inconclusive (a full study run adds replicates
+    while there are any)."""
+    return sum(c.outcome == INCONCLUSIVE for v in verdicts for c in v.checks)
 
 
 # ---- deciding with an interval ------------------------------------------------------------------
