@@ -29,6 +29,8 @@ __all__ = ["VERDICT_COLOURS", "print_report", "print_setup", "timing_line"]
 
 
 def print_setup(study: Study, settings: Settings, console: Any) -> None:
+    """What is about to run: the study, the mode, the setup, the warm-up, the assumptions and the
+    stack profile."""
     mode = "quick (shortened: fewer points, seeds, shorter runs)" if settings.quick else "full"
     console.print(f"[bold]{study.id} ({study.slug}): {escape(study.title)}[/bold]")
     console.print(f"source: {escape(study.source)}; mode: {mode}")
@@ -56,6 +58,8 @@ VERDICT_COLOURS = {
 
 
 def print_report(report: StudyReport, console: Any) -> None:
+    """The comparison table, the notes, the verdicts with their checks, the files written and
+    the time taken."""
     study, table = report.study, report.table
     rich_table = Table(
         title=f"{study.id}: ccsim vs published ({study.source})",

@@ -73,12 +73,12 @@ def summarise(
         if "seed" not in data.columns:
             raise ValueError("every record needs the seed of its run ('seed')")
         data["value"] = data["value"].astype(float)
-        per_run = (
+        run_values = (
             data.groupby([*keys, "metric", "seed"], sort=False, dropna=False)["value"]
             .mean()
             .reset_index()
         )
-        for key, group in per_run.groupby([*keys, "metric"], sort=False, dropna=False):
+        for key, group in run_values.groupby([*keys, "metric"], sort=False, dropna=False):
             key = key if isinstance(key, tuple) else (key,)
             metric = key[-1]
             limits = bounds.get(metric, ANY)
