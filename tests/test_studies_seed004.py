@@ -321,11 +321,11 @@ def test_the_era_option_is_set_in_one_place_for_every_protocol(
         "cc": "areno",
         "params": {"linux26": True},
     }
-    monkeypatch.setattr(seed004, "ERA_PARAMS", {})
+    monkeypatch.setattr(seed004.common, "ERA_PARAMS", {})
     assert seed004.protocol_entry("bic") == "bic"
     era = {a: {"era": "2.6"} for a in seed004.PROTOCOLS}
-    monkeypatch.setattr(seed004, "ERA_PARAMS", era)
-    monkeypatch.setattr(seed004, "ERA_STACK", {"tcp_era": "2.6"})
+    monkeypatch.setattr(seed004.common, "ERA_PARAMS", era)
+    monkeypatch.setattr(seed004.common, "ERA_STACK", {"tcp_era": "2.6"})
     sweep = L1.sweeps(Settings(profile="linux"))[0]
     assert sweep["compare"]["algorithms"][3] == {"name": "bic", "cc": "bic", "params": era["bic"]}
     assert sweep["compare"]["baseline"] == {"name": "reno", "cc": "reno", "params": {"era": "2.6"}}

@@ -1,0 +1,123 @@
+"""Seed 001, Free-Drop TCP: studies F1-F4 (docs/studies/free-drop-tcp.md), and a
+sensitivity sweep of F1-F3 over what the paper does not give (:func:`sensitivity`).
+
+Free-Drop TCP (``freedrop``, parameter ``w`` in packet transmissions) is NewReno whose halving on
+a loss happens only when another loss occurred within the last ``w`` transmissions. F1 and F2
+are the paper's single-flow lossy-link runs (Fig. 1 and 2), F3 its five-flow fairness runs
+(Fig. 3), F4 its fluid model (section 2; pure Python, :mod:`ccsim.fluid`, no engine runs).
+
+Every check decides with the interval of its quantity over replicates (seeds), paired by seed
+where two configurations are compared (:mod:`ccsim.studies.checks`); the claims and their
+criteria are written from the paper's text (docs/studies/free-drop-tcp.md has their history).
+
+Choices common to the packet-level studies (printed with each):
+
+* TCP is ``newreno``: Free-Drop in ccsim uses NewReno recovery, so the two differ only in the
+  rule that decides whether a loss halves the window.
+* MSS 1000 B (ns-2's default ``packetSize_``; the paper gives none).
+* Queues: every link of the dumbbell (bottleneck and access links, both directions) is DropTail.
+  Where the paper gives no size (every link of F1/F2, the access links of F3) it is ns-2's default
+  limit of 50 packets, which is ccsim's ``49pkts`` (ns-2 counts the packet on the wire in its
+  limit, ccsim does not: :data:`NS2_QUEUE`). F3's bottleneck has the paper's 20% and 100% of the
+  BDP.
+* F1/F2: the receiver window is 2 BDP (7500 packets at 600 Mb/s, 50 ms, 1000 B); the paper
+  gives none, and ns-2's default ``window_`` of 20 packets would cap TCP far below its curve.
+
+What a verdict may hang on and the paper does not give (the queues, Free-Drop's counting rule
+and timeout rule, the constant of w(p), F3's w) is varied by :func:`sensitivity`::
+
+    python3 -c "from ccsim.studies import free_drop; free_drop.sensitivity(workers=2)"
+"""
+
+from __future__ import annotations
+
+from ccsim.studies.free_drop.common import (
+    COV,
+    CUTS_MEAN,
+    FIT_EPS,
+    FIXED,
+    GOODPUT,
+    LAW_SLOPE,
+    LOSSES_MEAN,
+    MEAN_COV_RATIO,
+    NS2_QUEUE,
+    RATIO,
+    SENSITIVITY,
+    SHIFTED,
+    SLOPE,
+    TCP_CUTS_MEAN,
+    TCP_LOSSES_MEAN,
+    W_SLOPE,
+    _eps_name,
+    fit_shift,
+)
+from ccsim.studies.free_drop.declarations import STUDIES
+from ccsim.studies.free_drop.f1_response_curves import (
+    _f1_above,
+    _f1_law,
+    _f1_plan,
+    _f1_shift,
+    _f1_sweeps,
+    _f1_tcp_slope,
+    _fd_configs,
+    _law_range,
+    _w_range,
+)
+from ccsim.studies.free_drop.f2_f3 import (
+    F3_BOUNDS,
+    F3_CASES,
+    JAIN,
+    _case,
+    _f2_events,
+    _f2_ratio,
+    _f3_close,
+    _f3_fair,
+    _f3_sweeps,
+)
+from ccsim.studies.free_drop.f4_fluid import BRL, _f4_poisson
+from ccsim.studies.free_drop.sensitivity import sensitivity, sensitivity_summary, variant_study
+
+__all__ = [
+    "BRL",
+    "COV",
+    "CUTS_MEAN",
+    "F3_BOUNDS",
+    "F3_CASES",
+    "FIT_EPS",
+    "FIXED",
+    "GOODPUT",
+    "JAIN",
+    "LAW_SLOPE",
+    "LOSSES_MEAN",
+    "MEAN_COV_RATIO",
+    "NS2_QUEUE",
+    "RATIO",
+    "SENSITIVITY",
+    "SHIFTED",
+    "SLOPE",
+    "STUDIES",
+    "TCP_CUTS_MEAN",
+    "TCP_LOSSES_MEAN",
+    "W_SLOPE",
+    "_case",
+    "_eps_name",
+    "_f1_above",
+    "_f1_law",
+    "_f1_plan",
+    "_f1_shift",
+    "_f1_sweeps",
+    "_f1_tcp_slope",
+    "_f2_events",
+    "_f2_ratio",
+    "_f3_close",
+    "_f3_fair",
+    "_f3_sweeps",
+    "_f4_poisson",
+    "_fd_configs",
+    "_law_range",
+    "_w_range",
+    "fit_shift",
+    "sensitivity",
+    "sensitivity_summary",
+    "variant_study",
+]
