@@ -31,9 +31,11 @@ and timeout rule, the constant of w(p), F3's w) is varied by :func:`sensitivity`
 
 from __future__ import annotations
 
+from ccsim.studies.core import Study
 from ccsim.studies.free_drop.common import (
     COV,
     CUTS_MEAN,
+    DEFAULT,
     FIT_EPS,
     FIXED,
     GOODPUT,
@@ -51,8 +53,8 @@ from ccsim.studies.free_drop.common import (
     _eps_name,
     fit_shift,
 )
-from ccsim.studies.free_drop.declarations import STUDIES
 from ccsim.studies.free_drop.f1_response_curves import (
+    _f1,
     _f1_above,
     _f1_law,
     _f1_plan,
@@ -68,21 +70,25 @@ from ccsim.studies.free_drop.f2_f3 import (
     F3_CASES,
     JAIN,
     _case,
+    _f2,
     _f2_events,
     _f2_ratio,
+    _f3,
     _f3_close,
     _f3_fair,
     _f3_sweeps,
 )
-from ccsim.studies.free_drop.f4_fluid import BRL, _f4_poisson
+from ccsim.studies.free_drop.f4_fluid import BRL, F4, _f4_poisson
 from ccsim.studies.free_drop.sensitivity import sensitivity, sensitivity_summary, variant_study
 
 __all__ = [
     "BRL",
     "COV",
     "CUTS_MEAN",
+    "DEFAULT",
     "F3_BOUNDS",
     "F3_CASES",
+    "F4",
     "FIT_EPS",
     "FIXED",
     "GOODPUT",
@@ -101,14 +107,17 @@ __all__ = [
     "W_SLOPE",
     "_case",
     "_eps_name",
+    "_f1",
     "_f1_above",
     "_f1_law",
     "_f1_plan",
     "_f1_shift",
     "_f1_sweeps",
     "_f1_tcp_slope",
+    "_f2",
     "_f2_events",
     "_f2_ratio",
+    "_f3",
     "_f3_close",
     "_f3_fair",
     "_f3_sweeps",
@@ -121,3 +130,9 @@ __all__ = [
     "sensitivity_summary",
     "variant_study",
 ]
+
+
+# ---- the studies ---------------------------------------------------------------------------------
+
+
+STUDIES: tuple[Study, ...] = (_f1(DEFAULT), _f2(DEFAULT), _f3(DEFAULT), F4)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -14,9 +15,12 @@ from ccsim.studies.core import (
     ANY,
     NONNEGATIVE,
     Check,
+    Claim,
     Context,
+    FigureSpec,
     Quantity,
     Settings,
+    Study,
     band,
     compare,
     measure,
@@ -39,12 +43,14 @@ from ccsim.studies.free_drop.common import (
     RATIO,
     RTT_S,
     SLOPE,
+    SOURCE,
     TCP,
     TCP_EPS,
     W_SLOPE,
     WALL,
     Variant,
     _eps_name,
+    _f12_assume,
     _mean,
     _publish,
     _records,
@@ -491,3 +497,65 @@ def _f1_shift(table: pd.DataFrame) -> list[Check]:
         )
         for eps in plan["eps"]
     ]
+
+
+F1_MAX_REPLICATES = 12
+
+
+def _f1(variant: Variant) -> Study:
+    return Study(
+        id="F1",
+        slug="response-curves",
+        title="Response curves of TCP and Free-Drop TCP, and the shifted curves (Fig. 1)",
+        source=SOURCE,
+        setup="one flow over a 600 Mb/s link with random loss p, RTT 50 ms, 10-minute runs, "
+        "3 seeds (more while a check is inconclusive); goodput vs p for TCP, Free-Drop at fixed "
+        "w and with w(p) for the shift eps; fluid-model curves at the same p; per-seed fits of "
+        "beta/sqrt(p - eps)",
+        warmup=(
+            "30 s (quick: 10 s): goodput is the mean delivered rate sampled after it, so the "
+            "slow-start overshoot does not count"
+        ),
+        assumptions=_f12_assume(variant),
+        sweeps=functools.partial(_f1_sweeps, variant=variant),
+        analyse=_f1_analyse,
+        claims=(
+            Claim(
+                "TCP's response curve is B ~ 1/sqrt(p) (eq. 2; Fig. 1's eps = 0 curve)",
+                "the per-seed log-log slope of TCP's goodput in p over p = 1e-4..1e-2 lies in "
+                "-0.6..-0.4",
+                _f1_tcp_slope,
+            ),
+            Claim(
+                "At fixed w, Free-Drop's throughput is greater than TCP's (abstract: 'the "
+                "greater asymptotic throughput for a given window size w')",
+                "in the law's range (p w <= 0.1 and eq. 4's throughput at most half the link "
+                "rate), each fixed-w goodput over TCP's at the same p and seed, geometric mean "
+                "over the range, above 1 (reversed below)",
+                _f1_above,
+            ),
+            Claim(
+                "At fixed w, Free-Drop's throughput follows B ~ 1/(p sqrt(w)) rather than "
+                "1/sqrt(p) (abstract; eq. 4, 'this formula in fact holds')",
+                "in the law's range (p w <= 0.1 and eq. 4's throughput at most half the link "
+                "rate): each fixed-w curve's per-seed log-log slope in p within -1.25..-0.75 "
+                "(reversed above -0.5, TCP's); at each p with two such w, the slope in w within "
+                "-0.75..-0.25 (reversed above 0)",
+                _f1_law,
+            ),
+            Claim(
+                "w(p) = Theta((p - eps)/p^2) shifts TCP's response curve by eps along p "
+                "(Fig. 1a-c)",
+                "for each eps, the per-seed fit of beta/sqrt(p - eps) to the shifted curve (a "
+                "line through 1/B^2 against p, eps free on both sides) gives a fitted eps "
+                "between half and twice the designed one; reversed below 0 (shifted the other "
+                "way)",
+                _f1_shift,
+            ),
+        ),
+        figure=FigureSpec(
+            "goodput vs loss rate p", x="p", hue="config", xlabel="loss probability p"
+        ),
+        algorithms=("newreno", "freedrop"),
+        max_replicates=F1_MAX_REPLICATES,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -12,9 +13,12 @@ from ccsim import metrics
 from ccsim.studies.core import (
     NONNEGATIVE,
     Check,
+    Claim,
     Context,
+    FigureSpec,
     Quantity,
     Settings,
+    Study,
     band,
     compare,
     measure,
@@ -33,11 +37,13 @@ from ccsim.studies.free_drop.common import (
     MSS,
     NS2_QUEUE,
     SHIFTED,
+    SOURCE,
     TCP,
     TCP_CUTS_MEAN,
     TCP_LOSSES_MEAN,
     Variant,
     _eps_name,
+    _f12_assume,
     _fd_options,
     _mean,
     _publish,
@@ -45,8 +51,10 @@ from ccsim.studies.free_drop.common import (
     _w_name,
 )
 from ccsim.studies.free_drop.f1_response_curves import (
+    F1_MAX_REPLICATES,
     _config_p,
     _f1_plan,
+    _f1_sweeps,
     _fd_configs,
     _lossy_points,
     _mean_over,
@@ -142,6 +150,48 @@ def _f2_events(table: pd.DataFrame) -> list[Check]:
         )
         for config in _fd_configs(_plan_of(table))
     ]
+
+
+def _f2(variant: Variant) -> Study:
+    return Study(
+        id="F2",
+        slug="cwnd-cov",
+        title="Coefficient of variation of cwnd, TCP vs Free-Drop TCP (Fig. 2)",
+        source=SOURCE,
+        setup="the runs of F1; cwnd sampled every 100 ms after a 30 s warm-up; CoV per run; "
+        "ratio Free-Drop / TCP at each p and seed; window cuts per second",
+        warmup=(
+            "30 s (quick: 10 s) for the CoV of cwnd; loss events and window cuts per second count "
+            "the whole run"
+        ),
+        assumptions=(*_f12_assume(variant), "quick mode: 60 s runs, warm-up 10 s"),
+        sweeps=functools.partial(_f1_sweeps, variant=variant),
+        analyse=_f2_analyse,
+        claims=(
+            Claim(
+                "Free-Drop's CoV of cwnd is increased, about 1.6 times TCP's (Fig. 2, on the "
+                "runs of Fig. 1's shifted curves)",
+                "for each shifted curve (eps = 5e-5, 5e-4, 1e-3), the per-seed mean over its p of "
+                "CoV_FD/CoV_TCP at the same p above 1 (reversed below 1); the mean of the three "
+                "within 1.2..2.0",
+                _f2_ratio,
+            ),
+            Claim(
+                "Free-Drop's higher throughput comes with a higher rate of congestion events "
+                "(abstract: a possible cost; a congestion event is a loss that makes the window "
+                "shrink)",
+                "for every Free-Drop configuration (fixed w = 10, 100, 1000 and the three "
+                "shifted curves), window cuts per second, mean over its p, above TCP's at the "
+                "same p, paired by seed; reversed below",
+                _f2_events,
+            ),
+        ),
+        figure=FigureSpec(
+            "CoV of cwnd vs loss rate p", x="p", hue="config", xlabel="loss probability p"
+        ),
+        algorithms=("newreno", "freedrop"),
+        max_replicates=F1_MAX_REPLICATES,
+    )
 
 
 # ---- F3 ------------------------------------------------------------------------------------------
@@ -322,4 +372,56 @@ def _f3_assume(variant: Variant) -> tuple[str, ...]:
         f"Free-Drop w = {variant.f3_w} (the paper gives none for Fig. 3)",
         *_fd_options(variant),
         "no random loss: only queue overflow",
+    )
+
+
+F3_MAX_REPLICATES = 24
+
+
+def _f3(variant: Variant) -> Study:
+    return Study(
+        id="F3",
+        slug="free-drop-fairness",
+        title="Jain's index of 5 flows, TCP vs Free-Drop TCP (Fig. 3)",
+        source=SOURCE,
+        setup="dumbbell, 5 flows of one protocol, RTT 50 ms; bottleneck 50 and 500 Mb/s; "
+        "DropTail queue 20% and 100% of the BDP; Jain index of the flows' goodputs, total "
+        "goodput and packets lost per second; 3 seeds (more while a check is inconclusive)",
+        warmup=(
+            "none: each flow's goodput is taken over its whole run (flows start in the first "
+            "second)"
+        ),
+        assumptions=_f3_assume(variant),
+        sweeps=functools.partial(_f3_sweeps, variant=variant),
+        analyse=_f3_analyse,
+        claims=(
+            Claim(
+                "TCP and Free-Drop are both fair protocols (Fig. 3a-d: 'Free-Drop TCP is "
+                "essentially fair under these conditions')",
+                f"in each of the four cases, TCP's and Free-Drop's Jain index at least {FAIR}",
+                _f3_fair,
+            ),
+            Claim(
+                "There is little to choose between TCP and Free-Drop from the standpoint of "
+                "fairness (Fig. 3a-d)",
+                f"in each case, Free-Drop's Jain index minus TCP's (paired by seed) within "
+                f"+-{CLOSE}",
+                _f3_close,
+            ),
+            Claim(
+                "Free-Drop produces more packet losses (section 2)",
+                "in each case, packets lost per second (all five flows) above TCP's, paired by "
+                "seed; reversed below",
+                _f3_more(LOST, "packets lost per second"),
+            ),
+            Claim(
+                "In the aggregate, Free-Drop flows tend toward higher utilization (section 2)",
+                "in each case, the five flows' total goodput above TCP's, paired by seed; "
+                "reversed below",
+                _f3_more(TOTAL, "total goodput"),
+            ),
+        ),
+        figure=FigureSpec("Jain index, goodput and losses, 5 flows"),
+        algorithms=("newreno", "freedrop"),
+        max_replicates=F3_MAX_REPLICATES,
     )

@@ -12,14 +12,17 @@ from ccsim import fluid
 from ccsim.studies.core import (
     NONNEGATIVE,
     Check,
+    Claim,
     Context,
+    FigureSpec,
     Quantity,
+    Study,
     band,
     measure,
     summarise,
     within,
 )
-from ccsim.studies.free_drop.common import RTT_S, _slope
+from ccsim.studies.free_drop.common import RTT_S, SOURCE, _slope
 
 # ---- F4 ------------------------------------------------------------------------------------------
 
@@ -191,3 +194,53 @@ def _f4_poisson(table: pd.DataFrame) -> list[Check]:
                 )
             )
     return checks
+
+
+F4 = Study(
+    id="F4",
+    slug="free-drop-fluid",
+    title="Fluid model of TCP and Free-Drop TCP: Monte Carlo vs the closed forms",
+    source=SOURCE,
+    setup="Monte Carlo of dW = dt/RTT with Poisson losses (ccsim.fluid), RTT 50 ms; TCP "
+    "(every loss halves) and Free-Drop (a loss halves only after another within T = w/B); "
+    "10 replicates (quick: 3), each its own random stream; the cut process's exact moments",
+    warmup=(
+        "the first 30 loss cycles of each Monte Carlo path are discarded "
+        "(ccsim.fluid.simulate's default)"
+    ),
+    assumptions=(
+        "the fluid model of section 2 as docs/fluid.md states it; no links (no queues)",
+        "lambda = p B, T = w / B (the paper's substitution)",
+        "2000 paths per replicate (quick: 500)",
+    ),
+    sweeps=lambda s: [],
+    analyse=_f4_analyse,
+    claims=(
+        Claim(
+            "TCP in the fluid model: B = 2/(RTT^2 lambda) (eq. 3)",
+            "B RTT^2 lambda within 2% of 2 at each lambda (interval of the relative "
+            "difference over replicates)",
+            _f4_tcp,
+        ),
+        Claim(
+            "Free-Drop in the fluid model: B ~ alpha/(RTT p sqrt(w)) at small p (eq. 4)",
+            "log-log slope in p within -1.05..-0.95 at each w and in w within -0.55..-0.45 "
+            "at each p; B RTT p sqrt(w) within 2% of sqrt(2), the alpha of eq. 3 in the same "
+            "model, at each (p, w)",
+            _f4_fd,
+        ),
+        Claim(
+            "Congestion events become a Poisson process of rate lambda(1 - exp(-lambda T)) "
+            "~ lambda^2 T as lambda T -> 0 (section 2)",
+            "at each (p, w) of F4 (lambda T = p w <= 2e-3): the exact cut rate over "
+            "lambda^2 T within 1% of 1, and the exact CoV of the time between cuts within 1% "
+            "of 1 (an exponential's)",
+            _f4_poisson,
+        ),
+    ),
+    figure=FigureSpec("fluid model"),
+    algorithms=(),
+    # No escalation: a study without sweeps has no replicates the core can count (it would
+    # ask for 2 seeds again and again); its 10 replicates are all Monte Carlo.
+    max_replicates=None,
+)

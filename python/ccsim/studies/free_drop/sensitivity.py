@@ -15,7 +15,8 @@ from ccsim.studies.core import (
     run_study,
 )
 from ccsim.studies.free_drop.common import SENSITIVITY, Variant
-from ccsim.studies.free_drop.declarations import _f1, _f2, _f3
+from ccsim.studies.free_drop.f1_response_curves import _f1
+from ccsim.studies.free_drop.f2_f3 import _f2, _f3
 
 # ---- sensitivity ---------------------------------------------------------------------------------
 

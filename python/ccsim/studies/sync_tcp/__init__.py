@@ -41,9 +41,9 @@ from ccsim.studies.sync_tcp.common import (
     Variant,
     ns2_buffer,
 )
-from ccsim.studies.sync_tcp.declarations import STUDIES
 from ccsim.studies.sync_tcp.sensitivity import (
     SENSITIVITY,
+    STUDIES,
     sensitivity,
     sensitivity_summary,
     variant_study,

@@ -1,4 +1,6 @@
-"""The sensitivity runs: S1 and S2 again under the choices the paper does not state."""
+"""The three studies in order, and the sensitivity runs of S1 and S2 (which find the study to
+vary in that list): S1 and S2 again under the choices the paper does not state.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +17,14 @@ from ccsim.studies.core import (
     run_study,
 )
 from ccsim.studies.sync_tcp.common import CONFIGS, DEFAULT, Variant
-from ccsim.studies.sync_tcp.declarations import STUDIES
-from ccsim.studies.sync_tcp.startup import MODIFIED, _startup_sweeps, _time
+from ccsim.studies.sync_tcp.startup import MODIFIED, S1, S2, _startup_sweeps, _time
+from ccsim.studies.sync_tcp.two_way import S3
+
+# ---- the studies ----------------------------------------------------------------------------------
+
+
+STUDIES: tuple[Study, ...] = (S1, S2, S3)
+
 
 # ---- sensitivity of S1 and S2 to what the paper does not give ------------------------------------
 

@@ -14,8 +14,10 @@ from ccsim.studies.core import (
     Check,
     Claim,
     Context,
+    FigureSpec,
     Quantity,
     Settings,
+    Study,
     band,
     compare,
     measure,
@@ -35,6 +37,9 @@ from ccsim.studies.sync_tcp.common import (
     NS2_QUEUE_LIMIT,
     REACH,
     REACHED,
+    S1_PUBLISHED,
+    S2_PUBLISHED,
+    SOURCE,
     STARTUP_BOUNDS,
     STARTUP_MAX_REPLICATES,
     STARTUP_SEEDS,
@@ -457,4 +462,58 @@ S2_OURS = Claim(
     "those with synchronised clocks (relative difference paired by seed), and its packets lost "
     "before reaching 500 within 0.5 of theirs",
     _s2_offset_changes_nothing,
+)
+
+
+S1_SETUP = (
+    "one flow (Reno, Sync-TCP, modified Sync-TCP) from the source node over two routers to the "
+    "destination node at 10 Mb/s, every link 10 ms with ns-2's default 50-packet DropTail "
+    "queue, max window 50, one Reno flow from the destination to the source; time for cwnd to "
+    "reach 50"
+)
+
+
+S2_SETUP = (
+    "as S1 at 100 Mb/s with max window 500: time for cwnd to reach 500, packets lost before, "
+    "goodput over the 25 s"
+)
+
+
+STARTUP_WARMUP = (
+    "none: the time to reach the window is measured from the flow's start, the goodput over the "
+    "whole run"
+)
+
+
+S1 = Study(
+    id="S1",
+    slug="sync-tcp-low-speed",
+    title="Time for cwnd to reach 50 at 10 Mb/s, two-way traffic",
+    source=SOURCE,
+    setup=S1_SETUP,
+    warmup=STARTUP_WARMUP,
+    assumptions=_startup_assume("10 Mb/s", 50),
+    sweeps=_startup_sweeps("10Mbps", 50, CONFIGS),
+    analyse=_startup_analyse("S1", 50, S1_PUBLISHED),
+    claims=_s1_claims(),
+    figure=FigureSpec("S1: time to cwnd 50 (ccsim vs paper)"),
+    algorithms=("reno", "sync-tcp", "sync-tcp-hs"),
+    max_replicates=STARTUP_MAX_REPLICATES,
+)
+
+
+S2 = Study(
+    id="S2",
+    slug="sync-tcp-high-speed",
+    title="Time for cwnd to reach 500 at 100 Mb/s, two-way traffic (Fig. 2)",
+    source=SOURCE,
+    setup=S2_SETUP,
+    warmup=STARTUP_WARMUP,
+    assumptions=_startup_assume("100 Mb/s", 500),
+    sweeps=_startup_sweeps("100Mbps", 500, CONFIGS | CLOCK_CONFIGS),
+    analyse=_startup_analyse("S2", 500, S2_PUBLISHED),
+    claims=(*_s2_claims(), S2_OURS),
+    figure=FigureSpec("S2: time to cwnd 500, losses and goodput (ccsim vs paper)"),
+    algorithms=("reno", "sync-tcp", "sync-tcp-hs"),
+    max_replicates=STARTUP_MAX_REPLICATES,
 )

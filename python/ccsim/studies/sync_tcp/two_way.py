@@ -11,13 +11,16 @@ from ccsim.studies.core import (
     NONNEGATIVE,
     UNIT,
     Check,
+    Claim,
     Context,
+    FigureSpec,
     Settings,
+    Study,
     compare,
     measure,
     summarise,
 )
-from ccsim.studies.sync_tcp.common import MSS, NS2_QUEUE_LIMIT, ns2_buffer
+from ccsim.studies.sync_tcp.common import MSS, NS2_QUEUE_LIMIT, SOURCE, ns2_buffer
 
 # ---- S3 (ours): 1 Gb/s, 20-200 ms, with and without a congested reverse path ----------------------
 
@@ -184,3 +187,43 @@ def _s3_utilization(table: pd.DataFrame) -> list[Check]:
                 )
             )
     return checks
+
+
+S3 = Study(
+    id="S3",
+    slug="sync-tcp-two-way-1g",
+    title="Sync-TCP against Reno, HSTCP and CUBIC at 1 Gb/s, reverse path idle or congested (ours)",
+    source=SOURCE + ", a question it leaves open",
+    setup="four flows of one protocol (RTTs 20-200 ms) over a 1 Gb/s dumbbell, the reverse "
+    "path idle or loaded by four Reno flows; forward queueing delay, goodput and drops",
+    warmup="10 s (quick: 5 s): queueing delay, drops and goodput are measured after it",
+    assumptions=S3_ASSUME,
+    sweeps=_s3_sweeps,
+    analyse=_s3_analyse,
+    claims=(
+        Claim(
+            "(ours) Sync-TCP's early detection keeps the queue shorter than loss-based TCPs, "
+            "also when the reverse path is congested",
+            "mean forward queueing delay after warm-up, Sync-TCP minus reno, highspeed and "
+            "cubic, paired by seed, < 0 with the reverse path idle and congested "
+            "(reversed: > 0)",
+            _s3_sync_lower(QUEUE_DELAY, "queueing delay ms"),
+        ),
+        Claim(
+            "(ours) Sync-TCP loses fewer packets than loss-based TCPs",
+            "forward drops per second after warm-up, Sync-TCP minus reno, highspeed and "
+            "cubic, paired by seed, < 0 with the reverse path idle and congested "
+            "(reversed: > 0)",
+            _s3_sync_lower(LOSS_RATE, "drops/s"),
+        ),
+        Claim(
+            "(ours) the short queue costs little throughput",
+            "forward goodput after warm-up of sync-tcp and sync-tcp-hs over Reno's, paired "
+            "by seed, >= 0.9 with the reverse path idle and congested (reversed: < 0.5)",
+            _s3_utilization,
+        ),
+    ),
+    figure=FigureSpec("S3: forward queueing delay, goodput and drops"),
+    algorithms=S3_PROTOCOLS,
+    max_replicates=S3_MAX_REPLICATES,
+)

@@ -27,12 +27,13 @@ Choices the paper leaves open (printed with the study):
 
 from __future__ import annotations
 
+from ccsim.studies.core import Study
 from ccsim.studies.tcp_fusion.common import ALGORITHMS, GOODPUT, LOSSES, LOSSY, WINNERS
-from ccsim.studies.tcp_fusion.declarations import STUDIES
-from ccsim.studies.tcp_fusion.h1_lossy_link import _h1_sweeps
+from ccsim.studies.tcp_fusion.h1_lossy_link import H1, _h1_sweeps
 from ccsim.studies.tcp_fusion.h2_rtt_fairness import (
     ALL,
     FLOW_GOODPUT,
+    H2,
     H2_BOUNDS,
     JAIN,
     LOST,
@@ -42,14 +43,17 @@ from ccsim.studies.tcp_fusion.h2_rtt_fairness import (
     VARIANCE,
     _h2_sweeps,
 )
-from ccsim.studies.tcp_fusion.h3_reno_friendliness import OTHER_GOODPUT, _h3_sweeps, _spread
+from ccsim.studies.tcp_fusion.h3_reno_friendliness import H3, OTHER_GOODPUT, _h3_sweeps, _spread
 
 __all__ = [
     "ALGORITHMS",
     "ALL",
     "FLOW_GOODPUT",
     "GOODPUT",
+    "H1",
+    "H2",
     "H2_BOUNDS",
+    "H3",
     "JAIN",
     "LOSSES",
     "LOSSY",
@@ -66,3 +70,6 @@ __all__ = [
     "_h3_sweeps",
     "_spread",
 ]
+
+
+STUDIES: tuple[Study, ...] = (H1, H2, H3)

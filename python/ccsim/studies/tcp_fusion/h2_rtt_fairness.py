@@ -15,14 +15,17 @@ from ccsim.studies.core import (
     NONNEGATIVE,
     UNIT,
     Check,
+    Claim,
     Context,
+    FigureSpec,
     Quantity,
     Settings,
+    Study,
     compare,
     measure,
     summarise,
 )
-from ccsim.studies.tcp_fusion.common import ACCESS_BUFFER, MSS, PROPOSAL
+from ccsim.studies.tcp_fusion.common import ACCESS_BUFFER, MSS, PROPOSAL, SOURCE
 
 # ---- H2: four flows of one protocol at 40/50/80/100 ms, DropTail and RED -------------------------
 
@@ -363,3 +366,76 @@ def _h2_fairest(metric: str, lower_is_better: bool) -> Any:
         return checks
 
     return evaluate
+
+
+H2 = Study(
+    id="H2",
+    slug="fusion-rtt-fairness",
+    title="Four flows of one protocol at 40/50/80/100 ms, DropTail and RED (Fig. 4-6, "
+    "Tables II-IV)",
+    source=SOURCE,
+    setup="four flows of Reno, Fusion or the proposal (fusion-rf) with RTTs 40, 50, 80, "
+    "100 ms over the 100 Mb/s bottleneck with a BDP buffer (at 100 ms), DropTail or RED; "
+    "per-flow throughput and losses, Jain's index and the variance of the four throughputs "
+    "over start-time changes",
+    warmup="20 s (quick: 10 s): throughput and losses are counted after it",
+    assumptions=H2_ASSUME,
+    sweeps=_h2_sweeps,
+    analyse=_h2_analyse,
+    claims=(
+        Claim(
+            "DropTail: Reno's and Fusion's short-RTT flows take more of the link than the "
+            "long-RTT flows",
+            "for reno and fusion under DropTail, mean goodput of the 40 and 50 ms flows > "
+            "that of the 80 and 100 ms flows (reversed: lower)",
+            _h2_short_wins("droptail"),
+        ),
+        Claim(
+            "DropTail: under the proposal one flow dominates, the RTT order is lost, and "
+            "the dominating flow seldom loses packets",
+            "under DropTail, paired by seed: the largest flow's share of goodput higher for "
+            "the proposal than for Reno and for Fusion; the RTT-goodput rank correlation "
+            "higher (less in RTT order) than Reno's and Fusion's; the proposal's largest flow "
+            "loses fewer packets than the mean of its other three flows (ratio < 1); each "
+            "reversed when clearly the other way",
+            _h2_proposal_dominance,
+        ),
+        Claim(
+            "DropTail: the proposal loses far more packets than Fusion and Reno "
+            "(Table II: 290 vs 28 and 22)",
+            "total losses after warm-up under DropTail, paired by seed: proposal > fusion "
+            "and proposal > reno (reversed: lower)",
+            _h2_losses("droptail", [(PROPOSAL, "fusion"), (PROPOSAL, "reno")]),
+        ),
+        Claim(
+            "RED: Reno's and Fusion's throughputs stay in RTT order, and their short-RTT "
+            "flows lose more (Table III)",
+            "for reno and fusion under RED, mean goodput of the 40/50 ms flows > that of "
+            "the 80/100 ms flows, and the 40 ms flow's losses > the 100 ms flow's "
+            "(reversed: lower)",
+            _h2_short_wins("red", with_losses=True),
+        ),
+        Claim(
+            "RED: the proposal is the fairest (Table IV: Jain 0.997 vs 0.812 and 0.834)",
+            "Jain's index under RED, paired by seed: proposal > fusion and > reno "
+            "(reversed: lower), and the proposal's >= 0.95 (failed when clearly below)",
+            _h2_fairest(JAIN, lower_is_better=False),
+        ),
+        Claim(
+            "the proposal's throughput variance over start times is lower than the others' "
+            "(Fig. 6)",
+            "the four throughputs' variance (eq. 11) under RED, paired by seed: proposal "
+            "< fusion and < reno (reversed: higher)",
+            _h2_fairest(VARIANCE, lower_is_better=True),
+        ),
+        Claim(
+            "RED: the proposal loses most, Fusion next, Reno least (Table III: 571, 206, 114)",
+            "total losses after warm-up under RED, paired by seed: proposal > fusion and "
+            "fusion > reno (each step reversed when lower)",
+            _h2_losses("red", [(PROPOSAL, "fusion"), ("fusion", "reno")]),
+        ),
+    ),
+    figure=FigureSpec("per-flow goodput, losses, Jain's index, variance (ccsim vs paper)"),
+    algorithms=H2_ALGORITHMS,
+    max_replicates=40,
+)

@@ -12,15 +12,18 @@ from ccsim.studies.core import (
     NONNEGATIVE,
     UNIT,
     Check,
+    Claim,
     Context,
+    FigureSpec,
     Quantity,
     Settings,
+    Study,
     band,
     compare,
     measure,
     summarise,
 )
-from ccsim.studies.tcp_fusion.common import ACCESS_BUFFER, MSS, PROPOSAL, RTT
+from ccsim.studies.tcp_fusion.common import ACCESS_BUFFER, MSS, PROPOSAL, RTT, SOURCE
 from ccsim.studies.tcp_fusion.h2_rtt_fairness import (
     RED,
     START_JITTER,
@@ -223,3 +226,54 @@ def _h3_friendly(table: pd.DataFrame) -> list[Check]:
         )
         for rtt in rtts
     ] or [Check.no_data("the Reno flow's share against the proposal")]
+
+
+H3 = Study(
+    id="H3",
+    slug="fusion-reno-friendliness",
+    title="A 40 ms Reno flow against a Reno, Fusion or proposal flow of varying RTT, RED (Fig. 7)",
+    source=SOURCE,
+    setup="one Reno flow at 40 ms and one Reno, Fusion or fusion-rf flow whose RTT is swept "
+    "from 20 to 200 ms, RED bottleneck of 100 Mb/s with a BDP buffer; both flows' goodput",
+    warmup="20 s (quick: 10 s): throughput is counted after it",
+    assumptions=H3_ASSUME,
+    sweeps=_h3_sweeps,
+    analyse=_h3_analyse,
+    claims=(
+        Claim(
+            "two Reno flows share fairly only at equal RTTs; the longer the competitor's "
+            "RTT, the less it gets",
+            "at 40 ms the competing Reno's goodput / the first Reno's in [0.7, 1.43]; per "
+            "seed, the rank correlation of the competing Reno's RTT and goodput <= -0.8 "
+            "(reversed: >= 0.5)",
+            _h3_reno,
+        ),
+        Claim(
+            "Fusion takes more than Reno, and more the smaller its RTT",
+            "at 40 ms Fusion's goodput / the Reno flow's > 1 (reversed: < 0.9); per seed, "
+            "the rank correlation of Fusion's RTT and goodput <= -0.8 (reversed: >= 0.5)",
+            _h3_fusion,
+        ),
+        Claim(
+            "the proposal's throughput stays almost constant over RTT",
+            "per seed, max/min of the proposal's goodput over the swept RTTs <= 1.5 (failed "
+            "when clearly above), and below the competing Reno's max/min, paired (reversed: "
+            "above)",
+            _h3_constant,
+        ),
+        Claim(
+            "the proposal does not expel Reno, even at large RTT",
+            "at every swept RTT the 40 ms Reno flow keeps >= 30 % of the two flows' goodput "
+            "(reversed: < 15 %)",
+            _h3_friendly,
+        ),
+    ),
+    figure=FigureSpec(
+        "goodput of the 40 ms Reno flow and its competitor vs the competitor's RTT",
+        x="rtt_ms",
+        hue="competitor",
+        xlabel="competitor's RTT, ms",
+    ),
+    algorithms=H3_COMPETITORS,
+    max_replicates=20,
+)
