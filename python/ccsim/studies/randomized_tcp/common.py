@@ -102,6 +102,15 @@ def _seed(point: pd.Series) -> int:
     return int(point["seed"])
 
 
+def _run_records(
+    key: Mapping[str, Any], point: pd.Series, values: Iterable[tuple[str, float]]
+) -> list[dict[str, Any]]:
+    """One record per ``(metric, value)`` of a run: the study's ``key`` columns, the metric, the
+    run's seed (its replicate) and the value as a float, in the column order summarise keeps."""
+    seed = _seed(point)
+    return [{**key, "metric": metric, "seed": seed, "value": float(v)} for metric, v in values]
+
+
 def _kbps(x: float) -> float:
     return x / 1e3
 

@@ -28,8 +28,8 @@ from ccsim.studies.randomized_tcp.common import (
     SOURCE,
     _access_queues,
     _rank_correlation,
+    _run_records,
     _scenario,
-    _seed,
     _sweep,
 )
 
@@ -137,20 +137,15 @@ def _r1_analyse(c: Context) -> pd.DataFrame:
     for sweep in c.results:
         for point, _ in c.points(sweep):
             interval = float(str(point["algorithm"]).removeprefix("I=").split()[0])
-            for metric, v in (
-                ("loss rate", point["loss_rate"]),
-                ("throughput Mb/s", point["goodput_bps"] / 1e6),
-                ("timeouts", point["timeouts"]),
-            ):
-                records.append(
-                    {
-                        "case": _r1_case(sweep, point),
-                        "I": interval,
-                        "metric": metric,
-                        "seed": _seed(point),
-                        "value": float(v),
-                    }
-                )
+            records += _run_records(
+                {"case": _r1_case(sweep, point), "I": interval},
+                point,
+                (
+                    ("loss rate", point["loss_rate"]),
+                    ("throughput Mb/s", point["goodput_bps"] / 1e6),
+                    ("timeouts", point["timeouts"]),
+                ),
+            )
     _access_queues(c)
     return summarise(records, ["case", "I"], bounds=R1_BOUNDS)
 

@@ -33,8 +33,8 @@ from ccsim.studies.randomized_tcp.common import (
     Side,
     _access_queues,
     _config,
+    _run_records,
     _scenario,
-    _seed,
     _sweep,
 )
 
@@ -100,10 +100,7 @@ def _bulk_records(
                 flows["goodput_bps"], flows["base_rtt_s"]
             ),
         }
-        records += [
-            {"tcp": config, "N": count, "metric": m, "seed": _seed(point), "value": float(v)}
-            for m, v in values.items()
-        ]
+        records += _run_records({"tcp": config, "N": count}, point, values.items())
     return records
 
 

@@ -30,8 +30,8 @@ from ccsim.studies.randomized_tcp.common import (
     _access_queues,
     _config,
     _kbps,
+    _run_records,
     _scenario,
-    _seed,
     _sensitivity,
     _sweep,
 )
@@ -126,20 +126,14 @@ def _r6_records(c: Context, sweep: str) -> list[dict[str, Any]]:
         for which in ("short", "long"):
             x = flows.loc[which, "goodput_bps"]
             # Table III's throughputs are packets (500 B) per second, as its header says.
-            for metric, v in (
-                (f"{which} share", x / total),
-                (f"{which} pkts/s", x / (8 * MSS)),
-            ):
-                records.append(
-                    {
-                        "delay": str(point.get("bottleneck_delay", PHASE_DELAY)),
-                        "rate": point["bottleneck_rate"],
-                        "config": config,
-                        "metric": metric,
-                        "seed": _seed(point),
-                        "value": float(v),
-                    }
-                )
+            key = {
+                "delay": str(point.get("bottleneck_delay", PHASE_DELAY)),
+                "rate": point["bottleneck_rate"],
+                "config": config,
+            }
+            records += _run_records(
+                key, point, ((f"{which} share", x / total), (f"{which} pkts/s", x / (8 * MSS)))
+            )
     return records
 
 
@@ -315,20 +309,15 @@ def _r7_records(c: Context, sweep: str) -> list[dict[str, Any]]:
             continue
         flows = load("flows")
         mean = flows.groupby("label")["goodput_bps"].mean()
-        for metric, v in (
-            ("short Kbps", _kbps(mean["short"])),
-            ("long Kbps", _kbps(mean["long"])),
-            ("short/long", mean["short"] / mean["long"]),
-        ):
-            records.append(
-                {
-                    "delay": str(point.get("bottleneck_delay", PHASE_DELAY)),
-                    "config": config,
-                    "metric": metric,
-                    "seed": _seed(point),
-                    "value": float(v),
-                }
-            )
+        records += _run_records(
+            {"delay": str(point.get("bottleneck_delay", PHASE_DELAY)), "config": config},
+            point,
+            (
+                ("short Kbps", _kbps(mean["short"])),
+                ("long Kbps", _kbps(mean["long"])),
+                ("short/long", mean["short"] / mean["long"]),
+            ),
+        )
     return records
 
 
