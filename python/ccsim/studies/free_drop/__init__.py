@@ -27,6 +27,10 @@ What a verdict may hang on and the paper does not give (the queues, Free-Drop's 
 and timeout rule, the constant of w(p), F3's w) is varied by :func:`sensitivity`::
 
     python3 -c "from ccsim.studies import free_drop; free_drop.sensitivity(workers=2)"
+
+The package: ``common`` holds the link, the metric names, the sensitivity variants and the curve
+fits; ``f1_response_curves``, ``f2_f3`` and ``f4_fluid`` declare the studies with their sweeps,
+analysis and checks; ``sensitivity`` runs F1-F3 under each variant.
 """
 
 from __future__ import annotations

@@ -17,6 +17,11 @@ over the seeds, paired by seed where two protocols are compared (:mod:`ccsim.stu
 Choices the seed leaves open are in ``L1_ASSUME``. Where the engine's modules are set for the
 protocols is :func:`protocol_entry` (the Linux module era, ``ERA_PARAMS``). AReno's alpha and
 beta, which the paper does not give, are varied by ``ccsim study L1-areno``.
+
+The package: ``common`` (protocols, loads, links, replicate counts, the era's parameters),
+``workload`` (the parking lot and its flows, one sweep per seed), ``analysis`` (runs to records),
+``claims`` (L1's claims and checks) and ``declarations`` (L1, its light load and AReno
+companions).
 """
 
 from __future__ import annotations

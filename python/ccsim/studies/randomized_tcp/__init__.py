@@ -27,6 +27,10 @@ Choices common to every study (printed with each):
   links carry the rest.
 * Flows start at uniform random times in the first second (``start_jitter``): the seed moves
   them, and replicates over seeds show how much two-flow results swing with start times.
+
+The package: ``common`` holds the stack, the dumbbell, the per-run records and the sensitivity
+grids every study uses; each other module declares one study or a pair (``r1_interval`` ..
+``r13_floyd_jacobson``) with its sweeps, analysis and checks.
 """
 
 from __future__ import annotations

@@ -26,6 +26,10 @@ verdict may hang on (the queue size, Sync-TCP's averaging weight, alpha0's unit)
 :func:`sensitivity`:
 
     python3 -c "from ccsim.studies import sync_tcp; sync_tcp.sensitivity(workers=2)"
+
+The package: ``common`` holds ns-2's buffer, the configurations and the variants; ``startup``
+declares S1 and S2, ``two_way`` S3, each with its sweeps, analysis and checks; ``sensitivity``
+lists the studies and runs S1 and S2 under each variant.
 """
 
 from __future__ import annotations

@@ -23,6 +23,10 @@ Choices the paper leaves open (printed with the study):
 * runs of 300 s, 3 seeds: at p = 1e-6 a flow at the link rate sees about 3.6 random losses per
   run, so the smallest p is resolved only coarsely (the table's ``random losses`` rows give the
   expected count, p x packets sent).
+
+The package: ``common`` holds the link, the algorithms and the metric names;
+``h1_lossy_link``, ``h2_rtt_fairness`` and ``h3_reno_friendliness`` declare one study each with
+its sweeps, analysis and checks.
 """
 
 from __future__ import annotations
