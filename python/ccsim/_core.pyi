@@ -23,6 +23,7 @@ __all__ = [
     "algorithms",
     "queue_kinds",
     "stack_profiles",
+    "stack_settings",
     "version",
 ]
 
@@ -72,6 +73,14 @@ def version() -> str:
 
 def algorithms() -> list[AlgorithmInfo]:
     """Every congestion-control algorithm in the engine's registry, with its parameters."""
+
+def stack_settings() -> list[dict[str, Any]]:
+    """Every ``[stack]`` setting (crates/ccsim-core/src/tcp/profile.rs), in the order the
+    documentation lists them, each a dict: ``key`` in a scenario file (``min_rto``); ``field``,
+    the engine's name (``min_rto_ns``); ``kind``, one of "bool", "int", "float", "time"
+    (nanoseconds) or "choice"; ``min`` and ``max`` (None for "bool" and "choice"); ``choices``
+    (the names a "choice" accepts, else empty); ``defaults``, each profile's value as in
+    ``stack_profiles()`` (None: none); ``doc``, one line."""
 
 def stack_profiles() -> dict[str, dict[str, Any]]:
     """Each stack profile's resolved configuration (the engine's StackConfig), by profile name:

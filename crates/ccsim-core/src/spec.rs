@@ -8,7 +8,8 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::tcp::profile::{Profile, StackConfig, StackOverrides};
+use crate::tcp::profile::{Profile, SettingKind, StackConfig, StackOverrides};
+pub use crate::tcp::profile::{MAX_WINDOW_PKTS, MIN_RTO_NS};
 
 /// The largest time the engine accepts anywhere (a duration, a delay, a start, a timeout):
 /// 10^16 ns, about 116 days. Every sum the engine forms of a few such times stays far below
@@ -28,10 +29,6 @@ pub const MAX_QUEUE_BYTES: u64 = 1 << 50;
 pub const MAX_SIZE_BYTES: u64 = 1 << 60;
 /// The largest MSS, bytes (a 65 535-byte IP packet less 40 bytes of headers).
 pub const MAX_MSS_BYTES: u32 = 65_495;
-/// The largest window, segments (initial window, receiver window).
-pub const MAX_WINDOW_PKTS: u64 = 1 << 32;
-/// The shortest retransmission timeout a run accepts: shorter ones retransmit in a tight loop.
-pub const MIN_RTO_NS: u64 = 1_000;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -384,38 +381,22 @@ impl StackSpec {
     /// below the profile's `min_rto_ns` is as wrong as one below an explicit `min_rto_ns`).
     pub fn validate(&self) -> Result<(), String> {
         let o = &self.overrides;
-        let key = |k: &str| format!("stack.{k}");
-        if let Some(w) = o.initial_window {
-            check_float(&key("initial_window"), w, 1.0, MAX_WINDOW_PKTS as f64)?;
-        }
-        if let Some(cap) = o.slow_start_cap {
-            check_float(&key("slow_start_cap"), cap, 0.0, MAX_WINDOW_PKTS as f64)?;
-        }
-        for (k, v, min) in [
-            ("min_rto_ns", o.min_rto_ns, MIN_RTO_NS),
-            ("initial_rto_ns", o.initial_rto_ns, MIN_RTO_NS),
-            ("max_rto_ns", o.max_rto_ns, MIN_RTO_NS),
-            ("clock_granularity_ns", o.clock_granularity_ns, 1),
-            ("delayed_ack_timeout_ns", o.delayed_ack_timeout_ns, 1),
-            ("send_overhead_ns", o.send_overhead_ns, 0),
-        ] {
-            if let Some(v) = v {
-                check_time(&key(k), v, min)?;
-            }
-        }
-        if let Some(b) = o.max_backoff {
-            if b == 0 || b > 1 << 30 {
-                return Err(out_of_range(&key("max_backoff"), b, "1..=1073741824"));
-            }
-        }
-        if let Some(d) = o.dupack_threshold {
-            if d == 0 || d > 1 << 20 {
-                return Err(out_of_range(&key("dupack_threshold"), d, "1..=1048576"));
-            }
-        }
-        if let Some(w) = o.default_max_window_pkts {
-            if w == 0 || w > MAX_WINDOW_PKTS {
-                return Err(out_of_range(&key("default_max_window_pkts"), w, &format!("1..={MAX_WINDOW_PKTS}")));
+        // Each written value against its setting's kind and range (tcp::profile::STACK_SETTINGS).
+        for (setting, value) in o.written() {
+            let key = format!("stack.{}", setting.field);
+            match setting.kind {
+                SettingKind::Float { min, max } => {
+                    check_float(&key, value.as_f64().expect("a number setting"), min, max)?
+                }
+                SettingKind::Int { min, max } => {
+                    let v = value.as_u64().expect("an integer setting");
+                    if !(min..=max).contains(&v) {
+                        return Err(out_of_range(&key, v, &format!("{min}..={max}")));
+                    }
+                }
+                SettingKind::Time { min_ns } => check_time(&key, value.as_u64().expect("a time setting"), min_ns)?,
+                // Serde reads only true, false and the names of the choice.
+                SettingKind::Bool | SettingKind::Choice(_) => {}
             }
         }
         if let Some(e) = o.recovery_conflict() {

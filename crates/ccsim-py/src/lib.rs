@@ -1,5 +1,5 @@
 //! Python bindings for ccsim-core: a `Simulation` class that runs with the GIL released and hands
-//! back columns; `algorithms()`, `stack_profiles()`, `queue_kinds()` (the engine's schema, which
+//! back columns; `algorithms()`, `stack_settings()`, `stack_profiles()`, `queue_kinds()` (the engine's schema, which
 //! the Python front end is tested against) and `version()`; and, in [`pycc`], congestion control
 //! written in Python (the classes its hooks receive, and the engine-side wrapper that calls them).
 
@@ -12,8 +12,8 @@ use std::sync::Arc;
 use ccsim_core::cc::registry;
 use ccsim_core::engine::RunError;
 use ccsim_core::results::{Column, RunResults, Table};
-use ccsim_core::spec::{profile_name, QueueSpec, PROFILES};
-use ccsim_core::tcp::profile::StackConfig;
+use ccsim_core::spec::{profile_name, QueueSpec, MAX_TIME_NS, PROFILES};
+use ccsim_core::tcp::profile::{SettingKind, StackConfig, STACK_SETTINGS};
 use ccsim_core::{ScenarioSpec, Simulation as CoreSimulation};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -313,6 +313,62 @@ fn stack_profiles(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(out)
 }
 
+/// Every `[stack]` setting (`tcp::profile::STACK_SETTINGS`): its key in a scenario file, the
+/// engine's field, its kind ("bool", "int", "float", "time" in ns, "choice"), its bounds or
+/// choices, each profile's value (null: none) and a one-line description. The Python schema of
+/// `[stack]` is built from this.
+#[pyfunction]
+fn stack_settings(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let json = py.import("json")?;
+    let mut profiles = Vec::new();
+    for p in PROFILES {
+        let config =
+            serde_json::to_value(StackConfig::for_profile(p)).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        profiles.push((profile_name(p), config));
+    }
+    let out = PyList::empty(py);
+    for setting in STACK_SETTINGS {
+        let d = PyDict::new(py);
+        d.set_item("key", setting.key)?;
+        d.set_item("field", setting.field)?;
+        d.set_item("kind", setting.kind.as_str())?;
+        // Bounds as the setting's own type: integers stay integers in Python (2**30, not 1.0e9).
+        let none: Option<u64> = None;
+        let mut choices: &[&str] = &[];
+        match setting.kind {
+            SettingKind::Int { min, max } => {
+                d.set_item("min", min)?;
+                d.set_item("max", max)?;
+            }
+            SettingKind::Float { min, max } => {
+                d.set_item("min", min)?;
+                d.set_item("max", max)?;
+            }
+            SettingKind::Time { min_ns } => {
+                d.set_item("min", min_ns)?;
+                d.set_item("max", MAX_TIME_NS)?;
+            }
+            SettingKind::Bool | SettingKind::Choice(_) => {
+                d.set_item("min", none)?;
+                d.set_item("max", none)?;
+                if let SettingKind::Choice(names) = setting.kind {
+                    choices = names;
+                }
+            }
+        }
+        d.set_item("choices", choices)?;
+        let defaults = PyDict::new(py);
+        for (name, config) in &profiles {
+            let text = config[setting.field].to_string();
+            defaults.set_item(*name, json.call_method1("loads", (text,))?)?;
+        }
+        d.set_item("defaults", defaults)?;
+        d.set_item("doc", setting.doc)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
 /// The queue disciplines (`kind` of a queue) the engine accepts.
 #[pyfunction]
 fn queue_kinds() -> Vec<&'static str> {
@@ -332,6 +388,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OutOfMemoryError", m.py().get_type::<OutOfMemoryError>())?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(stack_settings, m)?)?;
     m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;
     pycc::register(m)?;

@@ -43,157 +43,281 @@ pub enum RttSampling {
     EveryAck,
 }
 
-/// The fully resolved stack configuration of one flow.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StackConfig {
-    pub profile: Profile,
+/// The shortest retransmission timeout a run accepts: shorter ones retransmit in a tight loop.
+pub const MIN_RTO_NS: u64 = 1_000;
+/// The largest window, segments (initial window, receiver window).
+pub const MAX_WINDOW_PKTS: u64 = 1 << 32;
+
+/// What a `[stack]` setting holds, and the values it accepts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SettingKind {
+    /// true or false.
+    Bool,
+    /// An integer in `min..=max`.
+    Int { min: u64, max: u64 },
+    /// A finite number in `min..=max`.
+    Float { min: f64, max: f64 },
+    /// A duration, nanoseconds in the engine and a unit string in a scenario file, from `min_ns`
+    /// to [`crate::spec::MAX_TIME_NS`].
+    Time { min_ns: u64 },
+    /// One of these names.
+    Choice(&'static [&'static str]),
+}
+
+impl SettingKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SettingKind::Bool => "bool",
+            SettingKind::Int { .. } => "int",
+            SettingKind::Float { .. } => "float",
+            SettingKind::Time { .. } => "time",
+            SettingKind::Choice(_) => "choice",
+        }
+    }
+}
+
+/// One `[stack]` setting as the engine publishes it: the scenario file's key, the engine's
+/// field (which carries the unit: `min_rto_ns`), what it accepts, and a one-line description.
+/// Each profile's value is that field of [`StackConfig::for_profile`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StackSetting {
+    pub key: &'static str,
+    pub field: &'static str,
+    pub kind: SettingKind,
+    pub doc: &'static str,
+}
+
+/// A written override as the checks of [`SettingKind`] see it.
+pub trait SettingValue {
+    /// The value as an integer, for `Int` and `Time` settings.
+    fn as_u64(&self) -> Option<u64> {
+        None
+    }
+    /// The value as a number, for `Float` settings.
+    fn as_f64(&self) -> Option<f64> {
+        None
+    }
+}
+
+impl SettingValue for bool {}
+impl SettingValue for SsthreshBasis {}
+impl SettingValue for RtoFormula {}
+impl SettingValue for RttSampling {}
+impl SettingValue for Procedure {}
+impl SettingValue for u32 {
+    fn as_u64(&self) -> Option<u64> {
+        Some(u64::from(*self))
+    }
+}
+impl SettingValue for u64 {
+    fn as_u64(&self) -> Option<u64> {
+        Some(*self)
+    }
+}
+impl SettingValue for f64 {
+    fn as_f64(&self) -> Option<f64> {
+        Some(*self)
+    }
+}
+
+/// How a written override becomes the resolved field: as written, except where the file's value
+/// has a form of its own (`slow_start_cap = 0` is no cap, `recovery` picks a procedure).
+trait IntoSetting<T> {
+    fn into_setting(self) -> T;
+}
+
+impl<T> IntoSetting<T> for T {
+    fn into_setting(self) -> T {
+        self
+    }
+}
+
+impl IntoSetting<Option<f64>> for f64 {
+    fn into_setting(self) -> Option<f64> {
+        (self > 0.0).then_some(self)
+    }
+}
+
+impl IntoSetting<Option<Procedure>> for Procedure {
+    fn into_setting(self) -> Option<Procedure> {
+        Some(self)
+    }
+}
+
+/// Every stack setting, defined once: the resolved [`StackConfig`] field and its type, the
+/// written [`StackOverrides`] field's type, the `[stack]` key, what it accepts, its value under
+/// each profile (ns2, rfc, linux) and a one-line description. From this come both structs, the
+/// profiles, the resolution of overrides, the engine's checks of written values
+/// ([`STACK_SETTINGS`]) and, through ccsim-py, the Python schema of `[stack]`.
+macro_rules! stack_settings {
+    ($(
+        $(#[doc = $field_doc:literal])*
+        $field:ident: $config:ty, written $written:ty, key $key:literal, $kind:expr,
+            [$ns2:expr, $rfc:expr, $linux:expr], $doc:literal;
+    )*) => {
+        /// The fully resolved stack configuration of one flow.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub struct StackConfig {
+            pub profile: Profile,
+            $( $(#[doc = $field_doc])* pub $field: $config, )*
+            /// The initial window comes from the RFC 5681 formula on each flow's MSS (the `rfc`
+            /// profile when `initial_window` is not set); not a knob of its own.
+            #[serde(skip)]
+            pub initial_window_from_mss: bool,
+        }
+
+        /// Scenario-wide overrides of a profile's knobs; every field optional.
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct StackOverrides {
+            $( pub $field: Option<$written>, )*
+        }
+
+        /// Every `[stack]` setting, in the order the documentation lists them.
+        pub const STACK_SETTINGS: &[StackSetting] = &[
+            $( StackSetting { key: $key, field: stringify!($field), kind: $kind, doc: $doc }, )*
+        ];
+
+        impl StackConfig {
+            pub fn for_profile(profile: Profile) -> Self {
+                match profile {
+                    Profile::Ns2 => StackConfig {
+                        profile,
+                        $( $field: $ns2, )*
+                        initial_window_from_mss: false,
+                    },
+                    Profile::Rfc => StackConfig {
+                        profile,
+                        $( $field: $rfc, )*
+                        initial_window_from_mss: true,
+                    },
+                    Profile::Linux => StackConfig {
+                        profile,
+                        $( $field: $linux, )*
+                        initial_window_from_mss: false,
+                    },
+                }
+            }
+
+            /// Each written override in its resolved form, over the profile's values.
+            fn apply(&mut self, o: &StackOverrides) {
+                $( if let Some(v) = o.$field.clone() { self.$field = v.into_setting(); } )*
+            }
+        }
+
+        impl StackOverrides {
+            /// Each written override with its setting, in [`STACK_SETTINGS`] order.
+            pub fn written(&self) -> Vec<(&'static StackSetting, &dyn SettingValue)> {
+                let mut out: Vec<(&'static StackSetting, &dyn SettingValue)> = Vec::new();
+                let mut settings = STACK_SETTINGS.iter();
+                $(
+                    let setting = settings.next().expect("one setting per field");
+                    if let Some(v) = &self.$field {
+                        out.push((setting, v));
+                    }
+                )*
+                out
+            }
+        }
+    };
+}
+
+const MS: Dur = NS_PER_MS;
+const S: Dur = NS_PER_S;
+
+stack_settings! {
     /// Initial window, segments (after the handshake).
-    pub initial_window: f64,
+    initial_window: f64, written f64, key "initial_window",
+        SettingKind::Float { min: 1.0, max: MAX_WINDOW_PKTS as f64 },
+        // rfc: replaced per flow by the RFC 5681 formula on the MSS
+        [2.0, 3.0, 10.0], "segments";
     /// Slow-start and congestion-avoidance increase once per ACK (ns-2) rather than per
     /// acknowledged segment (RFC 5681 byte counting, Linux).
-    pub per_ack_counting: bool,
+    per_ack_counting: bool, written bool, key "per_ack_counting", SettingKind::Bool,
+        [true, false, false], "grow once per ACK rather than per acknowledged segment";
     /// Cap on the slow-start increase per ACK, segments (RFC 5681: 1). None = no cap.
-    pub slow_start_cap: Option<f64>,
-    pub ssthresh_basis: SsthreshBasis,
+    slow_start_cap: Option<f64>, written f64, key "slow_start_cap",
+        SettingKind::Float { min: 0.0, max: MAX_WINDOW_PKTS as f64 },
+        [None, Some(1.0), None], "segments per ACK in slow start; 0 = no cap";
+    ssthresh_basis: SsthreshBasis, written SsthreshBasis, key "ssthresh_basis",
+        SettingKind::Choice(&["window", "flight_size", "cwnd"]),
+        [SsthreshBasis::Window, SsthreshBasis::FlightSize, SsthreshBasis::Cwnd],
+        "what a loss reduction is computed from";
     /// Initial ssthresh is the receiver window (ns-2 `window_`) rather than "infinite".
-    pub initial_ssthresh_is_window: bool,
-    pub rto_formula: RtoFormula,
-    pub rtt_sampling: RttSampling,
-    pub min_rto_ns: Dur,
-    pub initial_rto_ns: Dur,
-    pub max_rto_ns: Dur,
+    initial_ssthresh_is_window: bool, written bool, key "initial_ssthresh_is_window",
+        SettingKind::Bool, [true, false, false], "initial ssthresh = receiver window";
+    rto_formula: RtoFormula, written RtoFormula, key "rto_formula",
+        SettingKind::Choice(&["rfc6298", "linux"]),
+        [RtoFormula::Rfc6298, RtoFormula::Rfc6298, RtoFormula::Linux],
+        "how the retransmission timeout is computed from the RTT estimate";
+    rtt_sampling: RttSampling, written RttSampling, key "rtt_sampling",
+        SettingKind::Choice(&["one_per_rtt", "every_ack"]),
+        [RttSampling::OnePerRtt, RttSampling::EveryAck, RttSampling::EveryAck],
+        "one timed segment per RTT (ns-2) or a sample per ACK (timestamps)";
+    min_rto_ns: Dur, written Dur, key "min_rto", SettingKind::Time { min_ns: MIN_RTO_NS },
+        [200 * MS, S, 200 * MS], "lower bound of the retransmission timeout";
+    initial_rto_ns: Dur, written Dur, key "initial_rto", SettingKind::Time { min_ns: MIN_RTO_NS },
+        [3 * S, S, S], "retransmission timeout before the first RTT sample";
+    max_rto_ns: Dur, written Dur, key "max_rto", SettingKind::Time { min_ns: MIN_RTO_NS },
+        [60 * S, 60 * S, 120 * S], "upper bound of the retransmission timeout";
     /// Largest backoff multiplier (ns-2: 64); the timer is also capped at `max_rto_ns`.
-    pub max_backoff: u32,
+    max_backoff: u32, written u32, key "max_backoff",
+        SettingKind::Int { min: 1, max: 1 << 30 },
+        [64, 1 << 16, 1 << 16], "largest RTO backoff multiplier";
     /// Clock granularity G (RFC 6298); also the tick RTT samples are truncated to under
     /// `OnePerRtt` sampling.
-    pub clock_granularity_ns: Dur,
-    pub delayed_ack: bool,
-    pub delayed_ack_timeout_ns: Dur,
+    clock_granularity_ns: Dur, written Dur, key "clock_granularity",
+        SettingKind::Time { min_ns: 1 }, [10 * MS, MS, MS], "clock granularity G (RFC 6298)";
+    delayed_ack: bool, written bool, key "delayed_ack", SettingKind::Bool,
+        [false, true, true], "receivers delay ACKs";
+    delayed_ack_timeout_ns: Dur, written Dur, key "delayed_ack_timeout",
+        SettingKind::Time { min_ns: 1 }, [100 * MS, 200 * MS, 40 * MS],
+        "longest delay of a delayed ACK";
     /// Grow cwnd only while the flow is cwnd-limited (RFC 7661 / Linux). ns-2 does not gate.
-    pub cwnd_gating: bool,
+    cwnd_gating: bool, written bool, key "cwnd_gating", SettingKind::Bool,
+        [false, true, true], "grow only while cwnd-limited";
     /// NewReno partial ACKs deflate the window (RFC 6582); ns-2 does not.
-    pub partial_window_deflation: bool,
+    partial_window_deflation: bool, written bool, key "partial_window_deflation",
+        SettingKind::Bool, [false, true, true], "NewReno partial ACKs deflate the window";
     /// NewReno restarts the RTO on every partial ACK (ns-2 "slow but steady") rather than only
     /// the first (RFC 6582 "impatient").
-    pub restart_rto_every_partial_ack: bool,
+    restart_rto_every_partial_ack: bool, written bool, key "restart_rto_every_partial_ack",
+        SettingKind::Bool, [true, false, false], "NewReno restarts the RTO on every partial ACK";
     /// Duplicate ACKs that trigger fast retransmit.
-    pub dupack_threshold: u32,
+    dupack_threshold: u32, written u32, key "dupack_threshold",
+        SettingKind::Int { min: 1, max: 1 << 20 }, [3, 3, 3],
+        "duplicate ACKs that trigger fast retransmit";
     /// The loss-recovery procedure every flow runs; `None`: each flow runs its algorithm's
     /// customary one (Reno for `reno` and the Reno-based originals, NewReno otherwise; see
     /// [`crate::cc::CongestionControl::recovery`]).
-    pub recovery: Option<Procedure>,
+    recovery: Option<Procedure>, written Procedure, key "recovery",
+        SettingKind::Choice(&["reno", "newreno", "sack"]), [None, None, Some(Procedure::Sack)],
+        "loss recovery of every flow; unset: each flow's algorithm's customary one";
     /// Receivers report SACK blocks and senders recover with a SACK scoreboard (RFC 6675):
     /// `recovery` is `sack`. Kept as a knob of its own for older scenarios; always equal to
     /// `recovery == Some(Sack)`.
-    pub sack: bool,
+    sack: bool, written bool, key "sack", SettingKind::Bool, [false, false, true],
+        "the older spelling: true is recovery = \"sack\"";
     /// ECN (RFC 3168): senders mark new data ECN-capable and react to ECN-Echo, receivers echo
     /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
-    pub ecn: bool,
+    ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false],
+        "ECN (RFC 3168) on every flow";
     /// Receiver window used when a flow sets none, segments.
-    pub default_max_window_pkts: u64,
+    default_max_window_pkts: u64, written u64, key "default_max_window",
+        SettingKind::Int { min: 1, max: MAX_WINDOW_PKTS }, [1_000_000, 1_000_000, 1_000_000],
+        "receiver window (packets) when a flow sets none";
     /// Open each transfer with a SYN / SYN-ACK exchange before the first data segment. ns-2's
     /// one-way agents have none: their first segment leaves at the transfer's start time.
-    pub handshake: bool,
+    handshake: bool, written bool, key "handshake", SettingKind::Bool, [false, true, true],
+        "open each transfer with SYN / SYN-ACK";
     /// ns-2's `overhead_`: each transmission (new data or retransmission) leaves after a uniform
     /// random delay in [0, send_overhead_ns], in order. 0 = none. Breaks the deterministic phase
     /// locking that a simulator without any host noise shows (Floyd & Jacobson 1992).
-    pub send_overhead_ns: Dur,
-    /// The initial window comes from the RFC 5681 formula on each flow's MSS (the `rfc` profile
-    /// when `initial_window` is not set); not a knob of its own.
-    #[serde(skip)]
-    pub initial_window_from_mss: bool,
+    send_overhead_ns: Dur, written Dur, key "send_overhead", SettingKind::Time { min_ns: 0 },
+        [0, 0, 0], "each transmission leaves after a uniform random delay in [0, this]";
 }
 
 impl StackConfig {
-    pub fn for_profile(profile: Profile) -> Self {
-        match profile {
-            Profile::Ns2 => StackConfig {
-                profile,
-                initial_window: 2.0,
-                per_ack_counting: true,
-                slow_start_cap: None,
-                ssthresh_basis: SsthreshBasis::Window,
-                initial_ssthresh_is_window: true,
-                rto_formula: RtoFormula::Rfc6298,
-                rtt_sampling: RttSampling::OnePerRtt,
-                min_rto_ns: 200 * NS_PER_MS,
-                initial_rto_ns: 3 * NS_PER_S,
-                max_rto_ns: 60 * NS_PER_S,
-                max_backoff: 64,
-                clock_granularity_ns: 10 * NS_PER_MS,
-                delayed_ack: false,
-                delayed_ack_timeout_ns: 100 * NS_PER_MS,
-                cwnd_gating: false,
-                partial_window_deflation: false,
-                restart_rto_every_partial_ack: true,
-                dupack_threshold: 3,
-                recovery: None,
-                sack: false,
-                ecn: false,
-                default_max_window_pkts: 1_000_000,
-                handshake: false,
-                send_overhead_ns: 0,
-                initial_window_from_mss: false,
-            },
-            Profile::Rfc => StackConfig {
-                profile,
-                initial_window: 3.0, // replaced per flow by the RFC 5681 formula on the MSS
-                per_ack_counting: false,
-                slow_start_cap: Some(1.0),
-                ssthresh_basis: SsthreshBasis::FlightSize,
-                initial_ssthresh_is_window: false,
-                rto_formula: RtoFormula::Rfc6298,
-                rtt_sampling: RttSampling::EveryAck,
-                min_rto_ns: NS_PER_S,
-                initial_rto_ns: NS_PER_S,
-                max_rto_ns: 60 * NS_PER_S,
-                max_backoff: 1 << 16,
-                clock_granularity_ns: NS_PER_MS,
-                delayed_ack: true,
-                delayed_ack_timeout_ns: 200 * NS_PER_MS,
-                cwnd_gating: true,
-                partial_window_deflation: true,
-                restart_rto_every_partial_ack: false,
-                dupack_threshold: 3,
-                recovery: None,
-                sack: false,
-                ecn: false,
-                default_max_window_pkts: 1_000_000,
-                handshake: true,
-                send_overhead_ns: 0,
-                initial_window_from_mss: true,
-            },
-            Profile::Linux => StackConfig {
-                profile,
-                initial_window: 10.0,
-                per_ack_counting: false,
-                slow_start_cap: None,
-                ssthresh_basis: SsthreshBasis::Cwnd,
-                initial_ssthresh_is_window: false,
-                rto_formula: RtoFormula::Linux,
-                rtt_sampling: RttSampling::EveryAck,
-                min_rto_ns: 200 * NS_PER_MS,
-                initial_rto_ns: NS_PER_S,
-                max_rto_ns: 120 * NS_PER_S,
-                max_backoff: 1 << 16,
-                clock_granularity_ns: NS_PER_MS,
-                delayed_ack: true,
-                delayed_ack_timeout_ns: 40 * NS_PER_MS,
-                cwnd_gating: true,
-                partial_window_deflation: true,
-                restart_rto_every_partial_ack: false,
-                dupack_threshold: 3,
-                recovery: Some(Procedure::Sack),
-                sack: true,
-                ecn: false,
-                default_max_window_pkts: 1_000_000,
-                handshake: true,
-                send_overhead_ns: 0,
-                initial_window_from_mss: false,
-            },
-        }
-    }
-
     /// RFC 5681 section 3.1 initial window for a given MSS (rfc profile only).
     pub fn rfc_initial_window(mss: u32) -> f64 {
         if mss <= 1095 {
@@ -207,40 +331,13 @@ impl StackConfig {
 
     pub fn resolve(profile: Profile, o: &StackOverrides) -> Self {
         let mut c = Self::for_profile(profile);
-        macro_rules! apply {
-            ($($f:ident),*) => { $( if let Some(v) = o.$f.clone() { c.$f = v; } )* };
-        }
-        apply!(
-            initial_window,
-            per_ack_counting,
-            ssthresh_basis,
-            initial_ssthresh_is_window,
-            rto_formula,
-            rtt_sampling,
-            min_rto_ns,
-            initial_rto_ns,
-            max_rto_ns,
-            max_backoff,
-            clock_granularity_ns,
-            delayed_ack,
-            delayed_ack_timeout_ns,
-            cwnd_gating,
-            partial_window_deflation,
-            restart_rto_every_partial_ack,
-            dupack_threshold,
-            ecn,
-            default_max_window_pkts,
-            handshake,
-            send_overhead_ns
-        );
+        let profile_recovery = c.recovery;
+        c.apply(o);
         // A window the user wrote is used as written, even when it equals the profile's default.
         if o.initial_window.is_some() {
             c.initial_window_from_mss = false;
         }
-        if let Some(cap) = o.slow_start_cap {
-            c.slow_start_cap = if cap > 0.0 { Some(cap) } else { None };
-        }
-        c.recovery = Self::resolve_recovery(c.recovery, o);
+        c.recovery = Self::resolve_recovery(profile_recovery, o);
         c.sack = c.recovery == Some(Procedure::Sack);
         c
     }
@@ -266,38 +363,6 @@ impl StackConfig {
     }
 }
 
-/// Scenario-wide overrides of a profile's knobs; every field optional.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StackOverrides {
-    pub initial_window: Option<f64>,
-    pub per_ack_counting: Option<bool>,
-    /// 0 = no cap.
-    pub slow_start_cap: Option<f64>,
-    pub ssthresh_basis: Option<SsthreshBasis>,
-    pub initial_ssthresh_is_window: Option<bool>,
-    pub rto_formula: Option<RtoFormula>,
-    pub rtt_sampling: Option<RttSampling>,
-    pub min_rto_ns: Option<Dur>,
-    pub initial_rto_ns: Option<Dur>,
-    pub max_rto_ns: Option<Dur>,
-    pub max_backoff: Option<u32>,
-    pub clock_granularity_ns: Option<Dur>,
-    pub delayed_ack: Option<bool>,
-    pub delayed_ack_timeout_ns: Option<Dur>,
-    pub cwnd_gating: Option<bool>,
-    pub partial_window_deflation: Option<bool>,
-    pub restart_rto_every_partial_ack: Option<bool>,
-    pub dupack_threshold: Option<u32>,
-    pub recovery: Option<Procedure>,
-    /// Alias: `true` is `recovery = "sack"`.
-    pub sack: Option<bool>,
-    pub ecn: Option<bool>,
-    pub default_max_window_pkts: Option<u64>,
-    pub handshake: Option<bool>,
-    pub send_overhead_ns: Option<Dur>,
-}
-
 impl StackOverrides {
     /// `sack` and `recovery` both written and disagreeing: the message naming both keys.
     pub fn recovery_conflict(&self) -> Option<String> {
@@ -310,5 +375,47 @@ impl StackOverrides {
                 r == Procedure::Sack
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overrides(field: &str, value: &str) -> Result<StackOverrides, serde_json::Error> {
+        serde_json::from_str(&format!(r#"{{"{field}":{value}}}"#))
+    }
+
+    #[test]
+    fn the_table_names_every_field_and_each_choice_is_what_serde_reads() {
+        let ns2 = serde_json::to_value(StackConfig::for_profile(Profile::Ns2)).unwrap();
+        let fields: Vec<&str> = ns2.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut published: Vec<&str> = STACK_SETTINGS.iter().map(|s| s.field).collect();
+        published.push("profile");
+        published.sort_unstable();
+        assert_eq!(fields, published);
+        for setting in STACK_SETTINGS {
+            if let SettingKind::Choice(names) = setting.kind {
+                for name in names {
+                    let written = overrides(setting.field, &format!("\"{name}\"")).unwrap();
+                    assert_eq!(written.written().len(), 1, "{}", setting.key);
+                }
+                assert!(overrides(setting.field, "\"none of them\"").is_err(), "{}", setting.key);
+            }
+        }
+    }
+
+    #[test]
+    fn a_written_value_replaces_the_profiles() {
+        let o = overrides("slow_start_cap", "0").unwrap();
+        assert_eq!(StackConfig::resolve(Profile::Rfc, &o).slow_start_cap, None);
+        let o = overrides("sack", "false").unwrap();
+        let c = StackConfig::resolve(Profile::Linux, &o);
+        assert_eq!((c.recovery, c.sack), (None, false));
+        let o = overrides("recovery", "\"sack\"").unwrap();
+        let c = StackConfig::resolve(Profile::Ns2, &o);
+        assert_eq!((c.recovery, c.sack), (Some(Procedure::Sack), true));
+        let o = overrides("initial_window", "3").unwrap();
+        assert!(!StackConfig::resolve(Profile::Rfc, &o).initial_window_from_mss);
     }
 }
