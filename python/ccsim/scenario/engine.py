@@ -1,5 +1,5 @@
-"""What a scenario asks of the engine before it runs: its registry of algorithms and its stack
-profiles, each read once.
+"""What a scenario asks of the engine before it runs: its registry of algorithms, its stack
+settings and its stack profiles, each read once.
 
 The engine is optional here (the pure-Python parts work without it being built), so it is
 imported inside the functions, and without it they return None: the checks that need them are
@@ -26,6 +26,17 @@ def algorithm_registry() -> dict[str, dict[str, Any]] | None:
     except ImportError:
         return None
     return {info["name"]: dict(info) for info in _core.algorithms()}
+
+
+@cache
+def stack_settings() -> list[dict[str, Any]] | None:
+    """The engine's ``[stack]`` settings (key, kind, bounds or choices, each profile's value,
+    description), in the order the documentation lists them; None without the engine."""
+    try:
+        from ccsim import _core
+    except ImportError:
+        return None
+    return [dict(setting) for setting in _core.stack_settings()]
 
 
 @cache

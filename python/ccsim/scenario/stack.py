@@ -1,64 +1,60 @@
 """``[stack]``: scenario-wide overrides of the stack profile's knobs, and the check of the knobs
-that must agree once the profile fills in the ones the scenario leaves unset."""
+that must agree once the profile fills in the ones the scenario leaves unset.
+
+The settings are the engine's (``_core.stack_settings()``, defined once in
+crates/ccsim-core/src/tcp/profile.rs): the model below is built from that table, so a setting
+added there is a key here, checked as the table says, with no edit to this file."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, create_model, model_validator
 
 import ccsim.scenario.engine as engine
 from ccsim.errors import ScenarioError
 from ccsim.scenario.fields import Flag, Table, Time, time_at_least
 from ccsim.units import format_time
 
-#: The shortest retransmission timeout (min_rto, initial_rto, max_rto): the engine's MIN_RTO_NS.
-#: A zero timeout would retransmit in a loop that never lets simulated time advance.
-MIN_RTO_NS = 1_000
+
+def _bound(value: float) -> float | int:
+    # A whole-number bound is written as one in messages ("at least 1", not "1.0").
+    return int(value) if float(value).is_integer() else value
 
 
-class Stack(Table):
-    """Scenario-wide overrides of the stack profile's knobs (``[stack]``); unset keys keep the
-    profile's value. Times are unit strings here and ``*_ns`` integers in the engine."""
+def _field_type(setting: Mapping[str, Any]) -> Any:
+    """The pydantic type of one engine setting: its kind with its bounds or choices."""
+    kind = setting["kind"]
+    if kind == "bool":
+        return Flag
+    if kind == "choice":
+        return Literal.__getitem__(tuple(setting["choices"]))
+    if kind == "time":
+        # Time parses unit strings and bounds them above; the setting's floor is checked after.
+        return Annotated[Time, time_at_least(setting["min"])] if setting["min"] > 0 else Time
+    low, high = _bound(setting["min"]), _bound(setting["max"])
+    if kind == "int":
+        return Annotated[int, Field(strict=True, ge=low, le=high)]
+    if kind == "float":
+        return Annotated[float, Field(strict=True, ge=low, le=high, allow_inf_nan=False)]
+    raise ValueError(f"the engine's stack setting {setting['key']} has an unknown kind {kind!r}")
 
-    initial_window: (
-        Annotated[float, Field(strict=True, ge=1, le=2**32, allow_inf_nan=False)] | None
-    ) = None
-    per_ack_counting: Flag | None = None
-    slow_start_cap: (
-        Annotated[float, Field(strict=True, ge=0, le=2**32, allow_inf_nan=False)] | None
-    ) = None
-    ssthresh_basis: Literal["window", "flight_size", "cwnd"] | None = None
-    initial_ssthresh_is_window: Flag | None = None
-    rto_formula: Literal["rfc6298", "linux"] | None = None
-    rtt_sampling: Literal["one_per_rtt", "every_ack"] | None = None
-    min_rto: Annotated[Time, time_at_least(MIN_RTO_NS)] | None = None
-    initial_rto: Annotated[Time, time_at_least(MIN_RTO_NS)] | None = None
-    max_rto: Annotated[Time, time_at_least(MIN_RTO_NS)] | None = None
-    max_backoff: Annotated[int, Field(strict=True, ge=1, le=2**30)] | None = None
-    clock_granularity: Annotated[Time, time_at_least(1)] | None = None
-    delayed_ack: Flag | None = None
-    delayed_ack_timeout: Annotated[Time, time_at_least(1)] | None = None
-    cwnd_gating: Flag | None = None
-    partial_window_deflation: Flag | None = None
-    restart_rto_every_partial_ack: Flag | None = None
-    dupack_threshold: Annotated[int, Field(strict=True, ge=1, le=2**20)] | None = None
-    recovery: Literal["reno", "newreno", "sack"] | None = None
-    sack: Flag | None = None
-    ecn: Flag | None = None
-    default_max_window: Annotated[int, Field(strict=True, ge=1, le=2**32)] | None = None
-    handshake: Flag | None = None
-    send_overhead: Time | None = None
+
+class StackTable(Table):
+    """What holds whatever the settings are: the agreement of ``sack`` and ``recovery`` and the
+    engine's form of the written settings. :class:`Stack` adds one field per engine setting."""
 
     @model_validator(mode="after")
-    def _sack_agrees_with_recovery(self) -> Stack:
+    def _sack_agrees_with_recovery(self) -> StackTable:
         # ``sack`` is the older spelling of ``recovery = "sack"``; both written must agree.
-        if self.sack is None or self.recovery is None:
+        sack, recovery = getattr(self, "sack", None), getattr(self, "recovery", None)
+        if sack is None or recovery is None:
             return self
-        if self.sack != (self.recovery == "sack"):
-            expected = "true" if self.recovery == "sack" else "false"
+        if sack != (recovery == "sack"):
+            expected = "true" if recovery == "sack" else "false"
             raise ScenarioError(
-                f"{str(self.sack).lower()} contradicts recovery = {self.recovery!r}; expected "
+                f"{str(sack).lower()} contradicts recovery = {recovery!r}; expected "
                 f'{expected} with that recovery, or only one of the two keys (sack = true is recovery = "sack")',
                 ("sack",),
             )
@@ -74,28 +70,48 @@ class Stack(Table):
         return overrides
 
 
-# [stack] keys whose engine name carries the unit.
-STACK_ENGINE_NAMES = {
-    "min_rto": "min_rto_ns",
-    "initial_rto": "initial_rto_ns",
-    "max_rto": "max_rto_ns",
-    "clock_granularity": "clock_granularity_ns",
-    "delayed_ack_timeout": "delayed_ack_timeout_ns",
-    "default_max_window": "default_max_window_pkts",
-    "send_overhead": "send_overhead_ns",
+#: The engine's settings, or none when the engine is not built (then ``[stack]`` takes no key).
+STACK_SETTINGS: list[dict[str, Any]] = engine.stack_settings() or []
+
+#: [stack] keys whose engine name carries the unit (``min_rto`` -> ``min_rto_ns``).
+STACK_ENGINE_NAMES: dict[str, str] = {
+    s["key"]: s["field"] for s in STACK_SETTINGS if s["key"] != s["field"]
 }
 
+#: The shortest retransmission timeout (min_rto, initial_rto, max_rto), as the engine checks it.
+#: A zero timeout would retransmit in a loop that never lets simulated time advance.
+MIN_RTO_NS: int = next((s["min"] for s in STACK_SETTINGS if s["key"] == "min_rto"), 1_000)
 
-def check_stack_against_profile(stack: Stack, profile: str) -> None:
+if TYPE_CHECKING:
+
+    class Stack(StackTable):
+        """Scenario-wide overrides of the stack profile's knobs (``[stack]``)."""
+
+        def __getattr__(self, key: str) -> Any: ...
+
+else:
+    Stack = create_model(
+        "Stack",
+        __base__=StackTable,
+        __module__=__name__,
+        __doc__="Scenario-wide overrides of the stack profile's knobs (``[stack]``); unset keys "
+        "keep the profile's value. Times are unit strings here and ``*_ns`` integers in the "
+        "engine. One field per setting of the engine's table (``_core.stack_settings()``).",
+        **{s["key"]: (_field_type(s) | None, None) for s in STACK_SETTINGS},
+    )
+
+
+def check_stack_against_profile(stack: StackTable, profile: str) -> None:
     """Knobs that must agree with each other, the profile's values filling in unset ones."""
     profiles = engine.stack_profiles()
     if profiles is None:
         return  # the engine checks the same when it is built
     knobs = profiles[profile]
-    min_rto = stack.min_rto if stack.min_rto is not None else knobs["min_rto_ns"]
-    max_rto = stack.max_rto if stack.max_rto is not None else knobs["max_rto_ns"]
+    written_min, written_max = getattr(stack, "min_rto", None), getattr(stack, "max_rto", None)
+    min_rto = written_min if written_min is not None else knobs["min_rto_ns"]
+    max_rto = written_max if written_max is not None else knobs["max_rto_ns"]
     if max_rto < min_rto:
-        key = "max_rto" if stack.max_rto is not None else "min_rto"
+        key = "max_rto" if written_max is not None else "min_rto"
         raise ScenarioError(
             f'max_rto "{format_time(max_rto)}" is below min_rto "{format_time(min_rto)}" '
             f"(profile {profile} fills in what [stack] does not set); "

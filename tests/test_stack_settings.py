@@ -1,0 +1,142 @@
+"""The [stack] settings are the engine's: the Python model, the errors of `ccsim validate` and the
+documentation's table all follow `_core.stack_settings()`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ccsim.errors import ScenarioError
+from ccsim.scenario import Scenario
+from ccsim.units import format_time
+from conftest import HAVE_ENGINE, requires_engine, run_cli
+
+pytestmark = requires_engine
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "scenario-format.md"
+PROFILES = ("ns2", "rfc", "linux")
+
+SCENARIO = """
+name = "t"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+buffer = "20pkts"
+[[flows]]
+cc = "reno"
+rtt = "20ms"
+"""
+
+
+def settings() -> list[dict[str, Any]]:
+    from ccsim import _core
+
+    return _core.stack_settings()
+
+
+def docs_table() -> dict[str, list[str]]:
+    """The rows of the documentation's `[stack]` table: key -> its cells after the key."""
+    text = DOCS.read_text(encoding="utf-8")
+    start = text.index("| `[stack]` key | ns2 | rfc | linux | meaning |")
+    rows = {}
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0].strip("`")] = cells[1:]
+    return rows
+
+
+def documented(value: Any, kind: str) -> str:
+    """How the documentation writes a profile's value of a setting of this kind."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if kind == "time":
+        return f'"{format_time(value)}"'
+    if kind == "choice":
+        return f'"{value}"'
+    return f"{value:g}" if abs(value) < 1e6 else str(int(value))
+
+
+def test_the_docs_table_lists_every_setting_in_order_with_each_profiles_value() -> None:
+    table = docs_table()
+    assert list(table) == [s["key"] for s in settings()]
+    for setting in settings():
+        cells = table[setting["key"]]
+        for profile, cell in zip(PROFILES, cells, strict=False):
+            value = setting["defaults"][profile]
+            if value is None:
+                assert cell in ("none", "(the algorithm's)"), (setting["key"], profile, cell)
+            else:
+                # A string is written as code; a cell may explain its value after it:
+                # `3 (RFC 5681 rule on the MSS)`.
+                written = re.sub(r"^`([^`]*)`", r"\1", cell)
+                expected = documented(value, setting["kind"])
+                assert re.match(re.escape(expected) + r"( |$)", written), (
+                    setting["key"],
+                    profile,
+                    cell,
+                )
+
+
+def test_the_model_has_one_field_per_setting_named_as_in_the_engine() -> None:
+    from ccsim.scenario import _STACK_ENGINE_NAMES, Stack
+
+    assert list(Stack.model_fields) == [s["key"] for s in settings()]
+    for setting in settings():
+        assert _STACK_ENGINE_NAMES.get(setting["key"], setting["key"]) == setting["field"]
+
+
+def error_of(stack: str) -> str:
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.from_toml(SCENARIO + "[stack]\n" + stack)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("setting", settings() if HAVE_ENGINE else [], ids=lambda s: s["key"])
+def test_each_setting_rejects_a_value_of_the_wrong_kind_naming_key_value_and_expectation(
+    setting: dict[str, Any],
+) -> None:
+    key, kind = setting["key"], setting["kind"]
+    wrong = '"x"' if kind != "choice" else '"none of these"'
+    message = error_of(f"{key} = {wrong}")
+    assert message.startswith(f"stack.{key}: "), message
+    assert "\n" not in message
+    if kind == "choice":
+        assert all(f'"{choice}"' in message for choice in setting["choices"]), message
+    if kind in ("int", "float"):
+        low = setting["min"]
+        below = f"{low - 1:g}" if kind == "int" or low >= 1 else "-1"
+        message = error_of(f"{key} = {below}")
+        assert message.startswith(f"stack.{key}: {below} is not valid; expected a value greater"), (
+            message
+        )
+    if kind == "time" and setting["min"] > 0:
+        message = error_of(f'{key} = "0s"')
+        assert (
+            message
+            == f'stack.{key}: "0s" is too short; expected at least "{format_time(setting["min"])}"'
+        )
+
+
+def test_ccsim_validate_names_the_key_the_value_and_what_was_expected(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO + '[stack]\nrto_formula = "rfc"\n', encoding="utf-8")
+    done = run_cli("validate", path, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        'error: stack.rto_formula: "rfc" is not valid; expected "rfc6298" or "linux"'
+    )
+
+
+def test_the_profiles_values_are_the_resolved_profiles() -> None:
+    from ccsim import _core
+
+    profiles = _core.stack_profiles()
+    for setting in settings():
+        for profile in PROFILES:
+            assert setting["defaults"][profile] == profiles[profile][setting["field"]]
