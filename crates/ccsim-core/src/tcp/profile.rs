@@ -302,10 +302,6 @@ stack_settings! {
     /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
     ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false],
         "ECN (RFC 3168) on every flow";
-    /// Receivers report a duplicate segment in a D-SACK block (RFC 2883). Recorded with the
-    /// run's stack; no sender acts on it yet.
-    dsack: bool, written bool, key "dsack", SettingKind::Bool, [false, false, true],
-        "receivers report duplicate segments in D-SACK blocks (RFC 2883); recorded only";
     /// Receiver window used when a flow sets none, segments.
     default_max_window_pkts: u64, written u64, key "default_max_window",
         SettingKind::Int { min: 1, max: MAX_WINDOW_PKTS }, [1_000_000, 1_000_000, 1_000_000],
