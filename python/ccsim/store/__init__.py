@@ -37,10 +37,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
-import re
 import shutil
 import time
 import uuid
@@ -54,7 +52,26 @@ import pandas as pd
 from ccsim.errors import ScenarioError
 from ccsim.metrics import jain_index, link_utilization
 from ccsim.results import TABLES, Results
-from ccsim.units import parse_rate, parse_size, parse_time
+
+# The catalogue's and the run files' helpers live in modules of their own; Store finds them here
+# (tests replace _write_catalog on this module to make a rebuild fail).
+from ccsim.store.catalog import _check_catalog, _search_here, _typed, _write_catalog
+from ccsim.store.files import (
+    _FORMAT,
+    _RUN_ID,
+    _STORE_ENTRIES,
+    _TEMPORARY,
+    CATALOG,
+    DAMAGED,
+    MANIFEST,
+    METRICS,
+    RUN_CHECKSUMS,
+    _describe,
+    _process_alive,
+    _temporary_name,
+    _write_atomically,
+)
+from ccsim.store.integrity import _run_damage, _write_checksums
 
 if TYPE_CHECKING:
     import duckdb
@@ -68,51 +85,6 @@ __all__ = [
     "Store",
     "run_metrics",
 ]
-
-MANIFEST = "sweep.json"
-CATALOG = "catalog.duckdb"
-METRICS = "metrics.json"
-#: In each run directory: every other file's size and SHA-256, written last.
-RUN_CHECKSUMS = "checksums.json"
-#: Where a damaged run directory goes when its run is written again.
-DAMAGED = "damaged"
-_FORMAT = 1
-_CHECKSUMS_FORMAT = 1
-_RUN_ID = re.compile(r"[0-9a-f]{16}")
-# What a sweep directory holds besides its manifest.
-_STORE_ENTRIES = {"runs", "errors", ".staging", ".lock", CATALOG, "plots", DAMAGED}
-# Files every run directory holds (Results.write writes the first four, save_run metrics.json).
-_RUN_FILES = ("scenario.toml", "summary.json", "flows.parquet", "links.parquet", METRICS)
-
-# Columns of each table as the engine writes them, for the views of tables no run has written
-# yet (a view must have columns to be queried). Runs' own files take precedence.
-_EMPTY_SCHEMAS = {
-    "flows": {"flow": "UINTEGER", "label": "VARCHAR", "cc": "VARCHAR", "goodput_bps": "DOUBLE"},
-    "links": {"link": "UINTEGER", "src": "VARCHAR", "dst": "VARCHAR", "utilization": "DOUBLE"},
-    "series": {
-        "t_s": "DOUBLE",
-        "flow": "UINTEGER",
-        "cwnd_pkts": "DOUBLE",
-        "ssthresh_pkts": "DOUBLE",
-        "srtt_s": "DOUBLE",
-        "rate_bps": "DOUBLE",
-    },
-    "queues": {
-        "t_s": "DOUBLE",
-        "link": "UINTEGER",
-        "queue_pkts": "UINTEGER",
-        "queue_bytes": "UBIGINT",
-        "avg_queue_pkts": "DOUBLE",
-    },
-    "drops": {
-        "t_s": "DOUBLE",
-        "link": "UINTEGER",
-        "flow": "UINTEGER",
-        "seq": "UINTEGER",
-        "is_ack": "UTINYINT",
-        "kind": "UTINYINT",
-    },
-}
 
 
 def run_metrics(results: Results) -> dict[str, Any]:
@@ -589,318 +561,3 @@ class Store:
                     raise
         with self.connect() as connection:
             return connection.execute(sql).df()
-
-
-# ---- writing the catalogue ---------------------------------------------------------------------
-
-
-def _typed(table: pd.DataFrame, params: Sequence[str]) -> pd.DataFrame:
-    """Give each parameter column one SQL-friendly type; add numeric twins of quantities."""
-    for name in params:
-        values = table[name].tolist()
-        table[name] = _one_type(values)
-        twin = _quantity_twin(values)
-        if twin is not None:
-            suffix, numbers = twin
-            table[f"{name}_{suffix}"] = numbers
-    return table
-
-
-def _one_type(values: list[Any]) -> pd.Series:
-    if all(isinstance(v, bool) for v in values):
-        return pd.Series(values, dtype=bool)
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        # Seeds go up to 2^64 - 1, beyond int64.
-        return pd.Series(values, dtype="int64" if max(values) < 2**63 else "uint64")
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
-        return pd.Series(values, dtype="float64")
-    return pd.Series([v if isinstance(v, str) else json.dumps(v) for v in values], dtype=object)
-
-
-def _quantity_twin(values: list[Any]) -> tuple[str, list[float]] | None:
-    """``"10Mbps"`` values also as numbers: ``rate_bps``, ``rtt_s`` or ``buffer_bytes`` columns,
-    so that SQL can sort and plots can place them."""
-    if not values or not all(isinstance(v, str) for v in values):
-        return None
-    for suffix, parse, scale in (
-        ("bps", parse_rate, 1.0),
-        ("s", parse_time, 1e-9),
-        ("bytes", parse_size, 1.0),
-    ):
-        try:
-            return suffix, [parse(v) * scale for v in values]
-        except ScenarioError:
-            continue
-    return None
-
-
-def _write_catalog(
-    path: Path,
-    runs: pd.DataFrame,
-    root: Path,
-    params: Sequence[str],
-    sources: Mapping[str, Sequence[str]],
-) -> None:
-    """Write table ``runs`` and a view per table over ``sources[table]``, Parquet files by
-    paths relative to ``root``."""
-    import duckdb  # slow to import: only where SQL is needed
-
-    connection = duckdb.connect(str(path))
-    try:
-        _search_here(connection, root)
-        connection.register("runs_frame", runs)
-        connection.execute("CREATE TABLE runs AS SELECT * FROM runs_frame")
-        connection.unregister("runs_frame")
-        for table in TABLES:
-            connection.execute(_view_sql(table, root, sources.get(table, ()), params))
-        # The checkpoint on close fails without a word (a full disk leaves the tables in the
-        # write-ahead log only); asked for here, its failure is an error.
-        connection.execute("CHECKPOINT")
-    finally:
-        connection.close()
-
-
-def _check_catalog(path: Path, *, points: int, done: int) -> None:
-    """Raise ValueError unless the catalogue at ``path`` is complete in its file: no write-ahead
-    log beside it (whose tables would be lost with it), table ``runs`` with ``points`` rows of
-    which ``done`` are done, and every view."""
-    import duckdb  # slow to import: only where SQL is needed
-
-    wal = Path(f"{path}.wal")
-    if wal.is_file() and wal.stat().st_size > 0:
-        raise ValueError("its tables did not reach the file: the checkpoint failed")
-    connection = duckdb.connect(str(path), read_only=True)
-    try:
-        counted = connection.execute(
-            "SELECT count(*), count(*) FILTER (WHERE status = 'done') FROM runs"
-        ).fetchone()
-        views = {
-            row[0]
-            for row in connection.execute(
-                "SELECT view_name FROM duckdb_views() WHERE NOT internal"
-            ).fetchall()
-        }
-    finally:
-        connection.close()
-    if counted != (points, done):
-        found = f"{counted[0]} points, {counted[1]} done" if counted else "nothing"
-        raise ValueError(f"the new catalogue counts {found}; expected {points}, {done} done")
-    missing = [table for table in TABLES if table not in views]
-    if missing:
-        raise ValueError(f"the new catalogue has no view {missing[0]}")
-
-
-def _search_here(connection: duckdb.DuckDBPyConnection, root: Path) -> None:
-    """Resolve the views' relative Parquet paths in the sweep directory."""
-    quoted = str(root).replace("'", "''")
-    connection.execute(f"SET file_search_path = '{quoted}'")
-
-
-def _view_sql(table: str, root: Path, files: Sequence[str], params: Sequence[str]) -> str:
-    """A view of one table over the Parquet ``files`` of done runs (paths relative to ``root``),
-    with each run's parameters in front."""
-    import pyarrow.parquet as pq  # slow to import: only where Parquet is read
-
-    columns = None
-    for name in files:  # the columns of the first file that reads (the view reads them all)
-        with contextlib.suppress(OSError, ValueError):
-            columns = pq.read_schema(root / name).names
-            break
-    if columns is not None:
-        listed = ", ".join("'" + name.replace("'", "''") + "'" for name in files)
-        source = f"read_parquet([{listed}], filename = true, union_by_name = true)"
-    else:
-        schema = _EMPTY_SCHEMAS[table]
-        casts = ", ".join(f"NULL::{kind} AS {name}" for name, kind in schema.items())
-        source = f"(SELECT NULL::VARCHAR AS filename, {casts} WHERE false)"
-        columns = list(schema)
-    # A parameter named like a column of the table (an axis called "label") yields to it.
-    selected = [
-        f'r."{p}"' if p not in columns else f'r."{p}" AS "sweep_{p}"'
-        for p in params
-        if p not in ("status", "error")
-    ]
-    run_of_file = r"regexp_extract(t.filename, '([0-9a-f]{16})[/\\][^/\\]+$', 1)"
-    return (
-        f"CREATE VIEW {table} AS SELECT {', '.join(selected)}, t.* EXCLUDE (filename) "
-        f"FROM {source} AS t JOIN runs AS r ON r.run_id = {run_of_file} "
-        "WHERE r.status = 'done'"
-    )
-
-
-# Temporary files of the catalogue and the manifest: ".NAME.PID.HEX.tmp" (and DuckDB's ".wal"
-# beside one); files of an earlier format have no PID.
-_TEMPORARY = re.compile(
-    rf"\.(?:{re.escape(CATALOG)}|{re.escape(MANIFEST)})\.(?:(\d+)\.)?[0-9a-f]{{32}}\.tmp(?:\.wal)?"
-)
-
-
-def _temporary_name(name: str) -> str:
-    """A temporary file name beside ``name``, carrying this process's id so that a later sweep
-    can tell a dead writer's leftovers from a live writer's file."""
-    return f".{name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
-
-
-def _process_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (0: unknown, treated as dead)."""
-    if pid <= 0 or pid == os.getpid():
-        return pid == os.getpid()
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # exists but is not ours, or cannot tell: leave its files alone
-    return True
-
-
-# ---- the files of a run -------------------------------------------------------------------------
-
-
-def _sha256(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def _write_checksums(directory: Path) -> None:
-    """Record every file of a run directory (but this record) with its size and SHA-256."""
-    files = {}
-    for path in sorted(directory.rglob("*")):
-        name = path.relative_to(directory).as_posix()
-        if path.is_file() and name != RUN_CHECKSUMS:
-            files[name] = {"bytes": path.stat().st_size, "sha256": _sha256(path)}
-    record = {"format": _CHECKSUMS_FORMAT, "files": files}
-    _write_atomically(directory / RUN_CHECKSUMS, json.dumps(record, indent=1) + "\n")
-
-
-def _read_checksums(path: str) -> dict[str, tuple[int, str]]:
-    """The files checksums.json lists: name -> (size, SHA-256); ValueError if malformed."""
-    with open(path, encoding="utf-8") as handle:
-        record = json.load(handle)
-    if not isinstance(record, dict) or record.get("format") != _CHECKSUMS_FORMAT:
-        raise ValueError(f"not format {_CHECKSUMS_FORMAT}")
-    files = record.get("files")
-    if not isinstance(files, dict):
-        raise ValueError("no table of files")
-    listed = {}
-    for name, entry in files.items():
-        parts = name.split("/")
-        if not name or name.startswith("/") or ".." in parts or "" in parts:
-            raise ValueError(f"lists {name!r}, outside the run directory")
-        size = entry.get("bytes") if isinstance(entry, dict) else None
-        digest = entry.get("sha256") if isinstance(entry, dict) else None
-        if type(size) is not int or not isinstance(digest, str):
-            raise ValueError(f"{name}: expected bytes and sha256")
-        listed[name] = (size, digest)
-    return listed
-
-
-def _run_damage(directory: Path, *, checksums: bool) -> tuple[str | None, frozenset[str], bool]:
-    """What is wrong with a run directory (None: nothing), the files the run wrote, and whether
-    it records checksums. Checks every size; with ``checksums``, reads and hashes every file."""
-    # Plain strings, not Paths: this runs for every run of a sweep at every query.
-    where = os.fspath(directory)
-    try:
-        listed = _read_checksums(os.path.join(where, RUN_CHECKSUMS))
-    except FileNotFoundError:
-        return *_unrecorded_run_damage(directory, thorough=checksums), False
-    except (OSError, ValueError) as error:
-        return f"{RUN_CHECKSUMS} cannot be read ({_describe(error)})", frozenset(), True
-    written = frozenset(listed)
-    for name in _RUN_FILES:
-        if name not in listed:
-            return f"{RUN_CHECKSUMS} does not list {name}", written, True
-    for name, (size, _) in listed.items():
-        try:
-            found = os.stat(os.path.join(where, name)).st_size
-        except FileNotFoundError:
-            return f"{name} is missing", written, True
-        except OSError as error:
-            return f"{name} cannot be read ({_describe(error)})", written, True
-        if found != size:
-            return f"{name} is {found} bytes; expected {size}", written, True
-    if checksums:
-        for name, (_, digest) in listed.items():
-            try:
-                if _sha256(Path(where, name)) != digest:
-                    changed = (
-                        f"{name}: its SHA-256 differs from the one recorded when it was written"
-                    )
-                    return changed, written, True
-            except OSError as error:
-                return f"{name} cannot be read ({_describe(error)})", written, True
-    return None, written, True
-
-
-def _unrecorded_run_damage(directory: Path, *, thorough: bool) -> tuple[str | None, frozenset[str]]:
-    """For a run written before checksums were recorded: what is wrong, if its files are not
-    all there, not all hold something, or do not open (JSON that parses; Parquet that ends as
-    Parquet does, or with ``thorough``, whose footer reads), and the files in its directory. A
-    changed byte that keeps a file readable cannot be seen."""
-    try:
-        names = frozenset(path.name for path in directory.iterdir())
-    except OSError as error:
-        return f"cannot be listed ({_describe(error)})", frozenset()
-    if not names:
-        return "the directory is empty", names
-    for name in _RUN_FILES:
-        if name not in names:
-            return f"{name} is missing", names
-        try:
-            if (directory / name).stat().st_size == 0:
-                return f"{name} is empty", names
-            if name.endswith(".json") and not isinstance(
-                json.loads((directory / name).read_text(encoding="utf-8")), dict
-            ):
-                return f"{name} does not hold a JSON object", names
-        except (OSError, ValueError) as error:
-            return f"{name} cannot be read ({_describe(error)})", names
-    for table in TABLES:
-        if f"{table}.parquet" in names:
-            problem = _parquet_problem(directory / f"{table}.parquet", thorough=thorough)
-            if problem is not None:
-                return f"{table}.parquet {problem}", names
-    return None, names
-
-
-def _parquet_problem(path: Path, *, thorough: bool) -> str | None:
-    """Why ``path`` is not a whole Parquet file, if it is not: it must begin and end with the
-    magic bytes, its footer fit in it, and with ``thorough``, its footer must read."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4)
-            size = handle.seek(0, os.SEEK_END)
-            if size < 12:
-                return f"is {size} bytes, too short for Parquet"
-            handle.seek(size - 8)
-            tail = handle.read(8)
-    except OSError as error:
-        return f"cannot be read ({_describe(error)})"
-    footer = int.from_bytes(tail[:4], "little")
-    if head != b"PAR1" or tail[4:] != b"PAR1" or footer > size - 12:
-        return "does not begin and end as Parquet does (truncated?)"
-    if thorough:
-        import pyarrow.parquet as pq  # slow to import: only where Parquet is read
-
-        try:
-            pq.read_metadata(path)
-        except (OSError, ValueError) as error:
-            return f"cannot be read as Parquet ({_describe(error)})"
-    return None
-
-
-def _describe(error: BaseException) -> str:
-    """An error in one line: an OSError's reason and file, the first line of anything else."""
-    if isinstance(error, OSError) and error.strerror:
-        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
-    lines = str(error).strip().splitlines()
-    return lines[0].strip() if lines else type(error).__name__
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(_temporary_name(path.name))
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
