@@ -4,6 +4,8 @@ documentation's table all follow `_core.stack_settings()`."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +14,6 @@ from ccsim.errors import ScenarioError
 from ccsim.scenario import Scenario
 from ccsim.units import format_time
 from conftest import HAVE_ENGINE, requires_engine, run_cli
-
-pytestmark = requires_engine
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "scenario-format.md"
 PROFILES = ("ns2", "rfc", "linux")
@@ -62,6 +62,7 @@ def documented(value: Any, kind: str) -> str:
     return f"{value:g}" if abs(value) < 1e6 else str(int(value))
 
 
+@requires_engine
 def test_the_docs_table_lists_every_setting_in_order_with_each_profiles_value() -> None:
     table = docs_table()
     assert list(table) == [s["key"] for s in settings()]
@@ -83,6 +84,7 @@ def test_the_docs_table_lists_every_setting_in_order_with_each_profiles_value() 
                 )
 
 
+@requires_engine
 def test_the_model_has_one_field_per_setting_named_as_in_the_engine() -> None:
     from ccsim.scenario import _STACK_ENGINE_NAMES, Stack
 
@@ -98,6 +100,7 @@ def error_of(stack: str) -> str:
 
 
 @pytest.mark.parametrize("setting", settings() if HAVE_ENGINE else [], ids=lambda s: s["key"])
+@requires_engine
 def test_each_setting_rejects_a_value_of_the_wrong_kind_naming_key_value_and_expectation(
     setting: dict[str, Any],
 ) -> None:
@@ -123,6 +126,7 @@ def test_each_setting_rejects_a_value_of_the_wrong_kind_naming_key_value_and_exp
         )
 
 
+@requires_engine
 def test_ccsim_validate_names_the_key_the_value_and_what_was_expected(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text(SCENARIO + '[stack]\nrto_formula = "rfc"\n', encoding="utf-8")
@@ -133,6 +137,7 @@ def test_ccsim_validate_names_the_key_the_value_and_what_was_expected(tmp_path: 
     )
 
 
+@requires_engine
 def test_the_profiles_values_are_the_resolved_profiles() -> None:
     from ccsim import _core
 
@@ -140,3 +145,24 @@ def test_the_profiles_values_are_the_resolved_profiles() -> None:
     for setting in settings():
         for profile in PROFILES:
             assert setting["defaults"][profile] == profiles[profile][setting["field"]]
+
+
+def test_without_the_engine_a_stack_key_says_the_engine_is_missing() -> None:
+    """The schema of [stack] is the engine's: without it, a [stack] key is an error that says so,
+    and a scenario without one still loads."""
+    code = (
+        "import sys; sys.modules['ccsim._core'] = None\n"
+        "from ccsim.errors import ScenarioError\n"
+        "from ccsim.scenario import Scenario\n"
+        f"text = {SCENARIO!r}\n"
+        "Scenario.from_toml(text)\n"
+        "try:\n"
+        "    Scenario.from_toml(text + '[stack]\\nmin_rto = \"1s\"\\n')\n"
+        "except ScenarioError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == (
+        "stack.min_rto: [stack] settings are the engine's, and the engine (ccsim._core) is not "
+        "built; expected no [stack] keys without it"
+    )

@@ -45,6 +45,18 @@ class StackTable(Table):
     """What holds whatever the settings are: the agreement of ``sack`` and ``recovery`` and the
     engine's form of the written settings. :class:`Stack` adds one field per engine setting."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _settings_need_the_engine(cls, data: Any) -> Any:
+        # Without the engine there is no table of settings, so no key is known: say why.
+        if not cls.model_fields and isinstance(data, Mapping) and data:
+            raise ScenarioError(
+                "[stack] settings are the engine's, and the engine (ccsim._core) is not built; "
+                "expected no [stack] keys without it",
+                (str(next(iter(data))),),
+            )
+        return data
+
     @model_validator(mode="after")
     def _sack_agrees_with_recovery(self) -> StackTable:
         # ``sack`` is the older spelling of ``recovery = "sack"``; both written must agree.
