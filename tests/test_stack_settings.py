@@ -84,6 +84,33 @@ def test_the_docs_table_lists_every_setting_in_order_with_each_profiles_value() 
                 )
 
 
+def written_bound(value: float) -> str:
+    """A bound as the documentation's ranges write it: 2^30 for a large power of two."""
+    if value >= 1024 and float(value).is_integer() and int(value) & (int(value) - 1) == 0:
+        return f"2^{int(value).bit_length() - 1}"
+    return f"{value:g}"
+
+
+@requires_engine
+def test_the_docs_ranges_are_the_engines() -> None:
+    """Each bounded setting's range in the paragraph under the table: numbers "low to high",
+    times "at least" their floor (the ceiling of every time is the engine's, stated elsewhere)."""
+    text = DOCS.read_text(encoding="utf-8")
+    start = text.index("Ranges: ")
+    clauses = text[start : text.index("\n\n", start)].replace("\n", " ").split(";")
+    for setting in settings():
+        key, kind, low = setting["key"], setting["kind"], setting["min"]
+        if kind in ("int", "float"):
+            expected = f"{written_bound(low)} to {written_bound(setting['max'])}"
+        elif kind == "time" and low > 0:
+            expected = f'at least `"{format_time(low)}"`'
+        else:
+            continue
+        saying = [c for c in clauses if f"`{key}`" in c]
+        assert saying, f"{key}: no range in the docs"
+        assert any(expected in c for c in saying), (key, expected, saying)
+
+
 @requires_engine
 def test_the_model_has_one_field_per_setting_named_as_in_the_engine() -> None:
     from ccsim.scenario import _STACK_ENGINE_NAMES, Stack
