@@ -1,0 +1,151 @@
+"""Reports: one self-contained HTML file for a run, a sweep or a study directory.
+
+``ccsim report DIR`` (:func:`write_report`) writes ``DIR/report.html``: the setup and the
+assumptions, the stack profile, the tables (means with their 95% confidence intervals over
+replicates, by Student's t; a study's comparison with the published values and its verdicts),
+every figure as a PNG embedded in the page (base64), the command that reproduces the results and
+the ccsim version. The file refers to nothing outside itself (no scripts, style sheets, images or
+links to files), so it can be mailed, archived or opened anywhere.
+
+What each kind of directory gives:
+
+* a **run** (``ccsim run``): the scenario (its ``scenario.toml``), the profile's knobs, the
+  flows and links tables, and the figures of ``ccsim plot`` (time series when traced, goodput per
+  flow, its CDF);
+* a **sweep** (``ccsim sweep``): the sweep (axes, seeds, compared algorithms, base scenario),
+  the knobs of its runs, the summary per parameter combination (mean +- 95% CI over seeds, n),
+  the runs table, failures, and the figures of ``ccsim plot`` on a sweep;
+* a **study** (``ccsim study``): its setup, warm-up, assumptions and settings, the knobs of each
+  of its sweeps, the comparison table (ours with its 95% CI and n next to the published value),
+  the verdicts with their checks, the notes, and every figure the study wrote.
+
+:func:`results_html` and :func:`study_report_html` render a :class:`ccsim.Results` and a
+:class:`ccsim.studies.StudyReport` the same way for Jupyter: importing this module registers them
+in :mod:`ccsim.display`, where the objects' ``_repr_html_`` finds them.
+
+This module holds the entry points; the pages are built by :mod:`~ccsim.report.markup` (the HTML
+pieces every report shares: page, sections, tables, figures, stack profiles),
+:mod:`~ccsim.report.run_report`, :mod:`~ccsim.report.sweep_report` and
+:mod:`~ccsim.report.study_report`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from ccsim import display
+from ccsim.errors import ScenarioError
+from ccsim.explore import directory_kind, query_error
+from ccsim.report.markup import _e, _fragment, _frame_table, _page, _stack_of, _stack_table
+from ccsim.report.run_report import _run_body, _run_facts
+from ccsim.report.study_report import _study_body, _study_from_directory, _study_from_report
+from ccsim.report.sweep_report import _sweep_body
+from ccsim.results import Results
+from ccsim.studies.core import STUDY_METADATA, StudyReport
+
+__all__ = [
+    "REPORT_FILE",
+    "report_html",
+    "report_kind",
+    "results_html",
+    "study_report_html",
+    "write_report",
+]
+
+#: The report's file name in the directory it describes (unless told otherwise).
+REPORT_FILE = "report.html"
+#: Rows of the flows and links tables shown in Jupyter.
+NOTEBOOK_ROWS = 20
+
+Kind = Literal["run", "sweep", "study"]
+
+
+# ---- entry points --------------------------------------------------------------------------------
+
+
+def report_kind(directory: str | os.PathLike[str]) -> Kind:
+    """``"study"``, ``"sweep"`` or ``"run"``: what ``directory`` holds.
+
+    A study directory has ``study.json`` (or, written before it, ``<ID>-verdicts.csv`` and its
+    ``sweeps/``); a sweep directory its manifest; a results directory ``summary.json``. Anything
+    else raises :class:`ScenarioError`.
+    """
+    path = Path(directory)
+    if (path / STUDY_METADATA).is_file() or (
+        (path / "sweeps").is_dir() and any(path.glob("*-verdicts.csv"))
+    ):
+        return "study"
+    try:
+        kind = directory_kind(path)
+    except ScenarioError:
+        raise ScenarioError(
+            f"{path}: not a results, sweep or study directory (no summary.json, sweep.json or "
+            "study.json)"
+        ) from None
+    return "sweep" if kind == "sweep" else "run"
+
+
+def report_html(directory: str | os.PathLike[str]) -> str:
+    """The whole report of a run, sweep or study directory, as one HTML page."""
+    import duckdb  # imported only to read a sweep's store
+
+    path = Path(directory)
+    kind = report_kind(path)
+    try:
+        if kind == "study":
+            title, body = _study_body(_study_from_directory(path))
+        elif kind == "sweep":
+            title, body = _sweep_body(path)
+        else:
+            title, body = _run_body(path)
+    except duckdb.Error as error:
+        # The catalogue's views could not read a run's Parquet file (truncated, damaged): DuckDB
+        # names the file in the first line.
+        raise ScenarioError(f"{path}: cannot read the runs' tables: {query_error(error)}") from None
+    return _page(title, body)
+
+
+def write_report(
+    directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None
+) -> Path:
+    """Write the report of ``directory`` to ``out`` (default ``DIRECTORY/report.html``); returns
+    the file. It is written whole or not at all (a temporary file renamed into place)."""
+    page = report_html(directory)
+    target = Path(out) if out is not None else Path(directory) / REPORT_FILE
+    if target.is_dir():
+        raise ScenarioError(f"{target}: is a directory; expected the HTML file to write")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(page, encoding="utf-8")
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return target
+
+
+def results_html(results: Results) -> str:
+    """One run's summary, stack profile, flows and links (their first rows) as HTML: what
+    :class:`ccsim.Results` shows in Jupyter."""
+    summary = results.summary
+    parts = [f"<h3>Run {_e(results.scenario.name)}</h3>", _run_facts(results.scenario, summary)]
+    parts.append(_stack_table({"": _stack_of(summary)}, caption="Stack profile"))
+    parts.append(_frame_table(results.flows, "Flows", NOTEBOOK_ROWS))
+    parts.append(_frame_table(results.links, "Links", NOTEBOOK_ROWS))
+    return _fragment("".join(parts))
+
+
+def study_report_html(report: StudyReport) -> str:
+    """A study's setup, comparison table (mean, 95% CI, n), verdicts, notes and figures as HTML:
+    what a :class:`ccsim.studies.StudyReport` shows in Jupyter."""
+    _, body = _study_body(_study_from_report(report), headings=3)
+    return _fragment(body)
+
+
+# Results and study reports are drawn in Jupyter by this module, which sits above both of them: it
+# registers itself where their ``_repr_html_`` looks (ccsim.display) instead of being imported by
+# them.
+display.register_html(Results, results_html)
+display.register_html(StudyReport, study_report_html)

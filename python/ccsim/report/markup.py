@@ -1,0 +1,254 @@
+"""The pieces of a report's HTML: the page and its style, sections, tables, figures, the
+reproduce section and the stack-profile table."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ccsim.runner import version as ccsim_version
+from ccsim.units import format_setting
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+#: Longer tables are cut to this many rows in a report (the rest is in the directory's files).
+MAX_TABLE_ROWS = 500
+
+_STYLE = """
+.ccsim-report { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1b1b;
+  max-width: 72rem; margin: 0 auto; padding: 0 1rem 2rem; line-height: 1.45; }
+.ccsim-report h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
+.ccsim-report h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; margin-top: 2rem; }
+.ccsim-report h3 { font-size: 1.05rem; margin-bottom: 0.3rem; }
+.ccsim-report .meta { color: #555; margin-top: 0; }
+.ccsim-report pre { background: #f5f5f5; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }
+.ccsim-report table.data { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
+.ccsim-report table.data caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
+.ccsim-report table.data th, .ccsim-report table.data td { border: 1px solid #d0d0d0;
+  padding: 0.2rem 0.5rem; vertical-align: top; }
+.ccsim-report table.data th { background: #eef1f5; }
+.ccsim-report td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.ccsim-report .note { color: #555; font-size: 0.85rem; }
+.ccsim-report figure { margin: 1rem 0; }
+.ccsim-report figure img { max-width: 100%; border: 1px solid #e0e0e0; }
+.ccsim-report figcaption { color: #555; font-size: 0.85rem; }
+.ccsim-report .reproduced { color: #1a7f37; font-weight: 600; }
+.ccsim-report .partly { color: #9a6700; font-weight: 600; }
+.ccsim-report .not-reproduced { color: #cf222e; font-weight: 600; }
+.ccsim-report .reversed { color: #8250df; font-weight: 600; }
+.ccsim-report .not-run, .ccsim-report .not-run-in---quick { color: #6e7781; font-weight: 600; }
+.ccsim-report .inconclusive { color: #0969da; font-weight: 600; }
+"""
+
+
+# ---- HTML pieces -----------------------------------------------------------------------------------
+
+
+def _e(text: Any) -> str:
+    """Text content, escaped (quotes stay as they are: TOML reads as written)."""
+    return html.escape(str(text), quote=False)
+
+
+def _attr(text: Any) -> str:
+    """An attribute value, escaped for a double-quoted attribute."""
+    return html.escape(str(text), quote=True)
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        f'<div class="ccsim-report">\n{body}\n</div>\n</body>\n</html>\n'
+    )
+
+
+def _fragment(body: str) -> str:
+    return f'<div class="ccsim-report"><style>{_STYLE}</style>{body}</div>'
+
+
+def _section(title: str, content: str, anchor: str, level: int = 2) -> str:
+    return f'<section id="{anchor}">\n<h{level}>{_e(title)}</h{level}>\n{content}\n</section>\n'
+
+
+def _paragraph(text: str, css: str | None = None) -> str:
+    klass = f' class="{css}"' if css else ""
+    return f"<p{klass}>{_e(text)}</p>\n"
+
+
+def _pre(text: str) -> str:
+    return f"<pre>{_e(text)}</pre>\n"
+
+
+def _list(items: Iterable[str]) -> str:
+    entries = "".join(f"<li>{_e(item)}</li>" for item in items)
+    return f"<ul>{entries}</ul>\n" if entries else ""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _missing(value: Any) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _cell(value: Any) -> str:
+    """A table cell's text: ``-`` for missing values, 6 significant digits for floats."""
+    if _missing(value):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    caption: str | None = None,
+    name: str | None = None,
+    note: str | None = None,
+    right: Iterable[str] = (),
+) -> str:
+    """An HTML table. Numbers, and every cell of the columns named in ``right``, are
+    right-aligned; ``name`` is its ``data-table`` attribute, ``note`` a line under it."""
+    aligned = {i for i, h in enumerate(header) if h in set(right)}
+    label = f' data-table="{_attr(name)}"' if name else ""
+    parts = [f'<table class="data"{label}>']
+    if caption:
+        parts.append(f"<caption>{_e(caption)}</caption>")
+    parts.append("<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr></thead>")
+    parts.append("<tbody>")
+    for row in rows:
+        cells = []
+        for column, value in enumerate(row):
+            numeric = _is_number(value) or column in aligned
+            text = value if isinstance(value, str) else _cell(value)
+            cells.append(f'<td class="num">{_e(text)}</td>' if numeric else f"<td>{_e(text)}</td>")
+        parts.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append("</tbody></table>")
+    if note:
+        parts.append(_paragraph(note, "note"))
+    return "".join(parts) + "\n"
+
+
+def _frame_table(frame: pd.DataFrame, caption: str, max_rows: int = MAX_TABLE_ROWS) -> str:
+    """A DataFrame as an HTML table of at most ``max_rows`` rows (the caption says so)."""
+    if frame.empty:
+        return _paragraph(f"{caption}: no rows.", "note")
+    shown = frame.head(max_rows)
+    rows = [[_native(v) for v in row] for row in shown.itertuples(index=False)]
+    note = None
+    if len(frame) > max_rows:
+        note = (
+            f"The first {max_rows} of {len(frame)} rows; all of them are in the directory's files."
+        )
+    return _table([str(c) for c in frame.columns], rows, caption, name=caption, note=note)
+
+
+def _native(value: Any) -> Any:
+    """numpy scalars as Python numbers (so they format as numbers)."""
+    item = getattr(value, "item", None)
+    if callable(item) and not isinstance(value, str):
+        try:
+            return item()
+        except (ValueError, TypeError):
+            return value
+    return value
+
+
+def _png_of(figure: Figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _image(name: str, png: bytes, caption: str | None = None) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    text = caption or name
+    return (
+        f'<figure data-figure="{_attr(name)}"><img alt="{_attr(text)}" '
+        f'src="data:image/png;base64,{data}"><figcaption>{_e(text)}</figcaption></figure>\n'
+    )
+
+
+def _figures_section(figures: Sequence[tuple[str, bytes]], notes: Sequence[str] = ()) -> str:
+    content = "".join(_image(name, png) for name, png in figures)
+    if not figures:
+        content += _paragraph("No figures.", "note")
+    content += "".join(_paragraph(note, "note") for note in notes)
+    return _section(f"Figures ({len(figures)})", content, "figures")
+
+
+def _reproduce_section(
+    command: str | None, cwd: str | None, *, note: str | None = None, extra: str = ""
+) -> str:
+    if command:
+        content = _pre(command)
+        if cwd:
+            content += _paragraph(f"Run in {cwd}.", "note")
+    else:
+        content = _paragraph("The command that made this directory was not recorded.", "note")
+    if note:
+        content += _paragraph(note, "note")
+    return _section("Reproduce", content + extra, "reproduce")
+
+
+def _version_line(made_with: str | None) -> str:
+    made = f"Results made with ccsim {made_with}" if made_with else "ccsim version not recorded"
+    return f"{made}; report written by ccsim {ccsim_version()}."
+
+
+# ---- stack profiles --------------------------------------------------------------------------------
+
+
+def _stack_of(summary: Mapping[str, Any]) -> dict[str, Any]:
+    stack = dict(summary.get("stack") or {})
+    stack.setdefault("profile", summary.get("profile"))
+    return stack
+
+
+def _stack_table(stacks: Mapping[str, Mapping[str, Any]], caption: str) -> str:
+    """The knobs of one or more stacks: a column per stack (one ``value`` column if they agree)."""
+    distinct: dict[str, Mapping[str, Any]] = {}
+    for name, stack in stacks.items():
+        if stack and stack not in distinct.values():
+            distinct[name] = stack
+    if not distinct:
+        return _paragraph("No finished run records its stack settings yet.", "note")
+    names = list(distinct)
+    keys = list(dict.fromkeys(k for stack in distinct.values() for k in stack))
+    keys.sort(key=lambda k: (k != "profile", k))
+    rows = [
+        [key.removesuffix("_ns"), *(format_setting(key, distinct[n].get(key)) for n in names)]
+        for key in keys
+    ]
+    header = ["knob", *(n or "value" for n in names)] if len(names) > 1 else ["knob", "value"]
+    note = None
+    if len(stacks) > 1 and len(names) == 1:
+        note = "Every run has these settings."
+    return _table(header, rows, caption, name="stack", note=note)
+
+
+def _run_stacks(run_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
+    """The stack settings recorded in each run directory's summary.json, by directory name."""
+    stacks = {}
+    for run_dir in run_dirs:
+        try:
+            summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        stacks[run_dir.name] = _stack_of(summary)
+    return stacks
