@@ -31,6 +31,11 @@ renamed over the old one, so a rebuild that fails (a full disk) leaves the old c
 The views read the Parquet files by paths relative to the sweep directory, so the directory can
 be moved; :meth:`Store.connect` points DuckDB there (``file_search_path``), and in the ``duckdb``
 shell, start it inside the directory.
+
+This module holds :class:`Store` and offers the names of the modules it is built from:
+:mod:`~ccsim.store.files` (the layout's file names, atomic writes), :mod:`~ccsim.store.catalog`
+(writing and checking the catalogue) and :mod:`~ccsim.store.integrity` (checking run
+directories against their checksums).
 """
 
 from __future__ import annotations

@@ -17,6 +17,12 @@ resolve to the same scenario are the same run, simulated once.
 over the replicates with a 95% confidence interval (Student's t) and their number.
 :func:`record_command` keeps the command that made a sweep directory in ``command.json`` beside
 its manifest (``ccsim report`` shows it).
+
+This module holds :class:`Sweep` and offers the names of the modules it is built from:
+:mod:`~ccsim.sweeps.points` (axes, algorithms, mixtures, points, run ids),
+:mod:`~ccsim.sweeps.grid` (the file's ``[set]``, ``[axes]`` and seeds, ranges),
+:mod:`~ccsim.sweeps.mixtures` (``[compare]`` and which flow runs which algorithm) and
+:mod:`~ccsim.sweeps.summaries` (the recorded command, the summary over replicates).
 """
 
 from __future__ import annotations

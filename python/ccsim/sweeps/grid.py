@@ -18,9 +18,6 @@ _RANGE_KEYS = {"start", "stop", "step", "num", "scale"}
 _AXIS_KEYS = _RANGE_KEYS | {"values", "name"}
 
 
-# ---- parsing the file --------------------------------------------------------------------------
-
-
 def _table(value: Any, path: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise ScenarioError(f"{show_value(value)} is not a table; expected a TOML table", path)

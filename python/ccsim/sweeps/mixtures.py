@@ -12,7 +12,7 @@ from ccsim.errors import ScenarioError, show_value
 from ccsim.sweeps.points import Algorithm, Axis, Mixture
 
 _BUILTIN_MIXTURES = ("all", "half", "one")
-
+#: Every flow and generator: the mixture of the reference runs.
 _ALL = Mixture("all", "all", True)
 
 

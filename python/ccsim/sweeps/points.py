@@ -28,9 +28,6 @@ def run_id(scenario: Scenario) -> str:
     return hashlib.sha256(spec.encode()).hexdigest()[:16]
 
 
-# ---- the parts of a sweep ----------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Axis:
     """One varied key: ``key`` is a scenario key path, ``name`` its catalogue column."""
