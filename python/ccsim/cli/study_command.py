@@ -1,0 +1,123 @@
+"""``ccsim study``: the seed papers' studies, listed, run and judged."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ccsim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, _console, _fail
+
+
+def study(
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="NAME",
+            help="Study ID (R6) or slug (phase-effects); --list shows them all.",
+            show_default=False,
+        ),
+    ] = None,
+    list_all: Annotated[bool, typer.Option("--list", help="List the studies and exit.")] = False,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick", help="Shortened: fewer points and seeds, shorter runs (CI, a first look)."
+        ),
+    ] = False,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            metavar="PROFILE",
+            help="TCP stack profile to run under: ns2, rfc or linux (default: the paper's, ns2 "
+            "for the ns-2 papers, linux for seed 004).",
+        ),
+    ] = None,
+    replicates: Annotated[
+        int | None,
+        typer.Option(
+            "--replicates",
+            metavar="N",
+            min=1,
+            help="Seeds per point (default: the study's, raised up to its cap while a check is "
+            "inconclusive; a number given here is kept).",
+            show_default=False,
+        ),
+    ] = None,
+    first_seed: Annotated[
+        int,
+        typer.Option(
+            "--first-seed",
+            metavar="N",
+            min=1,
+            help="First seed of the replicates (seeds N, N+1, ...); with --replicates 1, run one "
+            "seed on its own to see how a result varies.",
+        ),
+    ] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Study directory; default results/studies/ID (-PROFILE, -quick suffixes). "
+            "Runs already in it are not run again.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-j",
+            metavar="N",
+            min=1,
+            help="Local worker processes; default one per core; 1 runs in this process.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Run a named study of the seed papers and print ours next to the published numbers.
+
+    Prints the setup (assumptions, warm-up and stack profile included), runs it through the
+    sweep machinery (parallel, resumable, cached in the study directory), and prints the
+    comparison table (our mean over seeds with its 95% confidence interval and n, next to the
+    published value) and one verdict per claim. Each check of a claim compares a quantity with
+    the claim's criterion with the quantity's uncertainty (its interval over the seeds, paired by
+    seed where two protocols are compared); the verdict follows from the checks by one rule
+    (docs/studies/README.md): reproduced, partly, inconclusive, not reproduced, reversed (the
+    effect goes the other way), or not run. A full run adds seeds while a check is inconclusive,
+    up to the study's cap; --quick is a first look, labelled so. Writes ID.csv, ID-runs.csv
+    (every run's values), ID.png, ID-verdicts.csv and study.json (what `ccsim report DIR` reads).
+    """
+    from ccsim import studies  # the studies import pandas and scipy: only for this command
+
+    if list_all:
+        table = Table(title="Studies (ccsim study NAME)")
+        for column in ("ID", "slug", "title", "algorithms"):
+            table.add_column(column)
+        for entry in studies.list_studies():
+            table.add_row(entry.id, entry.slug, escape(entry.title), ", ".join(entry.algorithms))
+        _console.print(table)
+        return
+    if name is None:
+        _fail("a study NAME or --list is needed (see ccsim study --help)", EXIT_BAD_INPUT)
+    try:
+        studies.run(
+            name,
+            quick,
+            profile=profile,
+            replicates=replicates,
+            first_seed=first_seed,
+            out=out,
+            workers=workers,
+            console=_console,
+            progress=sys.stderr.isatty(),
+        )
+    except KeyboardInterrupt:
+        _fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)
