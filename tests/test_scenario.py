@@ -802,15 +802,10 @@ def test_engine_registry_checks_names() -> None:
 
 from ccsim.scenario import _STACK_ENGINE_NAMES, Stack  # noqa: E402
 
-# A value of each [stack] key that differs from every profile's, and the engine's value for it.
+# A value of [stack] numbers that differs from every profile's, and the engine's value for it\n# (others: _other_value).
 STACK_VALUES: dict[str, tuple[Any, Any]] = {
     "initial_window": (7.0, 7.0),
-    "per_ack_counting": (None, None),  # booleans: the opposite of the profile's, below
     "slow_start_cap": (3.0, 3.0),
-    "ssthresh_basis": (None, None),
-    "initial_ssthresh_is_window": (None, None),
-    "rto_formula": (None, None),
-    "rtt_sampling": (None, None),
     "min_rto": ("150ms", 150_000_000),
     "initial_rto": ("2500ms", 2_500_000_000),
     "max_rto": ("90s", 90_000_000_000),
@@ -821,12 +816,44 @@ STACK_VALUES: dict[str, tuple[Any, Any]] = {
     "default_max_window": (500, 500),
     "send_overhead": ("1ms", 1_000_000),
 }
-CHOICES = {
-    "ssthresh_basis": ["window", "flight_size", "cwnd"],
-    "rto_formula": ["rfc6298", "linux"],
-    "rtt_sampling": ["one_per_rtt", "every_ack"],
-    "recovery": ["reno", "newreno", "sack"],
-}
+
+
+def _other_value(setting: dict[str, Any], profile: str) -> tuple[Any, Any]:
+    """A value of a [stack] setting other than ``profile``'s, as written and as the engine holds
+    it: from ``STACK_VALUES`` where given, else from the engine's table of settings (another
+    choice, the other boolean, or a number within the bounds that no profile uses), so that a
+    new setting is covered without editing this test."""
+    key, default = setting["key"], setting["defaults"][profile]
+    if setting["choices"]:
+        other = next(c for c in setting["choices"] if c != default)
+        return other, other
+    if setting["kind"] == "bool":
+        return not default, not default
+    if STACK_VALUES.get(key, (None, None))[0] is not None:
+        return STACK_VALUES[key]
+    used = {v for v in setting["defaults"].values() if v is not None}
+    value = max(used, default=setting["min"]) + 1
+    value = min(value, setting["max"]) if setting["max"] is not None else value
+    if setting["kind"] == "time":
+        return f"{int(value)}ns", int(value)
+    return value, value
+
+
+def test_a_new_setting_gets_a_value_other_than_every_profiles() -> None:
+    defaults = {"ns2": 3, "rfc": 4, "linux": None}
+    new_int = {
+        "key": "new",
+        "kind": "int",
+        "min": 1,
+        "max": 10,
+        "choices": [],
+        "defaults": defaults,
+    }
+    assert _other_value(new_int, "ns2") == (5, 5)
+    new_time = new_int | {"kind": "time", "max": None}
+    assert _other_value(new_time, "rfc") == ("5ns", 5)
+    choice = new_int | {"kind": "choice", "choices": ["a", "b"], "defaults": {"ns2": "a"}}
+    assert _other_value(choice, "ns2") == ("b", "b")
 
 
 def _engine_key(key: str) -> str:
@@ -854,14 +881,10 @@ def test_every_stack_knob_round_trips(profile: str) -> None:
     from ccsim import _core
     from ccsim.runner import run
 
-    defaults = _core.stack_profiles()[profile]
+    settings = {setting["key"]: setting for setting in _core.stack_settings()}
     for key in Stack.model_fields:
         engine_key = _engine_key(key)
-        written, expected = STACK_VALUES.get(key, (None, None))
-        if key in CHOICES:
-            written = expected = next(c for c in CHOICES[key] if c != defaults[engine_key])
-        elif written is None:
-            written = expected = not defaults[engine_key]
+        written, expected = _other_value(settings[key], profile)
         scenario = Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
             {"profile": profile, "duration": "300ms", f"stack.{key}": written}
         )
