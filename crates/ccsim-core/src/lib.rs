@@ -12,7 +12,8 @@
 //!   disciplines, random loss, routes, and the fabric that carries packets between endpoints
 //!   and records the drops. It knows nothing of TCP: endpoints hand it packets and get them back.
 //! * [`cc`]: the congestion-control trait, the registry, one file per algorithm.
-//! * [`tcp`]: the one-way TCP sender and receiver, RTT estimation, stack profiles.
+//! * [`tcp`]: the one-way TCP sender and receiver, RTT estimation, loss recovery, the
+//!   stack settings ([`tcp::stack_settings`]).
 //! * [`spec`]: the resolved scenario. [`traffic`]: bulk flows, finite transfers, closed- and
 //!   open-loop generators.
 //! * [`trace`] and [`results`]: output columns; [`pcap`]: captured packets as pcap files.

@@ -1,6 +1,6 @@
 //! Which implementation a run models: ns-2, the RFCs or Linux. The stack's knobs follow it
-//! ([`crate::tcp::profile`]), and so do some algorithms' defaults ([`crate::cc::registry`]); it
-//! sits below both so that neither imports the other for it.
+//! ([`crate::tcp::stack_settings`]), and so do some algorithms' defaults ([`crate::cc::registry`]);
+//! it sits below both so that neither imports the other for it.
 
 use serde::{Deserialize, Serialize};
 

@@ -8,8 +8,9 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::tcp::profile::{Profile, SettingKind, StackConfig, StackOverrides};
-pub use crate::tcp::profile::{MAX_WINDOW_PKTS, MIN_RTO_NS};
+use crate::profile::Profile;
+use crate::tcp::stack_settings::{SettingKind, StackConfig, StackOverrides};
+pub use crate::tcp::stack_settings::{MAX_WINDOW_PKTS, MIN_RTO_NS};
 
 /// The largest time the engine accepts anywhere (a duration, a delay, a start, a timeout):
 /// 10^16 ns, about 116 days. Every sum the engine forms of a few such times stays far below
@@ -381,7 +382,7 @@ impl StackSpec {
     /// below the profile's `min_rto_ns` is as wrong as one below an explicit `min_rto_ns`).
     pub fn validate(&self) -> Result<(), String> {
         let o = &self.overrides;
-        // Each written value against its setting's kind and range (tcp::profile::STACK_SETTINGS).
+        // Each written value against its setting's kind and range (tcp::stack_settings::STACK_SETTINGS).
         for (setting, value) in o.written() {
             let key = format!("stack.{}", setting.field);
             match setting.kind {

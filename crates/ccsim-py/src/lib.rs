@@ -13,7 +13,7 @@ use ccsim_core::cc::registry;
 use ccsim_core::engine::RunError;
 use ccsim_core::results::{Column, RunResults, Table};
 use ccsim_core::spec::{profile_name, QueueSpec, MAX_TIME_NS, PROFILES};
-use ccsim_core::tcp::profile::{SettingKind, StackConfig, STACK_SETTINGS};
+use ccsim_core::tcp::stack_settings::{SettingKind, StackConfig, STACK_SETTINGS};
 use ccsim_core::{ScenarioSpec, Simulation as CoreSimulation};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -313,7 +313,7 @@ fn stack_profiles(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(out)
 }
 
-/// Every `[stack]` setting (`tcp::profile::STACK_SETTINGS`): its key in a scenario file, the
+/// Every `[stack]` setting (`tcp::stack_settings::STACK_SETTINGS`): its key in a scenario file, the
 /// engine's field, its kind ("bool", "int", "float", "time" in ns, "choice"), its bounds or
 /// choices, each profile's value (null: none) and a one-line description. The Python schema of
 /// `[stack]` is built from this.

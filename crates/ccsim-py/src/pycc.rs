@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use ccsim_core::cc::common::delay;
 use ccsim_core::cc::{self, registry, CongestionControl, CongestionKind, Recovery, Window};
 use ccsim_core::engine::CcFactory;
-use ccsim_core::tcp::profile::Profile;
+use ccsim_core::profile::Profile;
 use ccsim_core::units::Time;
 use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;

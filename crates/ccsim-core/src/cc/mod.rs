@@ -156,7 +156,7 @@ pub struct PacingContext {
 }
 
 /// The loss-recovery procedure an algorithm's sources used: what its flows run when the stack
-/// names none ([`crate::tcp::profile::StackConfig::recovery`]; the procedures themselves are in
+/// names none ([`crate::tcp::stack_settings::StackConfig::recovery`]; the procedures themselves are in
 /// [`crate::tcp::recovery`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use crate::grow::OutOfMemory;
 use crate::spec::ScenarioSpec;
-use crate::tcp::profile::StackConfig;
+use crate::tcp::stack_settings::StackConfig;
 use crate::trace::{FlowRow, FlowSeries, QueueRow, QueueSeries, RecordError};
 use crate::traffic::{Flow, Generator};
 use crate::units::{secs, Dur, Time};

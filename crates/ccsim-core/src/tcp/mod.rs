@@ -3,7 +3,6 @@
 
 pub mod clock;
 pub mod delay_meter;
-pub mod profile;
 pub mod ranges;
 pub mod receiver;
 pub mod recovery;
@@ -12,3 +11,4 @@ pub mod sack;
 pub mod send_log;
 pub mod send_overhead;
 pub mod sender;
+pub mod stack_settings;

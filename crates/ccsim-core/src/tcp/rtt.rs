@@ -1,7 +1,7 @@
 //! RTT estimation and the retransmission timeout (RFC 6298, with the Linux and ns-2 variants
 //! selected by the stack profile).
 
-use super::profile::{RtoFormula, RttSampling, StackConfig};
+use super::stack_settings::{RtoFormula, RttSampling, StackConfig};
 use crate::units::Dur;
 
 #[derive(Clone, Debug)]
@@ -82,7 +82,8 @@ impl RttEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::profile::{Profile, StackConfig};
+    use crate::profile::Profile;
+    use crate::tcp::stack_settings::StackConfig;
     use crate::units::NS_PER_MS;
 
     fn converge(profile: Profile) -> Dur {

@@ -21,11 +21,11 @@ use std::sync::Arc;
 
 use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
-use super::profile::{RttSampling, SsthreshBasis, StackConfig};
 use super::recovery::{InRecovery, LossRecovery, Procedure, SeqState};
 use super::rtt::RttEstimator;
 use super::send_log::{Newest, SendLog};
 use super::send_overhead::SendOverhead;
+use super::stack_settings::{RttSampling, SsthreshBasis, StackConfig};
 use crate::cc::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, SentSample, Window,
 };

@@ -2,7 +2,7 @@
 //! and how ACKs with ECE change the window.
 
 use crate::net::packet::{ecn, Packet, PacketKind};
-use crate::tcp::profile::Profile;
+use crate::profile::Profile;
 use crate::tcp::recovery::sender_harness::{new_data, SenderHarness};
 use crate::tcp::recovery::Procedure;
 

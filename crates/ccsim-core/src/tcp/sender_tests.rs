@@ -2,7 +2,7 @@
 //! network reduced to one fast link whose contents the test reads.
 
 use super::*;
-use crate::tcp::profile::Profile;
+use crate::profile::Profile;
 use crate::tcp::recovery::sender_harness::{SenderHarness, MS};
 
 #[test]

@@ -13,7 +13,7 @@
 //! a new ACK in recovery means. An enum rather than a trait object: the sender asks on every ACK
 //! and every transmission, and a match on three variants costs less than an indirect call.
 //!
-//! Which procedure runs is the stack's `recovery` setting ([`crate::tcp::profile::StackConfig`]).
+//! Which procedure runs is the stack's `recovery` setting ([`crate::tcp::stack_settings::StackConfig`]).
 
 pub mod newreno;
 pub mod reno;
@@ -21,7 +21,7 @@ pub mod sack;
 
 use serde::{Deserialize, Serialize};
 
-use super::profile::StackConfig;
+use super::stack_settings::StackConfig;
 use crate::cc::Window;
 
 /// The loss-recovery procedures, as the stack names them.

@@ -13,7 +13,7 @@
 use super::reno::Reno;
 use super::{InRecovery, SeqState};
 use crate::cc::Window;
-use crate::tcp::profile::StackConfig;
+use crate::tcp::stack_settings::StackConfig;
 
 #[derive(Clone, Debug)]
 pub struct NewReno {
@@ -90,7 +90,7 @@ impl NewReno {
 mod tests {
     use super::super::sender_harness::{new_data, rtx, SenderHarness};
     use super::super::Procedure;
-    use crate::tcp::profile::Profile;
+    use crate::profile::Profile;
 
     /// The window opens to 8 (segments 0..14 sent, 6..14 outstanding); 6, 8 and 11 are lost.
     /// The receiver holds 7, 9, 10, 12, 13: five duplicate ACKs for 6.

@@ -83,7 +83,7 @@ impl Reno {
 mod tests {
     use super::super::sender_harness::{new_data, rtx, SenderHarness};
     use super::super::Procedure;
-    use crate::tcp::profile::Profile;
+    use crate::profile::Profile;
 
     /// ns-2 profile, Reno recovery: per-ACK counting, ssthresh from min(cwnd, rwnd), no
     /// handshake. The window opens to 8 (segments 0..14 sent), then 6 and 8 are lost.

@@ -86,7 +86,7 @@ impl Sack {
 mod tests {
     use super::super::sender_harness::{new_data, rtx, SenderHarness};
     use super::super::Procedure;
-    use crate::tcp::profile::Profile;
+    use crate::profile::Profile;
 
     /// Linux profile with SACK, no delayed ACKs: after the handshake the initial window of 10
     /// leaves (0..10); 2 and 5 are lost.

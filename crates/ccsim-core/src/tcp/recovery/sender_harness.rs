@@ -12,8 +12,9 @@ use crate::net::link::Link;
 use crate::net::loss::LossModel;
 use crate::net::packet::{Packet, PacketKind, SackBlocks, SackRef};
 use crate::net::qdisc::{droptail::DropTail, Qdisc};
-use crate::tcp::profile::{Profile, StackConfig};
+use crate::profile::Profile;
 use crate::tcp::sender::{Sender, SenderSetup};
+use crate::tcp::stack_settings::StackConfig;
 use crate::units::Time;
 
 pub const MS: Time = 1_000_000;

@@ -1,5 +1,6 @@
-//! Stack profiles: the knobs on which ns-2, the RFCs and Linux disagree, grouped so that a run
-//! names one profile and prints it with its results.
+//! The stack settings: the one table of the `[stack]` knobs (several of them the ones on which
+//! ns-2, the RFCs and Linux disagree), with each knob's value under each [`Profile`]. A run names
+//! one profile, may override any knob, and prints the resolved [`StackConfig`] with its results.
 //!
 //! Sources: ns-2 `tcl/lib/ns-default.tcl` and `tcp/tcp.cc`; RFC 5681, 6298, 6582; Linux
 //! `include/net/tcp.h`. See docs/scenario-format.md for the table.
@@ -7,9 +8,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::recovery::Procedure;
+use crate::profile::Profile;
 use crate::units::{Dur, NS_PER_MS, NS_PER_S};
-
-pub use crate::profile::Profile;
 
 /// What the reduction on a loss is computed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
