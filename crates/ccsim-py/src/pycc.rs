@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ccsim_core::cc::common::delay;
-use ccsim_core::cc::{self, registry, CongestionControl, CongestionKind, Recovery, Window};
+use ccsim_core::cc::{self, registry, CongestionControl, CongestionKind, RecoveryProcedure, Window};
 use ccsim_core::engine::CcFactory;
 use ccsim_core::profile::Profile;
 use ccsim_core::units::Time;
@@ -129,7 +129,7 @@ pub struct PyCc {
     label: String,
     /// `None` when the constructor failed (the failure is recorded; the run stops).
     live: Option<Live>,
-    recovery: Recovery,
+    recovery: RecoveryProcedure,
     /// The class's `needs_ecn`: its flows are ECN-capable whatever the stack says.
     needs_ecn: bool,
     wants_rate: bool,
@@ -151,7 +151,7 @@ impl PyCc {
             cc: static_name(&t.cc),
             label: t.label.clone(),
             live: None,
-            recovery: Recovery::NewReno,
+            recovery: RecoveryProcedure::NewReno,
             needs_ecn: false,
             wants_rate: false,
             failures: failures.clone(),
@@ -184,8 +184,8 @@ impl PyCc {
             .extract()
             .map_err(|_| PyTypeError::new_err("recovery: expected \"reno\" or \"newreno\""))?;
         self.recovery = match recovery.as_str() {
-            "reno" => Recovery::Reno,
-            "newreno" => Recovery::NewReno,
+            "reno" => RecoveryProcedure::Reno,
+            "newreno" => RecoveryProcedure::NewReno,
             other => {
                 return Err(PyValueError::new_err(format!("recovery = {other:?}: expected \"reno\" or \"newreno\"")))
             }
@@ -467,7 +467,7 @@ impl CongestionControl for PyCc {
         self.needs_ecn
     }
 
-    fn recovery(&self) -> Recovery {
+    fn customary_recovery(&self) -> RecoveryProcedure {
         self.recovery
     }
 

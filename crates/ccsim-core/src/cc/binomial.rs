@@ -31,7 +31,7 @@ use super::paced::{recovery_of, NEWRENO_PARAM};
 use super::randomized::INTERVAL_PARAM;
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{
-    AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, Recovery, SentSample, Window,
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, RecoveryProcedure, SentSample, Window,
 };
 use crate::rng::Stream;
 use crate::units::Time;
@@ -90,11 +90,11 @@ pub struct Binomial {
     decreased: bool,
     after_timeout: bool,
     spacing: Option<Spacing>,
-    recovery: Recovery,
+    recovery: RecoveryProcedure,
 }
 
 impl Binomial {
-    pub fn new(name: &'static str, law: Law, recovery: Recovery) -> Self {
+    pub fn new(name: &'static str, law: Law, recovery: RecoveryProcedure) -> Self {
         Binomial { name, law, ns2_halving: false, decreased: false, after_timeout: false, spacing: None, recovery }
     }
 
@@ -169,7 +169,7 @@ impl CongestionControl for Binomial {
             s.on_send_blocked();
         }
     }
-    fn recovery(&self) -> Recovery {
+    fn customary_recovery(&self) -> RecoveryProcedure {
         self.recovery
     }
 }
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn iiad_increase_is_a_over_w_squared_per_ack() {
-        let mut cc = Binomial::new("iiad", IIAD, Recovery::Reno);
+        let mut cc = Binomial::new("iiad", IIAD, RecoveryProcedure::Reno);
         let mut w = Window { cwnd: 10.0, ssthresh: 10.0 };
         cc.on_ack(&ack(1.0), &mut w);
         assert!(close(w.cwnd, 10.01)); // 1 / 10^2
@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn sqrt_increase_is_a_over_w_to_the_three_halves_per_ack() {
-        let mut cc = Binomial::new("sqrt", SQRT, Recovery::Reno);
+        let mut cc = Binomial::new("sqrt", SQRT, RecoveryProcedure::Reno);
         let mut w = Window { cwnd: 16.0, ssthresh: 16.0 };
         cc.on_ack(&ack(1.0), &mut w);
         assert!(close(w.cwnd, 16.015625)); // 1 / 16^1.5 = 1/64
@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn iiad_decrease_removes_b_segments_and_sqrt_b_sqrt_w() {
-        let mut cc = Binomial::new("iiad", IIAD, Recovery::Reno);
+        let mut cc = Binomial::new("iiad", IIAD, RecoveryProcedure::Reno);
         let mut w = Window { cwnd: 20.0, ssthresh: 10.0 };
         cc.on_congestion(&congestion(CongestionKind::Loss, 20.0, false), &mut w);
         assert!(close(w.cwnd, 19.33) && close(w.ssthresh, 19.33));
@@ -222,7 +222,7 @@ mod tests {
         cc.on_congestion(&congestion(CongestionKind::Loss, 2.5, false), &mut w);
         assert_eq!(w.cwnd, 2.0);
 
-        let mut cc = Binomial::new("sqrt", SQRT, Recovery::Reno);
+        let mut cc = Binomial::new("sqrt", SQRT, RecoveryProcedure::Reno);
         let mut w = Window { cwnd: 25.0, ssthresh: 10.0 };
         cc.on_congestion(&congestion(CongestionKind::Loss, 25.0, false), &mut w);
         assert!(close(w.cwnd, 25.0 - 0.67 * 5.0)); // 21.65
@@ -232,7 +232,7 @@ mod tests {
 
     #[test]
     fn timeout_halves_ssthresh_and_restarts_at_one() {
-        let mut cc = Binomial::new("iiad", IIAD, Recovery::Reno);
+        let mut cc = Binomial::new("iiad", IIAD, RecoveryProcedure::Reno);
         let mut w = Window { cwnd: 20.0, ssthresh: 10.0 };
         cc.on_congestion(&congestion(CongestionKind::Timeout, 20.0, true), &mut w);
         assert_eq!(w, Window { cwnd: 1.0, ssthresh: 10.0 });
@@ -240,7 +240,7 @@ mod tests {
 
     #[test]
     fn ns2_halving_halves_the_first_decrease_and_in_slow_start_only() {
-        let mut cc = Binomial::new("iiad", IIAD, Recovery::Reno);
+        let mut cc = Binomial::new("iiad", IIAD, RecoveryProcedure::Reno);
         cc.ns2_halving = true;
         let mut w = Window { cwnd: 20.0, ssthresh: 10.0 };
         cc.on_congestion(&congestion(CongestionKind::Loss, 20.0, false), &mut w);
@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn reno_parameters_reproduce_reno() {
-        let mut cc = Binomial::new("binomial", Law { k: 0.0, l: 1.0, a: 1.0, b: 0.5 }, Recovery::Reno);
+        let mut cc = Binomial::new("binomial", Law { k: 0.0, l: 1.0, a: 1.0, b: 0.5 }, RecoveryProcedure::Reno);
         let mut w = Window { cwnd: 10.0, ssthresh: 10.0 };
         cc.on_ack(&ack(1.0), &mut w);
         assert!(close(w.cwnd, 10.1));

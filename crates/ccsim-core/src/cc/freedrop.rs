@@ -51,7 +51,7 @@ use std::collections::VecDeque;
 use super::common::MIN_SSTHRESH;
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::reno::RenoWindow;
-use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Recovery, SentSample, Window};
+use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, RecoveryProcedure, SentSample, Window};
 use crate::units::Time;
 
 pub const PARAMS: &[ParamInfo] = &[
@@ -116,7 +116,7 @@ pub struct FreeDrop {
     window: RenoWindow,
     /// The packet-loss window, transmissions.
     w: u64,
-    recovery: Recovery,
+    recovery: RecoveryProcedure,
     /// The literal-text rule (previous loss within the last `w` transmissions at detection).
     literal: bool,
     /// Timeouts are judged by the rule too.
@@ -138,7 +138,7 @@ pub struct FreeDrop {
 }
 
 impl FreeDrop {
-    pub fn new(w: u64, recovery: Recovery) -> Self {
+    pub fn new(w: u64, recovery: RecoveryProcedure) -> Self {
         FreeDrop {
             window: RenoWindow::default(),
             w,
@@ -157,7 +157,7 @@ impl FreeDrop {
     }
 
     pub fn from_params(p: &Params) -> Self {
-        let recovery = if p.flag("newreno") { Recovery::NewReno } else { Recovery::Reno };
+        let recovery = if p.flag("newreno") { RecoveryProcedure::NewReno } else { RecoveryProcedure::Reno };
         FreeDrop::new(p.get("w") as u64, recovery).with_rules(p.flag("literal"), p.flag("rto_test"))
     }
 
@@ -302,7 +302,7 @@ impl CongestionControl for FreeDrop {
         }
     }
 
-    fn recovery(&self) -> Recovery {
+    fn customary_recovery(&self) -> RecoveryProcedure {
         self.recovery
     }
 }

@@ -30,7 +30,7 @@
 use super::common::rtt_stats::RttStats;
 use super::common::{additive_increase, ca_rtt, grow, reduce_to};
 use super::registry::{ParamInfo, ParamKind, Params};
-use super::{AckSample, CongestionControl, CongestionEvent, Recovery, Window};
+use super::{AckSample, CongestionControl, CongestionEvent, RecoveryProcedure, Window};
 use crate::units::Dur;
 
 pub const PARAMS: &[ParamInfo] = &[
@@ -179,8 +179,8 @@ impl CongestionControl for Libra {
         reduce_to(ev, w, ev.basis * (1.0 - self.beta(t)));
     }
 
-    fn recovery(&self) -> Recovery {
-        Recovery::Reno
+    fn customary_recovery(&self) -> RecoveryProcedure {
+        RecoveryProcedure::Reno
     }
 }
 

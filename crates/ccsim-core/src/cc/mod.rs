@@ -45,6 +45,8 @@ pub mod vegas;
 pub mod westwood;
 pub mod yeah;
 
+use serde::{Deserialize, Serialize};
+
 use crate::units::{Dur, Time};
 
 /// Congestion window and slow-start threshold, in segments.
@@ -155,15 +157,33 @@ pub struct PacingContext {
     pub in_flight: f64,
 }
 
-/// The loss-recovery procedure an algorithm's sources used: what its flows run when the stack
-/// names none ([`crate::tcp::stack_settings::StackConfig::recovery`]; the procedures themselves are in
-/// [`crate::tcp::recovery`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recovery {
+/// A loss-recovery procedure, by the name the stack's `recovery` setting gives it. One type for
+/// both places that name one: the stack's setting ([`crate::tcp::stack_settings::StackConfig::recovery`])
+/// and each algorithm's customary procedure ([`CongestionControl::customary_recovery`]), which its
+/// flows run when the stack names none. It lives here, below [`crate::tcp`], so that both can
+/// name it; the procedures themselves, and the running state of one
+/// ([`crate::tcp::recovery::LossRecovery`]), are in [`crate::tcp::recovery`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryProcedure {
     /// RFC 5681 fast recovery: leave on the first ACK of new data.
     Reno,
     /// RFC 6582: stay in recovery until all data outstanding at its start is acknowledged.
+    #[serde(rename = "newreno")]
     NewReno,
+    /// RFC 6675: conservative SACK-based recovery with a scoreboard.
+    Sack,
+}
+
+impl RecoveryProcedure {
+    /// The name a scenario writes (`recovery = "newreno"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecoveryProcedure::Reno => "reno",
+            RecoveryProcedure::NewReno => "newreno",
+            RecoveryProcedure::Sack => "sack",
+        }
+    }
 }
 
 /// How a receiver reports the CE marks it sees.
@@ -229,11 +249,11 @@ pub trait CongestionControl: Send + Sync {
         false
     }
 
-    /// The customary recovery procedure, read once when a flow is built and used only when the
-    /// stack names none: older scenarios keep meaning what they meant (`reno` ran Reno recovery).
+    /// The loss-recovery procedure this algorithm's sources used, read once when a flow is built
+    /// and used only when the stack names none: older scenarios keep meaning what they meant (`reno` ran Reno recovery).
     /// The sender never asks; which procedure runs is the stack's setting.
-    fn recovery(&self) -> Recovery {
-        Recovery::NewReno
+    fn customary_recovery(&self) -> RecoveryProcedure {
+        RecoveryProcedure::NewReno
     }
 
     /// How this algorithm's receivers echo CE marks. [`EcnFeedback::Rfc3168`] (ECE from the

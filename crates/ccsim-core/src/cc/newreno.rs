@@ -3,7 +3,7 @@
 //! hole per partial ACK).
 
 use super::reno::RenoWindow;
-use super::{AckSample, CongestionControl, CongestionEvent, Recovery, Window};
+use super::{AckSample, CongestionControl, CongestionEvent, RecoveryProcedure, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct NewReno {
@@ -26,7 +26,7 @@ impl CongestionControl for NewReno {
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         self.window.on_congestion(ev, w);
     }
-    fn recovery(&self) -> Recovery {
-        Recovery::NewReno
+    fn customary_recovery(&self) -> RecoveryProcedure {
+        RecoveryProcedure::NewReno
     }
 }

@@ -12,7 +12,7 @@ use super::common::spacing::Spacing;
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::reno::RenoWindow;
 use super::{
-    AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, Recovery, SentSample, Window,
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, RecoveryProcedure, SentSample, Window,
 };
 use crate::rng::Stream;
 use crate::units::Time;
@@ -30,11 +30,11 @@ pub const NEWRENO_PARAM: ParamInfo = ParamInfo {
 pub const PARAMS: &[ParamInfo] = &[NEWRENO_PARAM];
 
 /// The recovery a `newreno` switch selects.
-pub fn recovery_of(p: &Params) -> Recovery {
+pub fn recovery_of(p: &Params) -> RecoveryProcedure {
     if p.flag("newreno") {
-        Recovery::NewReno
+        RecoveryProcedure::NewReno
     } else {
-        Recovery::Reno
+        RecoveryProcedure::Reno
     }
 }
 
@@ -42,11 +42,11 @@ pub fn recovery_of(p: &Params) -> Recovery {
 pub struct Paced {
     window: RenoWindow,
     spacing: Spacing,
-    recovery: Recovery,
+    recovery: RecoveryProcedure,
 }
 
 impl Paced {
-    pub fn new(recovery: Recovery, rng: Stream) -> Self {
+    pub fn new(recovery: RecoveryProcedure, rng: Stream) -> Self {
         Paced { window: RenoWindow::default(), spacing: Spacing::new(0.0, rng), recovery }
     }
 
@@ -80,7 +80,7 @@ impl CongestionControl for Paced {
     fn on_send_blocked(&mut self, _now: Time) {
         self.spacing.on_send_blocked();
     }
-    fn recovery(&self) -> Recovery {
+    fn customary_recovery(&self) -> RecoveryProcedure {
         self.recovery
     }
 }

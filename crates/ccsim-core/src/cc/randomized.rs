@@ -21,7 +21,7 @@ use super::common::{additive_increase, grow, multiplicative_decrease};
 use super::paced::{recovery_of, NEWRENO_PARAM};
 use super::registry::{ParamInfo, ParamKind, Params};
 use super::{
-    AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, Recovery, SentSample, Window,
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, RecoveryProcedure, SentSample, Window,
 };
 use crate::rng::Stream;
 use crate::units::Time;
@@ -63,11 +63,11 @@ pub struct Randomized {
     spread: f64,
     scale_increase: bool,
     spacing: Spacing,
-    recovery: Recovery,
+    recovery: RecoveryProcedure,
 }
 
 impl Randomized {
-    pub fn new(spread: f64, scale_increase: bool, recovery: Recovery, rng: Stream) -> Self {
+    pub fn new(spread: f64, scale_increase: bool, recovery: RecoveryProcedure, rng: Stream) -> Self {
         Randomized { spread, scale_increase, spacing: Spacing::new(spread, rng), recovery }
     }
 
@@ -110,7 +110,7 @@ impl CongestionControl for Randomized {
     fn on_send_blocked(&mut self, _now: Time) {
         self.spacing.on_send_blocked();
     }
-    fn recovery(&self) -> Recovery {
+    fn customary_recovery(&self) -> RecoveryProcedure {
         self.recovery
     }
 }
@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn avoidance_adds_alpha_over_cwnd_per_ack_and_slow_start_is_unchanged() {
-        let mut cc = Randomized::new(1.0, true, Recovery::Reno, rng());
+        let mut cc = Randomized::new(1.0, true, RecoveryProcedure::Reno, rng());
         let mut w = Window { cwnd: 10.0, ssthresh: 10.0 };
         cc.on_ack(&ack(1.0), &mut w);
         assert!((w.cwnd - (10.0 + 1.205_245_1 / 10.0)).abs() < 1e-6);
@@ -149,9 +149,10 @@ mod tests {
         cc.on_ack(&ack(1.0), &mut w);
         assert_eq!(w.cwnd, 5.0);
         // Scaling off, or I = 0: Reno's 1/cwnd.
-        for mut cc in
-            [Randomized::new(1.0, false, Recovery::Reno, rng()), Randomized::new(0.0, true, Recovery::Reno, rng())]
-        {
+        for mut cc in [
+            Randomized::new(1.0, false, RecoveryProcedure::Reno, rng()),
+            Randomized::new(0.0, true, RecoveryProcedure::Reno, rng()),
+        ] {
             let mut w = Window { cwnd: 10.0, ssthresh: 10.0 };
             cc.on_ack(&ack(1.0), &mut w);
             assert_eq!(w.cwnd, 10.1);
@@ -161,10 +162,10 @@ mod tests {
     #[test]
     fn loss_halves_as_reno() {
         use super::super::common::testing::congestion;
-        let mut cc = Randomized::new(1.0, true, Recovery::Reno, rng());
+        let mut cc = Randomized::new(1.0, true, RecoveryProcedure::Reno, rng());
         let mut w = Window { cwnd: 20.0, ssthresh: 100.0 };
         cc.on_congestion(&congestion(CongestionKind::Loss, 20.0, false), &mut w);
         assert_eq!(w, Window { cwnd: 10.0, ssthresh: 10.0 });
-        assert_eq!(cc.recovery(), Recovery::Reno);
+        assert_eq!(cc.customary_recovery(), RecoveryProcedure::Reno);
     }
 }

@@ -644,15 +644,15 @@ mod tests {
     /// names none, and a `newreno` parameter switches it.
     #[test]
     fn the_listed_recovery_is_the_customary_one_and_newreno_switches_it() {
-        use super::super::Recovery;
+        use super::super::RecoveryProcedure;
         for a in algorithms() {
             let cc = build(a.name, &BTreeMap::new(), rng()).unwrap();
-            let listed = if a.recovery == "reno" { Recovery::Reno } else { Recovery::NewReno };
-            assert_eq!(cc.recovery(), listed, "{}", a.name);
+            let listed = if a.recovery == "reno" { RecoveryProcedure::Reno } else { RecoveryProcedure::NewReno };
+            assert_eq!(cc.customary_recovery(), listed, "{}", a.name);
             if a.params.iter().any(|p| p.name == "newreno") {
-                for (v, want) in [(0.0, Recovery::Reno), (1.0, Recovery::NewReno)] {
+                for (v, want) in [(0.0, RecoveryProcedure::Reno), (1.0, RecoveryProcedure::NewReno)] {
                     let values = BTreeMap::from([("newreno".to_string(), v)]);
-                    assert_eq!(build(a.name, &values, rng()).unwrap().recovery(), want, "{}", a.name);
+                    assert_eq!(build(a.name, &values, rng()).unwrap().customary_recovery(), want, "{}", a.name);
                 }
             }
         }

@@ -13,7 +13,7 @@
 use super::common::{
     additive_increase, grow_2_6, in_slow_start, increase_per_ack_2_6, may_grow, multiplicative_decrease, slow_start,
 };
-use super::{AckSample, CongestionControl, CongestionEvent, Recovery, Window};
+use super::{AckSample, CongestionControl, CongestionEvent, RecoveryProcedure, Window};
 
 /// AIMD(alpha, beta) window arithmetic, used by Reno and NewReno: `alpha` segments per RTT in
 /// congestion avoidance, the window cut to `beta` times the basis on a loss. Reno is (1, 1/2).
@@ -83,8 +83,8 @@ impl CongestionControl for Reno {
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         self.window.on_congestion(ev, w);
     }
-    fn recovery(&self) -> Recovery {
-        Recovery::Reno
+    fn customary_recovery(&self) -> RecoveryProcedure {
+        RecoveryProcedure::Reno
     }
 }
 

@@ -67,7 +67,7 @@
 use super::common::{additive_increase, grow, in_slow_start, may_grow, multiplicative_decrease, MIN_SSTHRESH};
 use super::paced::{recovery_of, NEWRENO_PARAM};
 use super::registry::{ParamInfo, ParamKind, Params};
-use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Recovery, Window};
+use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, RecoveryProcedure, Window};
 use crate::units::{Time, NS_PER_S};
 
 const W_AVG: ParamInfo = ParamInfo {
@@ -356,7 +356,7 @@ pub struct SyncTcp {
     /// Since a timeout, until slow start reaches ssthresh: Reno, indications ignored.
     after_timeout: bool,
     hs: Option<HighSpeed>,
-    recovery: Recovery,
+    recovery: RecoveryProcedure,
     mode: Mode,
 }
 
@@ -370,7 +370,7 @@ impl Default for SyncTcp {
             timeout_slow_start: true,
             after_timeout: false,
             hs: None,
-            recovery: Recovery::Reno,
+            recovery: RecoveryProcedure::Reno,
             mode: Mode::Reno,
         }
     }
@@ -492,7 +492,7 @@ impl CongestionControl for SyncTcp {
         }
     }
 
-    fn recovery(&self) -> Recovery {
+    fn customary_recovery(&self) -> RecoveryProcedure {
         self.recovery
     }
 

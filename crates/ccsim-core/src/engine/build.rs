@@ -8,6 +8,7 @@ use rand::Rng;
 use super::topology::Network;
 use super::Simulation;
 use crate::cc::CongestionControl;
+use crate::cc::RecoveryProcedure;
 use crate::event::Event;
 use crate::net::drops::FlowDrops;
 use crate::net::fabric::Fabric;
@@ -18,7 +19,6 @@ use crate::rng::{stream, Entity, Purpose, Stream};
 use crate::spec::{ArrivalSpec, FlowTemplate, GeneratorSpec, ScenarioSpec, MAX_TIME_NS};
 use crate::tcp::clock::ClockSkew;
 use crate::tcp::receiver::Receiver;
-use crate::tcp::recovery::Procedure;
 use crate::tcp::sender::{Sender, SenderSetup};
 use crate::tcp::stack_settings::StackConfig;
 use crate::trace::{FlowSeries, QueueSeries};
@@ -270,7 +270,7 @@ impl Simulation {
         // Keyed by the flow id, generator transfers included: deterministic for a given scenario.
         let cc = (self.cc_factory)(t, stream(self.seed, Entity::Flow, id as u64, Purpose::Congestion))?;
         let max_window = t.max_window_pkts.unwrap_or(self.stack.default_max_window_pkts) as f64;
-        let recovery = self.stack.recovery_for(cc.recovery());
+        let recovery = self.stack.recovery_for(cc.customary_recovery());
         let ecn = self.stack.ecn || cc.needs_ecn();
         let feedback = cc.ecn_feedback();
         let setup = SenderSetup {
@@ -291,7 +291,7 @@ impl Simulation {
             place.ack_route,
             delayed_ack,
             self.stack.delayed_ack_timeout_ns,
-            recovery == Procedure::Sack,
+            recovery == RecoveryProcedure::Sack,
         );
         if ecn {
             receiver = receiver.with_ecn(feedback);

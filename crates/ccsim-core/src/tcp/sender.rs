@@ -21,13 +21,14 @@ use std::sync::Arc;
 
 use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
-use super::recovery::{InRecovery, LossRecovery, Procedure, SeqState};
+use super::recovery::{InRecovery, LossRecovery, SeqState};
 use super::rtt::RttEstimator;
 use super::send_log::{Newest, SendLog};
 use super::send_overhead::SendOverhead;
 use super::stack_settings::{RttSampling, SsthreshBasis, StackConfig};
 use crate::cc::{
-    AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, SentSample, Window,
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, RecoveryProcedure,
+    SentSample, Window,
 };
 use crate::event::{Event, LazyTimer, TimerKind};
 use crate::net::fabric::Fabric;
@@ -71,7 +72,7 @@ pub struct SenderSetup {
     pub stack: Arc<StackConfig>,
     /// The loss-recovery procedure: the stack's, or the algorithm's customary one when the stack
     /// names none (resolved by whoever builds the flow).
-    pub recovery: Procedure,
+    pub recovery: RecoveryProcedure,
     /// ECN-capable: ECT on new data, reaction to ECE (the stack's `ecn`, or the algorithm's need).
     pub ecn: bool,
     /// The scenario's seed, for the sender's own random stream (send overhead).
@@ -244,7 +245,7 @@ impl Sender {
     }
 
     /// The loss-recovery procedure this sender runs.
-    pub fn recovery_procedure(&self) -> Procedure {
+    pub fn recovery_procedure(&self) -> RecoveryProcedure {
         self.recovery.procedure()
     }
 

@@ -1,15 +1,15 @@
 //! The sender's half of ECN (RFC 3168) as packet exchanges: which segments carry ECT and CWR,
 //! and how ACKs with ECE change the window.
 
+use crate::cc::RecoveryProcedure;
 use crate::net::packet::{ecn, Packet, PacketKind};
 use crate::profile::Profile;
 use crate::tcp::recovery::sender_harness::{new_data, SenderHarness};
-use crate::tcp::recovery::Procedure;
 
 /// Linux profile (SACK recovery, reductions from cwnd) with ECN, no delayed ACKs. After the
 /// handshake the initial window of 10 leaves (0..10).
 fn linux_ecn() -> (SenderHarness, Vec<Packet>) {
-    let mut b = SenderHarness::new(Procedure::Sack, Profile::Linux, |s| {
+    let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::Linux, |s| {
         s.ecn = true;
         s.delayed_ack = false;
     });
@@ -84,7 +84,7 @@ fn acks_without_ece_grow_the_window_as_usual() {
 
 #[test]
 fn retransmissions_are_not_ect_and_a_loss_reduction_also_sends_cwr() {
-    let mut b = SenderHarness::new(Procedure::NewReno, Profile::Ns2, |s| s.ecn = true);
+    let mut b = SenderHarness::new(RecoveryProcedure::NewReno, Profile::Ns2, |s| s.ecn = true);
     b.open_to(6);
     // cwnd 8, 6..14 outstanding. 6 is lost: three duplicate ACKs.
     for _ in 0..3 {
@@ -104,7 +104,7 @@ fn retransmissions_are_not_ect_and_a_loss_reduction_also_sends_cwr() {
 
 #[test]
 fn without_ecn_nothing_is_marked_and_ece_is_ignored() {
-    let mut b = SenderHarness::new(Procedure::NewReno, Profile::Ns2, |_| {});
+    let mut b = SenderHarness::new(RecoveryProcedure::NewReno, Profile::Ns2, |_| {});
     b.open_to(2);
     assert!(b.sent_packets().is_empty());
     ece_ack(&mut b, 3);

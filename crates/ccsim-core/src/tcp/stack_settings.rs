@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::recovery::Procedure;
+use crate::cc::RecoveryProcedure;
 use crate::profile::Profile;
 use crate::units::{Dur, NS_PER_MS, NS_PER_S};
 
@@ -103,7 +103,7 @@ impl SettingValue for bool {}
 impl SettingValue for SsthreshBasis {}
 impl SettingValue for RtoFormula {}
 impl SettingValue for RttSampling {}
-impl SettingValue for Procedure {}
+impl SettingValue for RecoveryProcedure {}
 impl SettingValue for u32 {
     fn as_u64(&self) -> Option<u64> {
         Some(u64::from(*self))
@@ -138,8 +138,8 @@ impl IntoSetting<Option<f64>> for f64 {
     }
 }
 
-impl IntoSetting<Option<Procedure>> for Procedure {
-    fn into_setting(self) -> Option<Procedure> {
+impl IntoSetting<Option<RecoveryProcedure>> for RecoveryProcedure {
+    fn into_setting(self) -> Option<RecoveryProcedure> {
         Some(self)
     }
 }
@@ -289,9 +289,9 @@ stack_settings! {
         "duplicate ACKs that trigger fast retransmit";
     /// The loss-recovery procedure every flow runs; `None`: each flow runs its algorithm's
     /// customary one (Reno for `reno` and the Reno-based originals, NewReno otherwise; see
-    /// [`crate::cc::CongestionControl::recovery`]).
-    recovery: Option<Procedure>, written Procedure, key "recovery",
-        SettingKind::Choice(&["reno", "newreno", "sack"]), [None, None, Some(Procedure::Sack)],
+    /// [`crate::cc::CongestionControl::customary_recovery`]).
+    recovery: Option<RecoveryProcedure>, written RecoveryProcedure, key "recovery",
+        SettingKind::Choice(&["reno", "newreno", "sack"]), [None, None, Some(RecoveryProcedure::Sack)],
         "loss recovery of every flow; unset: each flow's algorithm's customary one";
     /// Receivers report SACK blocks and senders recover with a SACK scoreboard (RFC 6675):
     /// `recovery` is `sack`. Kept as a knob of its own for older scenarios; always equal to
@@ -338,28 +338,25 @@ impl StackConfig {
             c.initial_window_from_mss = false;
         }
         c.recovery = Self::resolve_recovery(profile_recovery, o);
-        c.sack = c.recovery == Some(Procedure::Sack);
+        c.sack = c.recovery == Some(RecoveryProcedure::Sack);
         c
     }
 
     /// `recovery` as written; else `sack = true` means `sack`, and `sack = false` turns a
     /// profile's SACK off, leaving each flow its algorithm's customary procedure. (A scenario
     /// that writes both must agree with itself: [`StackOverrides::recovery_conflict`].)
-    fn resolve_recovery(profile: Option<Procedure>, o: &StackOverrides) -> Option<Procedure> {
+    fn resolve_recovery(profile: Option<RecoveryProcedure>, o: &StackOverrides) -> Option<RecoveryProcedure> {
         match (o.recovery, o.sack) {
             (Some(r), _) => Some(r),
-            (None, Some(true)) => Some(Procedure::Sack),
-            (None, Some(false)) if profile == Some(Procedure::Sack) => None,
+            (None, Some(true)) => Some(RecoveryProcedure::Sack),
+            (None, Some(false)) if profile == Some(RecoveryProcedure::Sack) => None,
             (None, _) => profile,
         }
     }
 
     /// The procedure a flow runs: the stack's, else its algorithm's customary one.
-    pub fn recovery_for(&self, customary: crate::cc::Recovery) -> Procedure {
-        self.recovery.unwrap_or(match customary {
-            crate::cc::Recovery::Reno => Procedure::Reno,
-            crate::cc::Recovery::NewReno => Procedure::NewReno,
-        })
+    pub fn recovery_for(&self, customary: RecoveryProcedure) -> RecoveryProcedure {
+        self.recovery.unwrap_or(customary)
     }
 }
 
@@ -367,12 +364,12 @@ impl StackOverrides {
     /// `sack` and `recovery` both written and disagreeing: the message naming both keys.
     pub fn recovery_conflict(&self) -> Option<String> {
         let (Some(r), Some(sack)) = (self.recovery, self.sack) else { return None };
-        (sack != (r == Procedure::Sack)).then(|| {
+        (sack != (r == RecoveryProcedure::Sack)).then(|| {
             format!(
                 "stack.sack: {sack} contradicts stack.recovery = {:?}; expected sack = {} with that recovery, \
                  or only one of the two keys (sack = true is recovery = \"sack\")",
                 r.as_str(),
-                r == Procedure::Sack
+                r == RecoveryProcedure::Sack
             )
         })
     }
@@ -414,7 +411,7 @@ mod tests {
         assert_eq!((c.recovery, c.sack), (None, false));
         let o = overrides("recovery", "\"sack\"").unwrap();
         let c = StackConfig::resolve(Profile::Ns2, &o);
-        assert_eq!((c.recovery, c.sack), (Some(Procedure::Sack), true));
+        assert_eq!((c.recovery, c.sack), (Some(RecoveryProcedure::Sack), true));
         let o = overrides("initial_window", "3").unwrap();
         assert!(!StackConfig::resolve(Profile::Rfc, &o).initial_window_from_mss);
     }

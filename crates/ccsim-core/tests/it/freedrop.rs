@@ -10,7 +10,7 @@
 
 use ccsim_core::cc::freedrop::FreeDrop;
 use ccsim_core::cc::{
-    AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, Recovery, SentSample, Window,
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, RecoveryProcedure, SentSample, Window,
 };
 use serde_json::json;
 
@@ -53,7 +53,12 @@ struct Driver {
 
 impl Driver {
     fn new(w: u64, cwnd: f64) -> Self {
-        Driver { cc: FreeDrop::new(w, Recovery::NewReno), w: Window { cwnd, ssthresh: 1.0 }, next_seq: 0, una: 0 }
+        Driver {
+            cc: FreeDrop::new(w, RecoveryProcedure::NewReno),
+            w: Window { cwnd, ssthresh: 1.0 },
+            next_seq: 0,
+            una: 0,
+        }
     }
 
     fn send(&mut self, n: u32) {
@@ -241,7 +246,7 @@ fn a_timeout_resets_to_one_segment_even_when_isolated() {
 fn the_literal_rule_counts_back_from_the_detection() {
     let run = |w: u64, literal: bool| {
         let mut d = Driver::new(w, 40.0);
-        d.cc = FreeDrop::new(w, Recovery::NewReno).with_rules(literal, false);
+        d.cc = FreeDrop::new(w, RecoveryProcedure::NewReno).with_rules(literal, false);
         d.send(50);
         d.ack_to(10);
         d.w.cwnd = 40.0;
@@ -263,7 +268,7 @@ fn the_literal_rule_counts_back_from_the_detection() {
 #[test]
 fn rto_test_makes_an_isolated_timeout_free() {
     let mut d = Driver::new(5, 30.0);
-    d.cc = FreeDrop::new(5, Recovery::NewReno).with_rules(false, true);
+    d.cc = FreeDrop::new(5, RecoveryProcedure::NewReno).with_rules(false, true);
     d.send(30);
     d.ack_to(4);
     d.w = Window { cwnd: 30.0, ssthresh: 20.0 };
@@ -289,11 +294,11 @@ fn ecn_halves_like_reno_and_is_not_a_loss() {
 fn registry_defaults_are_w_100_and_newreno_recovery() {
     let rng = ccsim_core::rng::stream(1, ccsim_core::rng::Entity::Flow, 0, ccsim_core::rng::Purpose::Congestion);
     let cc = ccsim_core::cc::registry::build("freedrop", &Default::default(), rng.clone()).unwrap();
-    assert_eq!((cc.name(), cc.recovery()), ("freedrop", Recovery::NewReno));
+    assert_eq!((cc.name(), cc.customary_recovery()), ("freedrop", RecoveryProcedure::NewReno));
     let mut p = std::collections::BTreeMap::new();
     p.insert("newreno".to_string(), 0.0);
     let cc = ccsim_core::cc::registry::build("freedrop", &p, rng).unwrap();
-    assert_eq!(cc.recovery(), Recovery::Reno);
+    assert_eq!(cc.customary_recovery(), RecoveryProcedure::Reno);
     let info = ccsim_core::cc::registry::find("freedrop").unwrap();
     assert_eq!(info.params.iter().find(|p| p.name == "w").unwrap().default, 100.0);
 }
@@ -363,8 +368,8 @@ fn the_sender_reports_one_episode_per_window_and_free_drop_counts_the_further_ho
             self.cc.on_sent(s);
             (seen.losses, seen.cuts) = (self.cc.losses, self.cc.cuts);
         }
-        fn recovery(&self) -> Recovery {
-            self.cc.recovery()
+        fn customary_recovery(&self) -> RecoveryProcedure {
+            self.cc.customary_recovery()
         }
     }
 
@@ -373,7 +378,7 @@ fn the_sender_reports_one_episode_per_window_and_free_drop_counts_the_further_ho
         let factory: ccsim_core::engine::CcFactory = {
             let seen = seen.clone();
             Box::new(move |_, _| {
-                let cc = FreeDrop::new(100, Recovery::NewReno);
+                let cc = FreeDrop::new(100, RecoveryProcedure::NewReno);
                 Ok(Box::new(Watch { cc, seen: seen.clone(), una: 0, awaiting_first_retx: false, in_recovery: false }))
             })
         };

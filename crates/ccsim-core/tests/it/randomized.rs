@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use ccsim_core::cc::{
-    registry, AckSample, CongestionControl, CongestionEvent, PacingContext, Recovery, SentSample, Window,
+    registry, AckSample, CongestionControl, CongestionEvent, PacingContext, RecoveryProcedure, SentSample, Window,
 };
 use ccsim_core::engine::CcFactory;
 use ccsim_core::Simulation;
@@ -55,8 +55,8 @@ impl CongestionControl for Recorder {
     fn on_send_blocked(&mut self, now: u64) {
         self.inner.on_send_blocked(now)
     }
-    fn recovery(&self) -> Recovery {
-        self.inner.recovery()
+    fn customary_recovery(&self) -> RecoveryProcedure {
+        self.inner.customary_recovery()
     }
 }
 

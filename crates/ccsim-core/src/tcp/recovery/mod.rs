@@ -1,4 +1,5 @@
-//! Loss recovery after fast retransmit, one module per procedure behind one enum:
+//! Loss recovery after fast retransmit, one module per procedure behind one enum,
+//! [`LossRecovery`] (a flow's recovery as it runs: the procedure and its state):
 //!
 //! - [`reno`]: RFC 5681 fast recovery, left on the first ACK of new data;
 //! - [`newreno`]: RFC 6582, left only when everything outstanding at its start is acknowledged,
@@ -13,36 +14,16 @@
 //! a new ACK in recovery means. An enum rather than a trait object: the sender asks on every ACK
 //! and every transmission, and a match on three variants costs less than an indirect call.
 //!
-//! Which procedure runs is the stack's `recovery` setting ([`crate::tcp::stack_settings::StackConfig`]).
+//! Which procedure a flow runs ([`RecoveryProcedure`], named in [`crate::cc`] so that algorithms
+//! can name their customary one) is the stack's `recovery` setting
+//! ([`crate::tcp::stack_settings::StackConfig::recovery_for`]), else its algorithm's customary one.
 
 pub mod newreno;
 pub mod reno;
 pub mod sack;
 
-use serde::{Deserialize, Serialize};
-
 use super::stack_settings::StackConfig;
-use crate::cc::Window;
-
-/// The loss-recovery procedures, as the stack names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Procedure {
-    Reno,
-    #[serde(rename = "newreno")]
-    NewReno,
-    Sack,
-}
-
-impl Procedure {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Procedure::Reno => "reno",
-            Procedure::NewReno => "newreno",
-            Procedure::Sack => "sack",
-        }
-    }
-}
+use crate::cc::{RecoveryProcedure, Window};
 
 /// The sequence-space state a procedure reads: segments, as the sender counts them.
 #[derive(Clone, Copy, Debug)]
@@ -63,8 +44,9 @@ pub enum InRecovery {
     Continue { restart_timer: bool },
 }
 
-/// One flow's loss-recovery procedure and its state. An explicit one-byte tag: the sender matches
-/// on it several times per ACK, and a tag niched into the scoreboard's vectors costs more to read.
+/// One flow's loss recovery as it runs: the procedure the flow was given ([`RecoveryProcedure`]
+/// names it) with that procedure's state. An explicit one-byte tag: the sender matches on it
+/// several times per ACK, and a tag niched into the scoreboard's vectors costs more to read.
 #[derive(Clone, Debug)]
 #[repr(u8)]
 pub enum LossRecovery {
@@ -74,19 +56,19 @@ pub enum LossRecovery {
 }
 
 impl LossRecovery {
-    pub fn new(procedure: Procedure, stack: &StackConfig) -> Self {
+    pub fn new(procedure: RecoveryProcedure, stack: &StackConfig) -> Self {
         match procedure {
-            Procedure::Reno => LossRecovery::Reno(reno::Reno::new(stack.dupack_threshold)),
-            Procedure::NewReno => LossRecovery::NewReno(newreno::NewReno::new(stack)),
-            Procedure::Sack => LossRecovery::Sack(sack::Sack::new(stack.dupack_threshold)),
+            RecoveryProcedure::Reno => LossRecovery::Reno(reno::Reno::new(stack.dupack_threshold)),
+            RecoveryProcedure::NewReno => LossRecovery::NewReno(newreno::NewReno::new(stack)),
+            RecoveryProcedure::Sack => LossRecovery::Sack(sack::Sack::new(stack.dupack_threshold)),
         }
     }
 
-    pub fn procedure(&self) -> Procedure {
+    pub fn procedure(&self) -> RecoveryProcedure {
         match self {
-            LossRecovery::Reno(_) => Procedure::Reno,
-            LossRecovery::NewReno(_) => Procedure::NewReno,
-            LossRecovery::Sack(_) => Procedure::Sack,
+            LossRecovery::Reno(_) => RecoveryProcedure::Reno,
+            LossRecovery::NewReno(_) => RecoveryProcedure::NewReno,
+            LossRecovery::Sack(_) => RecoveryProcedure::Sack,
         }
     }
 

@@ -89,13 +89,13 @@ impl NewReno {
 #[cfg(test)]
 mod tests {
     use super::super::sender_harness::{new_data, rtx, SenderHarness};
-    use super::super::Procedure;
+    use crate::cc::RecoveryProcedure;
     use crate::profile::Profile;
 
     /// The window opens to 8 (segments 0..14 sent, 6..14 outstanding); 6, 8 and 11 are lost.
     /// The receiver holds 7, 9, 10, 12, 13: five duplicate ACKs for 6.
     fn three_losses(profile: Profile) -> SenderHarness {
-        let mut b = SenderHarness::new(Procedure::NewReno, profile, |s| {
+        let mut b = SenderHarness::new(RecoveryProcedure::NewReno, profile, |s| {
             s.per_ack_counting = true;
             s.delayed_ack = false;
             s.initial_window = 2.0;

@@ -82,13 +82,13 @@ impl Reno {
 #[cfg(test)]
 mod tests {
     use super::super::sender_harness::{new_data, rtx, SenderHarness};
-    use super::super::Procedure;
+    use crate::cc::RecoveryProcedure;
     use crate::profile::Profile;
 
     /// ns-2 profile, Reno recovery: per-ACK counting, ssthresh from min(cwnd, rwnd), no
     /// handshake. The window opens to 8 (segments 0..14 sent), then 6 and 8 are lost.
     fn reno_with_two_losses() -> SenderHarness {
-        let mut b = SenderHarness::new(Procedure::Reno, Profile::Ns2, |_| {});
+        let mut b = SenderHarness::new(RecoveryProcedure::Reno, Profile::Ns2, |_| {});
         b.open_to(6);
         assert_eq!(b.cwnd(), 8.0);
         assert_eq!(b.sender.snd_max, 14, "ACK 6 leaves 6..14 outstanding");

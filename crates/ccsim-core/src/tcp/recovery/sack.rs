@@ -85,13 +85,13 @@ impl Sack {
 #[cfg(test)]
 mod tests {
     use super::super::sender_harness::{new_data, rtx, SenderHarness};
-    use super::super::Procedure;
+    use crate::cc::RecoveryProcedure;
     use crate::profile::Profile;
 
     /// Linux profile with SACK, no delayed ACKs: after the handshake the initial window of 10
     /// leaves (0..10); 2 and 5 are lost.
     fn window_of_ten() -> SenderHarness {
-        let mut b = SenderHarness::new(Procedure::Sack, Profile::Linux, |s| s.delayed_ack = false);
+        let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::Linux, |s| s.delayed_ack = false);
         b.handshake();
         assert_eq!(b.sent(), SenderHarness::data(0..10));
         b

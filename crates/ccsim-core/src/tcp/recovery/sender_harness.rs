@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Procedure;
+use crate::cc::RecoveryProcedure;
 use crate::event::{Event, TimerKind};
 use crate::net::drops::FlowDrops;
 use crate::net::fabric::Fabric;
@@ -41,7 +41,12 @@ pub struct SenderHarness {
 impl SenderHarness {
     /// A sender running `cc` (its window rules) with `recovery`, under `profile` as `tweak`
     /// changes it.
-    pub fn with_cc(cc: &str, recovery: Procedure, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
+    pub fn with_cc(
+        cc: &str,
+        recovery: RecoveryProcedure,
+        profile: Profile,
+        tweak: impl FnOnce(&mut StackConfig),
+    ) -> Self {
         let q = Qdisc::DropTail(DropTail { limit_pkts: None, limit_bytes: None });
         let mut fab = Fabric::new(vec![Link::new(0, 1, 10_000_000_000, MS, q, LossModel::None)], false);
         fab.add_route(&[0]);
@@ -71,7 +76,7 @@ impl SenderHarness {
         let mut stack = StackConfig::for_profile(profile);
         tweak(&mut stack);
         let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
-        let customary = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap().recovery();
+        let customary = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap().customary_recovery();
         let recovery = stack.recovery_for(customary);
         Self::with_cc(cc, recovery, profile, |s| *s = stack)
     }
@@ -84,7 +89,7 @@ impl SenderHarness {
     }
 
     /// A Reno-window sender with `recovery`.
-    pub fn new(recovery: Procedure, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
+    pub fn new(recovery: RecoveryProcedure, profile: Profile, tweak: impl FnOnce(&mut StackConfig)) -> Self {
         Self::with_cc("newreno", recovery, profile, tweak)
     }
 
