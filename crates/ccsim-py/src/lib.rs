@@ -291,7 +291,7 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         let d = PyDict::new(py);
         d.set_item("name", a.name)?;
         d.set_item("summary", a.summary)?;
-        d.set_item("recovery", a.recovery)?;
+        d.set_item("recovery", a.recovery.as_str())?;
         d.set_item("params", params)?;
         d.set_item("inspect", a.inspect_names())?;
         out.append(d)?;

@@ -29,7 +29,7 @@ use super::sync_tcp::{self, SyncTcp};
 use super::vegas::{self, Vegas};
 use super::westwood::{self, Westwood};
 use super::yeah::{self, Yeah};
-use super::CongestionControl;
+use super::{CongestionControl, RecoveryProcedure};
 use crate::profile::Profile;
 use crate::rng::Stream;
 
@@ -74,9 +74,10 @@ pub struct ProfileDefault {
 pub struct AlgorithmInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    /// The algorithm's customary loss recovery, "reno" or "newreno" (with default parameters):
-    /// what a flow runs when the stack names no procedure (`StackConfig::recovery`).
-    pub recovery: &'static str,
+    /// The algorithm's customary loss recovery, Reno or NewReno (with default parameters): what a
+    /// flow runs when the stack names no procedure
+    /// ([`CongestionControl::customary_recovery`]).
+    pub recovery: RecoveryProcedure,
     pub params: &'static [ParamInfo],
     /// Defaults that differ by stack profile (e.g. CUBIC's HyStart, on under `linux`).
     pub profile_defaults: &'static [ProfileDefault],
@@ -172,7 +173,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "areno",
         summary: "TCP Adaptive Reno (Shimonishi, Murase, Sanadidi 2007, seed 004; 2006 form as a variant): \
                   increase and loss cut set by a delay-based congestion level, Reno window as a floor",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: areno::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(AReno::from_params(p)),
@@ -181,7 +182,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "bic",
         summary: "BIC-TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c): binary search toward the last \
                   loss window, then max probing",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: bic::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Bic::from_params(p)),
@@ -190,7 +191,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "binomial",
         summary: "Binomial congestion control (Bansal, Balakrishnan 2001): per RTT w += a/w^k, per loss \
                   w -= b w^l; defaults are Reno's",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: binomial::PARAMS,
         profile_defaults: &[],
         build: |p, rng| Box::new(Binomial::from_params("binomial", None, p, rng)),
@@ -199,7 +200,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "compound",
         summary: "Compound TCP (Tan, Song, Zhang, Sridharan 2006; Linux tcp_compound.c): Reno window \
                   plus a delay window growing alpha win^k per RTT while under gamma packets are queued",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: compound::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Compound::from_params(p)),
@@ -208,7 +209,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "cubic",
         summary: "CUBIC (RFC 9438; Linux tcp_cubic.c): window a cubic function of time since the \
                   last loss, with a Reno-friendly region",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: cubic::PARAMS,
         profile_defaults: cubic::PROFILE_DEFAULTS,
         build: |p, _| Box::new(Cubic::from_params(p)),
@@ -217,7 +218,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "dctcp",
         summary: "DCTCP (RFC 8257; Linux tcp_dctcp.c): alpha = marked fraction per window, EWMA g; on \
                   ECN-Echo cwnd (1 - alpha/2) once per window; Reno growth, loss halves; needs ECN",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: dctcp::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Dctcp::from_params(p)),
@@ -226,7 +227,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "fast",
         summary: "FAST TCP (Jin, Wei, Low 2004; ns-2 tcp-fast.cc): every other RTT moves the window \
                   halfway to the one keeping alpha packets queued",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: fast::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Fast::from_params(p)),
@@ -235,7 +236,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "freedrop",
         summary: "Free-Drop TCP (Baryshnikov, Coffman, Feng, Misra 2006; seed 001): Reno that halves on \
                   a loss only if another loss was within the last w transmissions",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: freedrop::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(FreeDrop::from_params(p)),
@@ -244,7 +245,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "fusion",
         summary: "TCP-Fusion (Kaneko, Fujikawa, Su, Katto 2007; seed 002): three-phase delay rule on \
                   the queue estimate above a Reno window floor, decrease max(RTTmin/RTT, 1/2)",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: fusion::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Fusion::from_params(p)),
@@ -253,7 +254,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "fusion-rf",
         summary: "TCP-Fusion with RTT fairness (Ogura, Fujikawa, Zhou, Katto; seed 002): Fusion whose \
                   loss mode grows k RTT^2 segments per RTT, k = 1/0.04^2",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: fusion_rf::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(fusion_rf::from_params(p)),
@@ -262,7 +263,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "highspeed",
         summary: "HighSpeed TCP (RFC 3649; Linux tcp_highspeed.c): Reno below 38 segments, then \
                   window-dependent AIMD for w = 0.12/p^0.835",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: highspeed::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(HighSpeed::from_params(p)),
@@ -271,7 +272,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "htcp",
         summary: "H-TCP (Leith, Shorten 2004; Linux tcp_htcp.c): increase grows with time since the \
                   last loss, decrease RTT_min/RTT_max",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: htcp::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Htcp::from_params(p)),
@@ -280,7 +281,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "hybla",
         summary: "TCP Hybla (Caini, Firrincieli 2004; Linux tcp_hybla.c): grows per unit of time like \
                   a 25 ms-RTT Reno flow",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: hybla::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Hybla::from_params(p)),
@@ -289,7 +290,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "iiad",
         summary: "Binomial IIAD (Bansal, Balakrishnan 2001): k = 1, l = 0, a = 1, b = 0.67 (ns-2 \
                   test-suite-aimd.tcl)",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: binomial::PRESET_PARAMS,
         profile_defaults: &[],
         build: |p, rng| Box::new(Binomial::from_params("iiad", Some(binomial::IIAD), p, rng)),
@@ -298,7 +299,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "illinois",
         summary: "TCP-Illinois (Liu, Basar, Srikant 2006; Linux tcp_illinois.c): AIMD with increase \
                   and decrease set by queueing delay",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: illinois::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Illinois::from_params(p)),
@@ -307,7 +308,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "libra",
         summary: "TCP Libra (Marfia et al. 2005; seed 002 eq. 6-7): AIMD with increase gamma T^2/(T + RTT0) \
                   per RTT and RTT-scaled decrease, Reno at 40 ms",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: libra::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Libra::from_params(p)),
@@ -315,7 +316,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo {
         name: "newreno",
         summary: "NewReno (RFC 6582): AIMD with recovery that repairs every loss of a window",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: AIMD_PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(NewReno::new(RenoWindow::from_params(p))),
@@ -324,7 +325,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "paced",
         summary: "Paced TCP (Aggarwal, Savage, Anderson 2000): Reno whose window is spread over the \
                   RTT, one segment every srtt/cwnd",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: paced::PARAMS,
         profile_defaults: &[],
         build: |p, rng| Box::new(Paced::from_params(p, rng)),
@@ -333,7 +334,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "randomized",
         summary: "Randomized TCP (seed 000): Paced TCP with gaps srtt(1+x)/cwnd, x ~ U[-I, I], and \
                   increase scaled by (RTTeff/R)^2",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: randomized::PARAMS,
         profile_defaults: &[],
         build: |p, rng| Box::new(Randomized::from_params(p, rng)),
@@ -341,7 +342,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo {
         name: "reno",
         summary: "Reno (RFC 5681): AIMD, fast recovery ends at the first new ACK",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: AIMD_PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Reno::new(RenoWindow::from_params(p))),
@@ -350,7 +351,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "scalable",
         summary: "Scalable TCP (Kelly 2003; Linux tcp_scalable.c): +1% per RTT, -1/8 per loss above \
                   a legacy window",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: scalable::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Scalable::from_params(p)),
@@ -359,7 +360,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "sqrt",
         summary: "Binomial SQRT (Bansal, Balakrishnan 2001): k = l = 0.5, a = 1, b = 0.67 (ns-2 \
                   test-suite-aimd.tcl)",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: binomial::PRESET_PARAMS,
         profile_defaults: &[],
         build: |p, rng| Box::new(Binomial::from_params("sqrt", Some(binomial::SQRT), p, rng)),
@@ -368,7 +369,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "sync-tcp",
         summary: "Sync-TCP (Weigle, Jeffay, Smith 2005): Reno plus eight reactions to the trend and \
                   region of the averaged forward queueing delay (one-way transit times)",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: sync_tcp::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(SyncTcp::from_params(p)),
@@ -377,7 +378,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "sync-tcp-hs",
         summary: "Sync-TCP for high speed (Khan, Shah, Xu 2005; seed 003): Reno below c_low = 100, \
                   +37.5% per RTT up to c_high = 150, Sync-TCP above",
-        recovery: "reno",
+        recovery: RecoveryProcedure::Reno,
         params: sync_tcp::HS_PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(SyncTcp::hs_from_params(p)),
@@ -386,7 +387,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "vegas",
         summary: "TCP Vegas (Brakmo, Peterson 1995; Linux tcp_vegas.c): keeps alpha..beta packets \
                   queued by moving cwnd one segment per RTT",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: vegas::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Vegas::from_params(p)),
@@ -395,7 +396,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "westwood",
         summary: "TCP Westwood+ (Grieco, Mascolo 2004; Linux tcp_westwood.c): Reno probing, window \
                   set to bandwidth estimate x min RTT after a loss",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: westwood::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Westwood::from_params(p)),
@@ -404,7 +405,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         name: "yeah",
         summary: "YeAH-TCP (Baiocchi, Castellani, Vacirca 2007; Linux tcp_yeah.c): Scalable or Reno \
                   increase by queue estimate, decongestion",
-        recovery: "newreno",
+        recovery: RecoveryProcedure::NewReno,
         params: yeah::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(Yeah::from_params(p)),
@@ -494,7 +495,7 @@ mod tests {
     #[test]
     fn every_parameter_default_is_valid_and_documented() {
         for a in algorithms() {
-            assert!(!a.summary.is_empty() && ["reno", "newreno"].contains(&a.recovery), "{}", a.name);
+            assert!(!a.summary.is_empty() && a.recovery != RecoveryProcedure::Sack, "{}", a.name);
             for p in a.params {
                 assert!(p.min <= p.default && p.default <= p.max, "{}.{}", a.name, p.name);
                 assert!(!p.doc.is_empty(), "{}.{} has no doc", a.name, p.name);
@@ -644,11 +645,9 @@ mod tests {
     /// names none, and a `newreno` parameter switches it.
     #[test]
     fn the_listed_recovery_is_the_customary_one_and_newreno_switches_it() {
-        use super::super::RecoveryProcedure;
         for a in algorithms() {
             let cc = build(a.name, &BTreeMap::new(), rng()).unwrap();
-            let listed = if a.recovery == "reno" { RecoveryProcedure::Reno } else { RecoveryProcedure::NewReno };
-            assert_eq!(cc.customary_recovery(), listed, "{}", a.name);
+            assert_eq!(cc.customary_recovery(), a.recovery, "{}", a.name);
             if a.params.iter().any(|p| p.name == "newreno") {
                 for (v, want) in [(0.0, RecoveryProcedure::Reno), (1.0, RecoveryProcedure::NewReno)] {
                     let values = BTreeMap::from([("newreno".to_string(), v)]);
