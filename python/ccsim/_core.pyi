@@ -75,7 +75,7 @@ def algorithms() -> list[AlgorithmInfo]:
     """Every congestion-control algorithm in the engine's registry, with its parameters."""
 
 def stack_settings() -> list[dict[str, Any]]:
-    """Every ``[stack]`` setting (crates/ccsim-core/src/tcp/profile.rs), in the order the
+    """Every ``[stack]`` setting (crates/ccsim-core/src/tcp/stack_settings.rs), in the order the
     documentation lists them, each a dict: ``key`` in a scenario file (``min_rto``); ``field``,
     the engine's name (``min_rto_ns``); ``kind``, one of "bool", "int", "float", "time"
     (nanoseconds) or "choice"; ``min`` and ``max`` (None for "bool" and "choice"); ``choices``

@@ -2,7 +2,7 @@
 that must agree once the profile fills in the ones the scenario leaves unset.
 
 The settings are the engine's (``_core.stack_settings()``, defined once in
-crates/ccsim-core/src/tcp/profile.rs): the model below is built from that table, so a setting
+crates/ccsim-core/src/tcp/stack_settings.rs): the model below is built from that table, so a setting
 added there is a key here, checked as the table says, with no edit to this file."""
 
 from __future__ import annotations

@@ -48,7 +48,7 @@
 use super::common::bandwidth::WestwoodBwe;
 use super::common::rtt_stats::RttStats;
 use super::common::{ca_rtt, in_slow_start, in_slow_start_2_6, may_grow, reduce_to, slow_start};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{Dur, Time};
 

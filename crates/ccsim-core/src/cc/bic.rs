@@ -38,7 +38,7 @@
 //! cnt acknowledged segments, half the growth of the default.
 
 use super::common::{grow, grow_2_6, increase_per, increase_per_ack_2_6, reduce_to};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 
 pub const PARAMS: &[ParamInfo] = &[

@@ -28,8 +28,8 @@
 use super::common::spacing::Spacing;
 use super::common::{grow, in_slow_start, reduce_to, MIN_SSTHRESH};
 use super::paced::{recovery_of, NEWRENO_PARAM};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::randomized::INTERVAL_PARAM;
-use super::registry::{ParamInfo, ParamKind, Params};
 use super::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, RecoveryProcedure, SentSample, Window,
 };

@@ -55,7 +55,7 @@
 
 use super::common::delay::RoundRtt;
 use super::common::{additive_increase, grow, in_slow_start, may_grow, reduce_to};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::vegas::RTT_OFFSET;
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::math::powf;

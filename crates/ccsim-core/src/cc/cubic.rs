@@ -51,7 +51,7 @@
 
 use super::common::hystart::HyStart;
 use super::common::{ca_rtt, grow, grow_2_6, in_slow_start, increase_per, increase_per_ack_2_6, reduce_to};
-use super::registry::{ParamInfo, ParamKind, Params, ProfileDefault};
+use super::params::{ParamInfo, ParamKind, Params, ProfileDefault};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_S};
 

@@ -24,7 +24,7 @@
 //! last are full-sized). DCTCP needs ECN: its flows are ECN-capable whatever the stack says.
 
 use super::common::reduce_to;
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::reno::RenoWindow;
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, EcnFeedback, Window};
 use crate::units::Time;

@@ -36,7 +36,7 @@
 //!   the window and restarts at one segment like every ccsim algorithm (ns-2 FAST restarts at 2).
 
 use super::common::{may_grow, multiplicative_decrease};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
 use crate::units::{Dur, Time, NS_PER_MS};
 

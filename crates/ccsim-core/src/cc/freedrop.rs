@@ -49,7 +49,7 @@
 use std::collections::VecDeque;
 
 use super::common::MIN_SSTHRESH;
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::reno::RenoWindow;
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, RecoveryProcedure, SentSample, Window};
 use crate::units::Time;

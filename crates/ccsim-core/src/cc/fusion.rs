@@ -50,7 +50,7 @@
 use super::common::bandwidth::WestwoodBwe;
 use super::common::delay::RoundRtt;
 use super::common::{in_slow_start, may_grow, reduce_to, slow_start, MIN_SSTHRESH};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time};
 

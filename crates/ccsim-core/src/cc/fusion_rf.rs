@@ -17,7 +17,7 @@
 //!   adds 0.0625 segments per RTT in loss mode.
 
 use super::fusion::{self, FloorGrowth, Fusion};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 
 pub const K: ParamInfo = ParamInfo {
     name: "k",

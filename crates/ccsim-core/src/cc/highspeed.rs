@@ -24,7 +24,7 @@
 //! segments per window of ACKs above it. `per_ack` is moot (always per ACK).
 
 use super::common::{in_slow_start, in_slow_start_2_6, may_grow, reduce_to, slow_start};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
 use crate::math::{ln, powf};
 

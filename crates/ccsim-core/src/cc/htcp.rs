@@ -46,7 +46,7 @@
 use super::common::bandwidth::DeliveryInterval;
 use super::common::delay::DelaySample;
 use super::common::{grow, in_slow_start, in_slow_start_2_6, may_grow, reduce_to, slow_start};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{secs, Dur, Time, NS_PER_MS};
 

@@ -20,7 +20,7 @@
 //!   recovery is over.
 
 use super::common::{in_slow_start, may_grow, multiplicative_decrease};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
 use crate::units::{secs, Dur, NS_PER_MS};
 

@@ -26,7 +26,7 @@
 
 use super::common::delay::{DelaySample, RoundRtt};
 use super::common::{grow, reduce_to};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 
 pub const PARAMS: &[ParamInfo] = &[

@@ -29,7 +29,7 @@
 
 use super::common::rtt_stats::RttStats;
 use super::common::{additive_increase, ca_rtt, grow, reduce_to};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, RecoveryProcedure, Window};
 use crate::units::Dur;
 

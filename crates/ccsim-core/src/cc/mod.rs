@@ -36,6 +36,7 @@ pub mod illinois;
 pub mod libra;
 pub mod newreno;
 pub mod paced;
+pub mod params;
 pub mod randomized;
 pub mod registry;
 pub mod reno;

@@ -9,7 +9,7 @@
 //! timeout restarts the schedule. Reno loss recovery as in the paper (`newreno = 1` switches).
 
 use super::common::spacing::Spacing;
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::reno::RenoWindow;
 use super::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, RecoveryProcedure, SentSample, Window,

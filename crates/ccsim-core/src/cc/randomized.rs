@@ -19,7 +19,7 @@
 use super::common::spacing::Spacing;
 use super::common::{additive_increase, grow, multiplicative_decrease};
 use super::paced::{recovery_of, NEWRENO_PARAM};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, RecoveryProcedure, SentSample, Window,
 };

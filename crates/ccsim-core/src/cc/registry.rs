@@ -22,6 +22,7 @@ use super::illinois::{self, Illinois};
 use super::libra::{self, Libra};
 use super::newreno::NewReno;
 use super::paced::{self, Paced};
+pub use super::params::{default_for, ParamInfo, ParamKind, Params, ProfileDefault};
 use super::randomized::{self, Randomized};
 use super::reno::{Reno, RenoWindow};
 use super::scalable::{self, Scalable};
@@ -32,44 +33,6 @@ use super::yeah::{self, Yeah};
 use super::{CongestionControl, RecoveryProcedure};
 use crate::profile::Profile;
 use crate::rng::Stream;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamKind {
-    Float,
-    Int,
-    Bool,
-}
-
-impl ParamKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ParamKind::Float => "float",
-            ParamKind::Int => "int",
-            ParamKind::Bool => "bool",
-        }
-    }
-}
-
-/// One typed parameter with its default and the inclusive range it must lie in.
-#[derive(Clone, Copy, Debug)]
-pub struct ParamInfo {
-    pub name: &'static str,
-    pub kind: ParamKind,
-    pub default: f64,
-    pub min: f64,
-    pub max: f64,
-    pub doc: &'static str,
-}
-
-/// A parameter whose default depends on the stack profile: under `profile` it defaults to
-/// `value` instead of [`ParamInfo::default`] (which holds for every other profile). A value the
-/// scenario sets explicitly always wins.
-#[derive(Clone, Copy, Debug)]
-pub struct ProfileDefault {
-    pub param: &'static str,
-    pub profile: Profile,
-    pub value: f64,
-}
 
 pub struct AlgorithmInfo {
     pub name: &'static str,
@@ -92,7 +55,7 @@ impl AlgorithmInfo {
     pub fn inspect_names(&self) -> Vec<&'static str> {
         let rng = crate::rng::stream(0, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
         let values = BTreeMap::new();
-        let cc = (self.build)(&Params { info: self, values: &values, profile: None }, rng);
+        let cc = (self.build)(&self.values(&values, None), rng);
         let mut names = Vec::new();
         cc.inspect(0, &mut |name, _| {
             if !names.contains(&name) {
@@ -105,38 +68,13 @@ impl AlgorithmInfo {
     /// The default of parameter `name` under `profile` (`None`: the profile-independent
     /// [`ParamInfo::default`]).
     pub fn default_for(&self, name: &str, profile: Option<Profile>) -> Option<f64> {
-        let param = self.params.iter().find(|p| p.name == name)?;
-        let special = profile
-            .and_then(|pr| self.profile_defaults.iter().find(|d| d.param == name && d.profile == pr).map(|d| d.value));
-        Some(special.unwrap_or(param.default))
-    }
-}
-
-/// Validated parameter values; unset ones read as their defaults under the flow's stack profile.
-pub struct Params<'a> {
-    info: &'a AlgorithmInfo,
-    values: &'a BTreeMap<String, f64>,
-    profile: Option<Profile>,
-}
-
-impl Params<'_> {
-    pub fn get(&self, name: &str) -> f64 {
-        if let Some(v) = self.values.get(name) {
-            return *v;
-        }
-        self.info
-            .default_for(name, self.profile)
-            .unwrap_or_else(|| panic!("algorithm {} has no parameter {name}", self.info.name))
+        default_for(self.params, self.profile_defaults, name, profile)
     }
 
-    pub fn flag(&self, name: &str) -> bool {
-        self.get(name) != 0.0
-    }
-
-    /// The value the scenario wrote for `name`, if it wrote one (for defaults that depend on
-    /// another parameter, e.g. `linux26`).
-    pub fn explicit(&self, name: &str) -> Option<f64> {
-        self.values.get(name).copied()
+    /// The parameters `values` of this algorithm, unset ones read as their defaults under
+    /// `profile`.
+    fn values<'a>(&'a self, values: &'a BTreeMap<String, f64>, profile: Option<Profile>) -> Params<'a> {
+        Params { algorithm: self.name, params: self.params, profile_defaults: self.profile_defaults, values, profile }
     }
 }
 
@@ -455,7 +393,7 @@ pub fn validate(name: &str, values: &BTreeMap<String, f64>) -> Result<&'static A
 /// `stream(seed, Flow, flow id, Congestion)`).
 pub fn build(name: &str, values: &BTreeMap<String, f64>, rng: Stream) -> Result<Box<dyn CongestionControl>, String> {
     let info = validate(name, values)?;
-    Ok((info.build)(&Params { info, values, profile: None }, rng))
+    Ok((info.build)(&info.values(values, None), rng))
 }
 
 /// Build a fresh controller for one flow run under `profile`: unset parameters take that
@@ -468,7 +406,7 @@ pub fn build_for_profile(
     rng: Stream,
 ) -> Result<Box<dyn CongestionControl>, String> {
     let info = validate(name, values)?;
-    Ok((info.build)(&Params { info, values, profile: Some(profile) }, rng))
+    Ok((info.build)(&info.values(values, Some(profile)), rng))
 }
 
 #[cfg(test)]

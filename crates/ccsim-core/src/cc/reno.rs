@@ -32,7 +32,7 @@ impl Default for RenoWindow {
 }
 
 impl RenoWindow {
-    pub fn from_params(p: &super::registry::Params) -> Self {
+    pub fn from_params(p: &super::params::Params) -> Self {
         RenoWindow { alpha: p.get("alpha"), beta: p.get("beta"), linux26: p.flag("linux26") }
     }
 

@@ -21,7 +21,7 @@
 //! then. The decrease is the same.
 
 use super::common::{grow, grow_2_6, increase_per, increase_per_ack_2_6, reduce_to};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
 
 pub const PARAMS: &[ParamInfo] = &[

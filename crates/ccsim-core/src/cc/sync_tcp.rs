@@ -66,7 +66,7 @@
 
 use super::common::{additive_increase, grow, in_slow_start, may_grow, multiplicative_decrease, MIN_SSTHRESH};
 use super::paced::{recovery_of, NEWRENO_PARAM};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, RecoveryProcedure, Window};
 use crate::units::{Time, NS_PER_S};
 

@@ -31,7 +31,7 @@ use super::common::delay::RoundRtt;
 use super::common::{
     additive_increase, grow, in_slow_start, may_grow, multiplicative_decrease, slow_start, MIN_SSTHRESH,
 };
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, Window};
 use crate::units::{Dur, Time};
 

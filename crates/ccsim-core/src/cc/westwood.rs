@@ -32,7 +32,7 @@
 
 use super::common::bandwidth::{BweSpan, WestwoodBwe};
 use super::common::{additive_increase, ca_rtt, grow, multiplicative_decrease, reduce_to, MIN_SSTHRESH};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::{Time, NS_PER_S};
 

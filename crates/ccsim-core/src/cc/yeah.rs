@@ -22,7 +22,7 @@
 
 use super::common::delay::RoundRtt;
 use super::common::{grow, increase_per, reduce_to};
-use super::registry::{ParamInfo, ParamKind, Params};
+use super::params::{ParamInfo, ParamKind, Params};
 use super::vegas::RTT_OFFSET;
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::units::Time;
