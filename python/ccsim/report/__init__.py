@@ -38,10 +38,10 @@ from typing import Literal
 from ccsim import display
 from ccsim.errors import ScenarioError
 from ccsim.explore import directory_kind, query_error
-from ccsim.report.markup import _e, _fragment, _frame_table, _page, _stack_of, _stack_table
-from ccsim.report.run_report import _run_body, _run_facts
-from ccsim.report.study_report import _study_body, _study_from_directory, _study_from_report
-from ccsim.report.sweep_report import _sweep_body
+from ccsim.report.markup import escape, frame_table, html_fragment, html_page, stack_of, stack_table
+from ccsim.report.run_report import run_body, run_facts
+from ccsim.report.study_report import study_body, study_from_directory, study_from_report
+from ccsim.report.sweep_report import sweep_body
 from ccsim.results import Results
 from ccsim.studies.core import STUDY_METADATA, StudyReport
 
@@ -95,16 +95,16 @@ def report_html(directory: str | os.PathLike[str]) -> str:
     kind = report_kind(path)
     try:
         if kind == "study":
-            title, body = _study_body(_study_from_directory(path))
+            title, body = study_body(study_from_directory(path))
         elif kind == "sweep":
-            title, body = _sweep_body(path)
+            title, body = sweep_body(path)
         else:
-            title, body = _run_body(path)
+            title, body = run_body(path)
     except duckdb.Error as error:
         # The catalogue's views could not read a run's Parquet file (truncated, damaged): DuckDB
         # names the file in the first line.
         raise ScenarioError(f"{path}: cannot read the runs' tables: {query_error(error)}") from None
-    return _page(title, body)
+    return html_page(title, body)
 
 
 def write_report(
@@ -130,18 +130,18 @@ def results_html(results: Results) -> str:
     """One run's summary, stack profile, flows and links (their first rows) as HTML: what
     :class:`ccsim.Results` shows in Jupyter."""
     summary = results.summary
-    parts = [f"<h3>Run {_e(results.scenario.name)}</h3>", _run_facts(results.scenario, summary)]
-    parts.append(_stack_table({"": _stack_of(summary)}, caption="Stack profile"))
-    parts.append(_frame_table(results.flows, "Flows", NOTEBOOK_ROWS))
-    parts.append(_frame_table(results.links, "Links", NOTEBOOK_ROWS))
-    return _fragment("".join(parts))
+    parts = [f"<h3>Run {escape(results.scenario.name)}</h3>", run_facts(results.scenario, summary)]
+    parts.append(stack_table({"": stack_of(summary)}, caption="Stack profile"))
+    parts.append(frame_table(results.flows, "Flows", NOTEBOOK_ROWS))
+    parts.append(frame_table(results.links, "Links", NOTEBOOK_ROWS))
+    return html_fragment("".join(parts))
 
 
 def study_report_html(report: StudyReport) -> str:
     """A study's setup, comparison table (mean, 95% CI, n), verdicts, notes and figures as HTML:
     what a :class:`ccsim.studies.StudyReport` shows in Jupyter."""
-    _, body = _study_body(_study_from_report(report), headings=3)
-    return _fragment(body)
+    _, body = study_body(study_from_report(report), headings=3)
+    return html_fragment(body)
 
 
 # Results and study reports are drawn in Jupyter by this module, which sits above both of them: it

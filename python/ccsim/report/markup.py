@@ -54,44 +54,44 @@ _STYLE = """
 # ---- HTML pieces -----------------------------------------------------------------------------------
 
 
-def _e(text: Any) -> str:
+def escape(text: Any) -> str:
     """Text content, escaped (quotes stay as they are: TOML reads as written)."""
     return html.escape(str(text), quote=False)
 
 
-def _attr(text: Any) -> str:
+def escape_attribute(text: Any) -> str:
     """An attribute value, escaped for a double-quoted attribute."""
     return html.escape(str(text), quote=True)
 
 
-def _page(title: str, body: str) -> str:
+def html_page(title: str, body: str) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
         f'<div class="ccsim-report">\n{body}\n</div>\n</body>\n</html>\n'
     )
 
 
-def _fragment(body: str) -> str:
+def html_fragment(body: str) -> str:
     return f'<div class="ccsim-report"><style>{_STYLE}</style>{body}</div>'
 
 
-def _section(title: str, content: str, anchor: str, level: int = 2) -> str:
-    return f'<section id="{anchor}">\n<h{level}>{_e(title)}</h{level}>\n{content}\n</section>\n'
+def section(title: str, content: str, anchor: str, level: int = 2) -> str:
+    return f'<section id="{anchor}">\n<h{level}>{escape(title)}</h{level}>\n{content}\n</section>\n'
 
 
-def _paragraph(text: str, css: str | None = None) -> str:
+def paragraph(text: str, css: str | None = None) -> str:
     klass = f' class="{css}"' if css else ""
-    return f"<p{klass}>{_e(text)}</p>\n"
+    return f"<p{klass}>{escape(text)}</p>\n"
 
 
-def _pre(text: str) -> str:
-    return f"<pre>{_e(text)}</pre>\n"
+def preformatted(text: str) -> str:
+    return f"<pre>{escape(text)}</pre>\n"
 
 
-def _list(items: Iterable[str]) -> str:
-    entries = "".join(f"<li>{_e(item)}</li>" for item in items)
+def bullet_list(items: Iterable[str]) -> str:
+    entries = "".join(f"<li>{escape(item)}</li>" for item in items)
     return f"<ul>{entries}</ul>\n" if entries else ""
 
 
@@ -99,7 +99,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _missing(value: Any) -> bool:
+def is_missing(value: Any) -> bool:
     if value is None or value is pd.NA:
         return True
     return isinstance(value, float) and math.isnan(value)
@@ -107,14 +107,14 @@ def _missing(value: Any) -> bool:
 
 def _cell(value: Any) -> str:
     """A table cell's text: ``-`` for missing values, 6 significant digits for floats."""
-    if _missing(value):
+    if is_missing(value):
         return "-"
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
 
 
-def _table(
+def html_table(
     header: Sequence[str],
     rows: Sequence[Sequence[Any]],
     caption: str | None = None,
@@ -125,29 +125,31 @@ def _table(
     """An HTML table. Numbers, and every cell of the columns named in ``right``, are
     right-aligned; ``name`` is its ``data-table`` attribute, ``note`` a line under it."""
     aligned = {i for i, h in enumerate(header) if h in set(right)}
-    label = f' data-table="{_attr(name)}"' if name else ""
+    label = f' data-table="{escape_attribute(name)}"' if name else ""
     parts = [f'<table class="data"{label}>']
     if caption:
-        parts.append(f"<caption>{_e(caption)}</caption>")
-    parts.append("<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr></thead>")
+        parts.append(f"<caption>{escape(caption)}</caption>")
+    parts.append("<thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr></thead>")
     parts.append("<tbody>")
     for row in rows:
         cells = []
         for column, value in enumerate(row):
             numeric = _is_number(value) or column in aligned
             text = value if isinstance(value, str) else _cell(value)
-            cells.append(f'<td class="num">{_e(text)}</td>' if numeric else f"<td>{_e(text)}</td>")
+            cells.append(
+                f'<td class="num">{escape(text)}</td>' if numeric else f"<td>{escape(text)}</td>"
+            )
         parts.append("<tr>" + "".join(cells) + "</tr>")
     parts.append("</tbody></table>")
     if note:
-        parts.append(_paragraph(note, "note"))
+        parts.append(paragraph(note, "note"))
     return "".join(parts) + "\n"
 
 
-def _frame_table(frame: pd.DataFrame, caption: str, max_rows: int = MAX_TABLE_ROWS) -> str:
+def frame_table(frame: pd.DataFrame, caption: str, max_rows: int = MAX_TABLE_ROWS) -> str:
     """A DataFrame as an HTML table of at most ``max_rows`` rows (the caption says so)."""
     if frame.empty:
-        return _paragraph(f"{caption}: no rows.", "note")
+        return paragraph(f"{caption}: no rows.", "note")
     shown = frame.head(max_rows)
     rows = [[_native(v) for v in row] for row in shown.itertuples(index=False)]
     note = None
@@ -155,7 +157,7 @@ def _frame_table(frame: pd.DataFrame, caption: str, max_rows: int = MAX_TABLE_RO
         note = (
             f"The first {max_rows} of {len(frame)} rows; all of them are in the directory's files."
         )
-    return _table([str(c) for c in frame.columns], rows, caption, name=caption, note=note)
+    return html_table([str(c) for c in frame.columns], rows, caption, name=caption, note=note)
 
 
 def _native(value: Any) -> Any:
@@ -169,7 +171,7 @@ def _native(value: Any) -> Any:
     return value
 
 
-def _png_of(figure: Figure) -> bytes:
+def png_of(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     return buffer.getvalue()
@@ -179,34 +181,34 @@ def _image(name: str, png: bytes, caption: str | None = None) -> str:
     data = base64.b64encode(png).decode("ascii")
     text = caption or name
     return (
-        f'<figure data-figure="{_attr(name)}"><img alt="{_attr(text)}" '
-        f'src="data:image/png;base64,{data}"><figcaption>{_e(text)}</figcaption></figure>\n'
+        f'<figure data-figure="{escape_attribute(name)}"><img alt="{escape_attribute(text)}" '
+        f'src="data:image/png;base64,{data}"><figcaption>{escape(text)}</figcaption></figure>\n'
     )
 
 
-def _figures_section(figures: Sequence[tuple[str, bytes]], notes: Sequence[str] = ()) -> str:
+def figures_section(figures: Sequence[tuple[str, bytes]], notes: Sequence[str] = ()) -> str:
     content = "".join(_image(name, png) for name, png in figures)
     if not figures:
-        content += _paragraph("No figures.", "note")
-    content += "".join(_paragraph(note, "note") for note in notes)
-    return _section(f"Figures ({len(figures)})", content, "figures")
+        content += paragraph("No figures.", "note")
+    content += "".join(paragraph(note, "note") for note in notes)
+    return section(f"Figures ({len(figures)})", content, "figures")
 
 
-def _reproduce_section(
+def reproduce_section(
     command: str | None, cwd: str | None, *, note: str | None = None, extra: str = ""
 ) -> str:
     if command:
-        content = _pre(command)
+        content = preformatted(command)
         if cwd:
-            content += _paragraph(f"Run in {cwd}.", "note")
+            content += paragraph(f"Run in {cwd}.", "note")
     else:
-        content = _paragraph("The command that made this directory was not recorded.", "note")
+        content = paragraph("The command that made this directory was not recorded.", "note")
     if note:
-        content += _paragraph(note, "note")
-    return _section("Reproduce", content + extra, "reproduce")
+        content += paragraph(note, "note")
+    return section("Reproduce", content + extra, "reproduce")
 
 
-def _version_line(made_with: str | None) -> str:
+def version_line(made_with: str | None) -> str:
     made = f"Results made with ccsim {made_with}" if made_with else "ccsim version not recorded"
     return f"{made}; report written by ccsim {ccsim_version()}."
 
@@ -214,20 +216,20 @@ def _version_line(made_with: str | None) -> str:
 # ---- stack profiles --------------------------------------------------------------------------------
 
 
-def _stack_of(summary: Mapping[str, Any]) -> dict[str, Any]:
+def stack_of(summary: Mapping[str, Any]) -> dict[str, Any]:
     stack = dict(summary.get("stack") or {})
     stack.setdefault("profile", summary.get("profile"))
     return stack
 
 
-def _stack_table(stacks: Mapping[str, Mapping[str, Any]], caption: str) -> str:
+def stack_table(stacks: Mapping[str, Mapping[str, Any]], caption: str) -> str:
     """The knobs of one or more stacks: a column per stack (one ``value`` column if they agree)."""
     distinct: dict[str, Mapping[str, Any]] = {}
     for name, stack in stacks.items():
         if stack and stack not in distinct.values():
             distinct[name] = stack
     if not distinct:
-        return _paragraph("No finished run records its stack settings yet.", "note")
+        return paragraph("No finished run records its stack settings yet.", "note")
     names = list(distinct)
     keys = list(dict.fromkeys(k for stack in distinct.values() for k in stack))
     keys.sort(key=lambda k: (k != "profile", k))
@@ -239,10 +241,10 @@ def _stack_table(stacks: Mapping[str, Mapping[str, Any]], caption: str) -> str:
     note = None
     if len(stacks) > 1 and len(names) == 1:
         note = "Every run has these settings."
-    return _table(header, rows, caption, name="stack", note=note)
+    return html_table(header, rows, caption, name="stack", note=note)
 
 
-def _run_stacks(run_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
+def run_stacks(run_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
     """The stack settings recorded in each run directory's summary.json, by directory name."""
     stacks = {}
     for run_dir in run_dirs:
@@ -250,5 +252,5 @@ def _run_stacks(run_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
             summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        stacks[run_dir.name] = _stack_of(summary)
+        stacks[run_dir.name] = stack_of(summary)
     return stacks

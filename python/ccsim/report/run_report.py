@@ -9,19 +9,19 @@ from typing import TYPE_CHECKING, Any
 
 from ccsim import plots
 from ccsim.report.markup import (
-    _e,
-    _figures_section,
-    _frame_table,
-    _missing,
-    _paragraph,
-    _png_of,
-    _pre,
-    _reproduce_section,
-    _section,
-    _stack_of,
-    _stack_table,
-    _table,
-    _version_line,
+    escape,
+    figures_section,
+    frame_table,
+    html_table,
+    is_missing,
+    paragraph,
+    png_of,
+    preformatted,
+    reproduce_section,
+    section,
+    stack_of,
+    stack_table,
+    version_line,
 )
 from ccsim.results import Results
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # ---- a run -----------------------------------------------------------------------------------------
 
 
-def _run_facts(scenario: Any, summary: Mapping[str, Any]) -> str:
+def run_facts(scenario: Any, summary: Mapping[str, Any]) -> str:
     rows = [
         ["scenario", scenario.describe()],
         ["seed", summary.get("seed")],
@@ -43,45 +43,45 @@ def _run_facts(scenario: Any, summary: Mapping[str, Any]) -> str:
         ["wall time (s)", summary.get("wall_s")],
         ["events per second", summary.get("events_per_s")],
     ]
-    return _table(["", ""], [r for r in rows if not _missing(r[1])], "Run", name="run")
+    return html_table(["", ""], [r for r in rows if not is_missing(r[1])], "Run", name="run")
 
 
-def _run_body(directory: Path) -> tuple[str, str]:
+def run_body(directory: Path) -> tuple[str, str]:
     results = Results.load(directory)
     summary = results.summary
     name = results.scenario.name
     title = f"ccsim run {name}"
     parts = [
-        f"<h1>{_e(title)}</h1>",
-        _paragraph(_version_line(summary.get("ccsim_version")), "meta"),
+        f"<h1>{escape(title)}</h1>",
+        paragraph(version_line(summary.get("ccsim_version")), "meta"),
     ]
     scenario_file = directory / "scenario.toml"
     again = shlex.join(["ccsim", "run", str(scenario_file), "--out", str(directory)])
     parts.append(
-        _reproduce_section(
+        reproduce_section(
             summary.get("command"),
             summary.get("cwd"),
             note="scenario.toml holds the scenario with every default filled in, so this also "
             f"repeats the run exactly: {again}",
         )
     )
-    setup = _run_facts(results.scenario, summary)
-    setup += _paragraph(
+    setup = run_facts(results.scenario, summary)
+    setup += paragraph(
         "Assumptions: those of the scenario below and of its stack profile (the knobs in the "
         "next section); a single run, so no confidence intervals.",
         "note",
     )
-    setup += "<h3>scenario.toml</h3>" + _pre(results.scenario.to_toml())
-    parts.append(_section("Setup", setup, "setup"))
+    setup += "<h3>scenario.toml</h3>" + preformatted(results.scenario.to_toml())
+    parts.append(section("Setup", setup, "setup"))
     parts.append(
-        _section(
+        section(
             "Stack profile",
-            _stack_table({"": _stack_of(summary)}, caption=f"Profile {summary.get('profile')}"),
+            stack_table({"": stack_of(summary)}, caption=f"Profile {summary.get('profile')}"),
             "stack",
         )
     )
-    tables = _frame_table(results.flows, "Flows") + _frame_table(results.links, "Links")
-    parts.append(_section("Tables", tables, "tables"))
-    figures = [(kind, _png_of(figure)) for kind, figure in plots.run_figures(results).items()]
-    parts.append(_figures_section(figures))
+    tables = frame_table(results.flows, "Flows") + frame_table(results.links, "Links")
+    parts.append(section("Tables", tables, "tables"))
+    figures = [(kind, png_of(figure)) for kind, figure in plots.run_figures(results).items()]
+    parts.append(figures_section(figures))
     return title, "".join(parts)

@@ -12,17 +12,17 @@ import pandas as pd
 from ccsim import studies
 from ccsim.errors import ScenarioError
 from ccsim.report.markup import (
-    _attr,
-    _e,
-    _figures_section,
-    _list,
-    _paragraph,
-    _reproduce_section,
-    _run_stacks,
-    _section,
-    _stack_table,
-    _table,
-    _version_line,
+    bullet_list,
+    escape,
+    escape_attribute,
+    figures_section,
+    html_table,
+    paragraph,
+    reproduce_section,
+    run_stacks,
+    section,
+    stack_table,
+    version_line,
 )
 from ccsim.runner import version as ccsim_version
 from ccsim.studies.core import (
@@ -82,13 +82,13 @@ def _study_stacks(directory: Path) -> dict[str, dict[str, Any]]:
     stacks: dict[str, dict[str, Any]] = {}
     for sweep_dir in sorted((directory / "sweeps").glob("*")):
         runs = sorted(p.parent for p in sweep_dir.glob("runs/*/summary.json"))
-        found = _run_stacks(runs[:1])
+        found = run_stacks(runs[:1])
         if found:
             stacks[sweep_dir.name] = next(iter(found.values()))
     return stacks
 
 
-def _study_from_directory(directory: Path) -> _StudyData:
+def study_from_directory(directory: Path) -> _StudyData:
     meta_path = directory / STUDY_METADATA
     meta: dict[str, Any] = {}
     if meta_path.is_file():
@@ -190,7 +190,7 @@ def _seeds_per_point(data: _StudyData) -> str:
     return f"{data.replicates} (the study's own, more while a check is inconclusive{cap})"
 
 
-def _study_from_report(report: StudyReport) -> _StudyData:
+def study_from_report(report: StudyReport) -> _StudyData:
     study, settings = report.study, report.settings
     return _StudyData(
         id=study.id,
@@ -226,11 +226,11 @@ def _study_from_report(report: StudyReport) -> _StudyData:
     )
 
 
-def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
+def study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
     title = f"ccsim study {data.id}: {data.title}"
     top = "h1" if headings == 2 else "h3"
-    parts = [f"<{top}>{_e(title)}</{top}>", _paragraph(_version_line(data.version), "meta")]
-    parts.append(_reproduce_section(data.command, data.cwd, note=data.command_note))
+    parts = [f"<{top}>{escape(title)}</{top}>", paragraph(version_line(data.version), "meta")]
+    parts.append(reproduce_section(data.command, data.cwd, note=data.command_note))
     settings = data.settings
     mode = "quick (fewer points and seeds, shorter runs)" if settings.get("quick") else "full"
     rows = [
@@ -244,15 +244,15 @@ def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
     ]
     if data.runs is not None:
         rows.append(["distinct runs", data.runs])
-    setup = _table(["", ""], rows, "Setup", name="setup")
-    setup += "<h3>Assumptions</h3>" + (_list(data.assumptions) or _paragraph("None stated."))
-    parts.append(_section("Setup and assumptions", setup, "setup", headings))
-    stack = _stack_table(data.stacks, "Stack settings of each sweep's runs")
-    parts.append(_section("Stack profile", stack, "stack", headings))
+    setup = html_table(["", ""], rows, "Setup", name="setup")
+    setup += "<h3>Assumptions</h3>" + (bullet_list(data.assumptions) or paragraph("None stated."))
+    parts.append(section("Setup and assumptions", setup, "setup", headings))
+    stack = stack_table(data.stacks, "Stack settings of each sweep's runs")
+    parts.append(section("Stack profile", stack, "stack", headings))
     tables = ""
     if not data.table.empty:
         header, cells = shown_rows(data.table)
-        tables += _table(
+        tables += html_table(
             header,
             cells,
             f"{data.id}: ccsim vs published",
@@ -270,7 +270,7 @@ def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
     verdict_rows = [
         [r.get("verdict", ""), r.get("claim", ""), r.get("criterion", "")] for r in data.verdicts
     ]
-    tables += _table(
+    tables += html_table(
         ["verdict", "claim", "criterion"], verdict_rows, f"Verdicts: {summary}", name="verdicts"
     )
     for index, result in enumerate(data.verdicts, 1):
@@ -278,13 +278,13 @@ def _study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
         css = verdict.replace(" ", "-")
         tables += (
             f"<h{headings + 1}>Claim {index}: {'quick verdict ' if settings.get('quick') else ''}"
-            f'<span class="{_attr(css)}">{_e(verdict)}</span>'
-            f"</h{headings + 1}>" + _paragraph(str(result.get("claim", "")))
+            f'<span class="{escape_attribute(css)}">{escape(verdict)}</span>'
+            f"</h{headings + 1}>" + paragraph(str(result.get("claim", "")))
         )
         checks = [[c.get("outcome", ""), c.get("text", "")] for c in result.get("checks", [])]
-        tables += _table(["outcome", "check"], checks, name=f"checks-{index}")
+        tables += html_table(["outcome", "check"], checks, name=f"checks-{index}")
     if data.notes:
-        tables += f"<h{headings + 1}>Notes</h{headings + 1}>" + _list(data.notes)
-    parts.append(_section("Results and verdicts", tables, "results", headings))
-    parts.append(_figures_section(data.figures))
+        tables += f"<h{headings + 1}>Notes</h{headings + 1}>" + bullet_list(data.notes)
+    parts.append(section("Results and verdicts", tables, "results", headings))
+    parts.append(figures_section(data.figures))
     return title, "".join(parts)

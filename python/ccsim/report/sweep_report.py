@@ -14,18 +14,18 @@ import tomli_w
 from ccsim import plots
 from ccsim.explore import read_manifest
 from ccsim.report.markup import (
-    _e,
-    _figures_section,
-    _frame_table,
-    _paragraph,
-    _png_of,
-    _pre,
-    _reproduce_section,
-    _run_stacks,
-    _section,
-    _stack_table,
-    _table,
-    _version_line,
+    escape,
+    figures_section,
+    frame_table,
+    html_table,
+    paragraph,
+    png_of,
+    preformatted,
+    reproduce_section,
+    run_stacks,
+    section,
+    stack_table,
+    version_line,
 )
 from ccsim.store import Store
 from ccsim.sweeps import recorded_command, summarise_runs
@@ -48,7 +48,7 @@ SWEEP_METRICS = (
 # ---- a sweep ---------------------------------------------------------------------------------------
 
 
-def _sweep_body(directory: Path) -> tuple[str, str]:
+def sweep_body(directory: Path) -> tuple[str, str]:
     manifest = read_manifest(directory)  # checked: a damaged one is named in one line
     store = Store.open(directory)
     sweep = manifest["sweep"]
@@ -59,30 +59,30 @@ def _sweep_body(directory: Path) -> tuple[str, str]:
     versions = sorted({str(v) for v in _run_versions(store, done["run_id"])} - {"None"})
     version = recorded.get("ccsim_version") or (", ".join(versions) if versions else None)
     title = f"ccsim sweep {sweep.get('name', directory.name)}"
-    parts = [f"<h1>{_e(title)}</h1>", _paragraph(_version_line(version), "meta")]
+    parts = [f"<h1>{escape(title)}</h1>", paragraph(version_line(version), "meta")]
     note = None
     if not recorded:
         note = (
             "Written from Python or by an earlier ccsim: run the sweep again with `ccsim sweep "
             "FILE --out DIR`; sweep.json holds the whole sweep, its base scenario inline."
         )
-    parts.append(_reproduce_section(recorded.get("command"), recorded.get("cwd"), note=note))
-    parts.append(_section("Setup", _sweep_setup(sweep, runs), "setup"))
-    stacks = _run_stacks(store.run_dir(r) for r in done["run_id"].drop_duplicates())
-    parts.append(_section("Stack profile", _stack_table(stacks, "Stack settings"), "stack"))
+    parts.append(reproduce_section(recorded.get("command"), recorded.get("cwd"), note=note))
+    parts.append(section("Setup", _sweep_setup(sweep, runs), "setup"))
+    stacks = run_stacks(store.run_dir(r) for r in done["run_id"].drop_duplicates())
+    parts.append(section("Stack profile", stack_table(stacks, "Stack settings"), "stack"))
     tables = _sweep_summary_table(runs, columns)
     shown = [c for c in runs.columns if c not in ("reference_run",)]
-    tables += _frame_table(runs[shown], "Runs")
+    tables += frame_table(runs[shown], "Runs")
     failures = store.failures()
     if failures:
         rows = [
             [run_id, "; ".join(f.get("points", [])), f.get("error")]
             for run_id, f in failures.items()
         ]
-        tables += _table(["run", "points", "error"], rows, "Failed runs", name="failures")
-    parts.append(_section("Tables", tables, "tables"))
+        tables += html_table(["run", "points", "error"], rows, "Failed runs", name="failures")
+    parts.append(section("Tables", tables, "tables"))
     figures, notes = _sweep_figures(store, runs, columns)
-    parts.append(_figures_section(figures, notes))
+    parts.append(figures_section(figures, notes))
     return title, "".join(parts)
 
 
@@ -103,7 +103,7 @@ def _sweep_setup(sweep: Mapping[str, Any], runs: pd.DataFrame) -> str:
         f"{int(status[s])} {s}" for s in ("done", "failed", "damaged", "pending") if s in status
     )
     parts = [
-        _paragraph(
+        paragraph(
             f"{len(runs)} points, {runs['run_id'].nunique()} distinct runs ({counts}); seeds "
             f"{', '.join(map(str, sweep.get('seeds', [])))}: the replicates over which means and "
             "95% confidence intervals (Student's t) are taken."
@@ -115,10 +115,10 @@ def _sweep_setup(sweep: Mapping[str, Any], runs: pd.DataFrame) -> str:
             [spec.get("name", key), key, ", ".join(map(str, spec.get("values", [])))]
             for key, spec in axes.items()
         ]
-        parts.append(_table(["column", "scenario key", "values"], rows, "Axes", name="axes"))
+        parts.append(html_table(["column", "scenario key", "values"], rows, "Axes", name="axes"))
     if sweep.get("set"):
         rows = [[key, str(value)] for key, value in sweep["set"].items()]
-        parts.append(_table(["key", "value"], rows, "Set on every run", name="set"))
+        parts.append(html_table(["key", "value"], rows, "Set on every run", name="set"))
     compare = sweep.get("compare")
     if compare:
         rows = [
@@ -127,11 +127,11 @@ def _sweep_setup(sweep: Mapping[str, Any], runs: pd.DataFrame) -> str:
             ["baseline", _describe_entry(compare.get("baseline"))],
             ["reference runs added", "yes" if compare.get("reference", True) else "no"],
         ]
-        parts.append(_table(["", ""], rows, "Compared", name="compare"))
+        parts.append(html_table(["", ""], rows, "Compared", name="compare"))
     base = sweep.get("scenario") or {}
-    parts.append("<h3>Base scenario</h3>" + _pre(tomli_w.dumps(base)))
+    parts.append("<h3>Base scenario</h3>" + preformatted(tomli_w.dumps(base)))
     parts.append(
-        _paragraph(
+        paragraph(
             "Assumptions: those of the base scenario and its stack profile; the runs differ only "
             "in the parameters above.",
             "note",
@@ -151,7 +151,7 @@ def _sweep_summary_table(runs: pd.DataFrame, columns: Sequence[str]) -> str:
     done = runs[runs["status"] == "done"]
     metrics = [m for m in SWEEP_METRICS if m[0] in runs and done[m[0]].notna().any()]
     if not metrics:
-        return _paragraph("Summary: no finished run yet.", "note")
+        return paragraph("Summary: no finished run yet.", "note")
     summary = summarise_runs(runs, columns, [m[0] for m in metrics])
     keys = [c for c in columns if c != "seed"]
     header = [*keys, "n / points", *(f"{h} (mean ± 95% CI)" for _, h, _, _ in metrics)]
@@ -165,7 +165,7 @@ def _sweep_summary_table(runs: pd.DataFrame, columns: Sequence[str]) -> str:
         rows.append(
             [*(str(v) for v in values), f"{n} / {int(by_metric['points'].iloc[0])}", *cells]
         )
-    return _table(
+    return html_table(
         header,
         rows,
         "Summary: mean over the runs of each parameter combination (the seeds pooled)",
@@ -200,9 +200,9 @@ def _sweep_figures(
             except ValueError as error:
                 notes.append(f"{y}: not drawn ({error})")
                 continue
-            figures += [(name, _png_of(figure)) for name, figure in drawn.items()]
+            figures += [(name, png_of(figure)) for name, figure in drawn.items()]
     else:
         notes.append("No numeric sweep parameter takes more than one value: no metric figures.")
     for name, figure in plots.sweep_figures(store, metric=False).items():
-        figures.append((name, _png_of(figure)))
+        figures.append((name, png_of(figure)))
     return figures, notes
