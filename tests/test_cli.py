@@ -197,13 +197,13 @@ def test_algorithms(tmp_path: Path) -> None:
 
 @requires_engine
 def test_algorithms_show_defaults_that_depend_on_the_profile() -> None:
-    from ccsim.cli import _describe_param
+    from ccsim.cli.run_commands import describe_param
     from ccsim.runner import engine
 
     cubic = next(a for a in engine().algorithms() if a["name"] == "cubic")
     hystart = next(p for p in cubic["params"] if p["name"] == "hystart")
     assert hystart["profile_defaults"] == {"linux": 1.0}
-    assert _describe_param(hystart).startswith("hystart = false, linux: true")
+    assert describe_param(hystart).startswith("hystart = false, linux: true")
 
 
 # ---- runs ----------------------------------------------------------------------------------------

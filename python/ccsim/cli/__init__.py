@@ -19,12 +19,9 @@ from ccsim.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
-    _fail,
-    _fail_with_users_traceback,
+    fail,
+    fail_with_users_traceback,
 )
-
-# Tests describe algorithm parameters as ``ccsim algorithms`` lists them.
-from ccsim.cli.run_commands import _describe_param as _describe_param
 from ccsim.errors import EngineError, ScenarioError
 
 __all__ = ["app", "main"]
@@ -115,30 +112,30 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(EXIT_BAD_INPUT)
     except click.UsageError as error:
         hint = f" (see {error.ctx.command_path} --help)" if error.ctx else ""
-        _fail(error.format_message() + hint, EXIT_BAD_INPUT)
+        fail(error.format_message() + hint, EXIT_BAD_INPUT)
     except click.ClickException as error:
-        _fail(error.format_message(), error.exit_code)
+        fail(error.format_message(), error.exit_code)
     except typer.Abort:
-        _fail("interrupted", EXIT_INTERRUPTED)
+        fail("interrupted", EXIT_INTERRUPTED)
     except ScenarioError as error:
-        _fail(str(error), EXIT_BAD_INPUT)
+        fail(str(error), EXIT_BAD_INPUT)
     except EngineError as error:
-        _fail(str(error), EXIT_FAILURE)
+        fail(str(error), EXIT_FAILURE)
     except KeyboardInterrupt:
-        _fail("interrupted", EXIT_INTERRUPTED)
+        fail("interrupted", EXIT_INTERRUPTED)
     except RecursionError:
-        _fail("input nested too deeply", EXIT_BAD_INPUT)
+        fail("input nested too deeply", EXIT_BAD_INPUT)
     except ImportError as error:
-        _fail(str(error), EXIT_FAILURE)
+        fail(str(error), EXIT_FAILURE)
     except OSError as error:
         # Writing results failed (disk full, permissions): not the input's fault.
         where = f"{error.filename}: " if error.filename else ""
-        _fail(f"{where}{error.strerror or error}", EXIT_FAILURE)
+        fail(f"{where}{error.strerror or error}", EXIT_FAILURE)
     except Exception as error:
         if not _raised_by_python_cc(error):
             raise
-        _fail_with_users_traceback(error)
+        fail_with_users_traceback(error)
     if status == EXIT_INTERRUPTED:
         # typer turns a KeyboardInterrupt that no command caught into this status, silently.
-        _fail("interrupted", EXIT_INTERRUPTED)
+        fail("interrupted", EXIT_INTERRUPTED)
     sys.exit(status if isinstance(status, int) else 0)

@@ -25,7 +25,7 @@ EXIT_INTERRUPTED = 130
 #: The running command's arguments (see :func:`record_arguments`), recorded in what it writes.
 _ARGUMENTS: list[str] | None = None
 
-_console = Console(highlight=False)
+console = Console(highlight=False)
 
 
 def record_arguments(arguments: list[str]) -> None:
@@ -58,7 +58,7 @@ SetOption = Annotated[
 ]
 
 
-def _command_line(command: str) -> str | None:
+def recorded_command_line(command: str) -> str | None:
     """The running command line (``ccsim ARGS``, quoted for a POSIX shell), if it is ``command``
     run through :func:`main`; None otherwise (ccsim used as a library)."""
     if _ARGUMENTS is None or command not in _ARGUMENTS:
@@ -66,7 +66,7 @@ def _command_line(command: str) -> str | None:
     return shlex.join(["ccsim", *_ARGUMENTS])
 
 
-def _load(path: Path, overrides: Sequence[str] | None) -> Any:
+def load_scenario(path: Path, overrides: Sequence[str] | None) -> Any:
     # Overrides apply before the file is checked: --set flows.0.cc=reno replaces an algorithm
     # that could not be imported.
     return Scenario.load(path, overrides=_parse_overrides(overrides) if overrides else None)
@@ -84,16 +84,16 @@ def _parse_overrides(items: Sequence[str]) -> dict[str, str]:
     return parsed
 
 
-def _fail_with_users_traceback(error: BaseException) -> NoReturn:
+def fail_with_users_traceback(error: BaseException) -> NoReturn:
     """Print the traceback of the user's exception (their file and line, none of ccsim's
     frames), then one ``error:`` line, and exit 1: the user's code failed, not the input."""
     cause = error.__cause__
     if cause is not None:
         traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
-    _fail(f"{type(error).__name__}: {error}", EXIT_FAILURE)
+    fail(f"{type(error).__name__}: {error}", EXIT_FAILURE)
 
 
-def _fail(message: str, status: int) -> NoReturn:
+def fail(message: str, status: int) -> NoReturn:
     # One line, whatever the message contains: scripts and tests rely on it.
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
     sys.exit(status)

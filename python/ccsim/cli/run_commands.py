@@ -17,10 +17,10 @@ from ccsim.cli.common import (
     EXIT_INTERRUPTED,
     ScenarioArg,
     SetOption,
-    _command_line,
-    _console,
-    _fail,
-    _load,
+    console,
+    fail,
+    load_scenario,
+    recorded_command_line,
 )
 from ccsim.units import format_rate, format_setting
 
@@ -56,7 +56,7 @@ def run(
     run), summary.json, flows.parquet and links.parquet, and series/queues/drops.parquet when the
     scenario asks for traces.
     """
-    loaded = _load(scenario, overrides)
+    loaded = load_scenario(scenario, overrides)
     # Imported after the scenario checks so that bad input fails fast (pandas is slow to load).
     from ccsim.results import PCAP_DIR, check_destination
 
@@ -65,13 +65,13 @@ def run(
     try:
         results = runner.run(loaded, progress=not quiet and sys.stderr.isatty())
         # into a temporary directory, renamed into place
-        written = results.write(target, command=_command_line("run"))
+        written = results.write(target, command=recorded_command_line("run"))
     except KeyboardInterrupt:
-        _fail(f"interrupted; nothing was written to {target}", EXIT_INTERRUPTED)
+        fail(f"interrupted; nothing was written to {target}", EXIT_INTERRUPTED)
     if not quiet:
         _print_run_summary(results.summary, results.flows, results.links, written)
         if results.pcap:
-            _console.print(
+            console.print(
                 f"pcap: {len(results.pcap)} file{'s' if len(results.pcap) != 1 else ''} in "
                 f"{escape(str(written / PCAP_DIR))} ({', '.join(sorted(results.pcap))})"
             )
@@ -83,7 +83,7 @@ def validate(scenario: ScenarioArg, overrides: SetOption = None) -> None:
     Checks the format, units, algorithm names and parameters, and asks the engine whether it can
     build the network (for example, that every flow has a route).
     """
-    loaded = _load(scenario, overrides)
+    loaded = load_scenario(scenario, overrides)
     try:
         runner.check_with_engine(loaded)
     except ImportError:
@@ -97,12 +97,12 @@ def algorithms() -> None:
     for column in ("algorithm", "recovery", "summary", "parameters (default)"):
         table.add_column(column)
     for info in runner.engine().algorithms():
-        params = "\n".join(_describe_param(p) for p in info["params"]) or "-"
+        params = "\n".join(describe_param(p) for p in info["params"]) or "-"
         table.add_row(info["name"], info["recovery"], escape(info["summary"]), params)
-    _console.print(table)
+    console.print(table)
 
 
-def _describe_param(param: Mapping[str, Any]) -> str:
+def describe_param(param: Mapping[str, Any]) -> str:
     def show(value: float) -> str:
         if param["kind"] == "bool":
             return "true" if value else "false"
@@ -122,12 +122,12 @@ def _describe_param(param: Mapping[str, Any]) -> str:
 
 
 def _print_run_summary(summary: Mapping[str, Any], flows: Any, links: Any, written: Path) -> None:
-    _console.print(_profile_line(summary))
+    console.print(_profile_line(summary))
     if len(flows):
-        _console.print(_flow_table(flows))
+        console.print(_flow_table(flows))
     if len(links):
-        _console.print(_link_table(links))
-    _console.print(_closing_line(summary, written))
+        console.print(_link_table(links))
+    console.print(_closing_line(summary, written))
 
 
 def _profile_line(summary: Mapping[str, Any]) -> str:

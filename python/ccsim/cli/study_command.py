@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ccsim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, _console, _fail
+from ccsim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, console, fail
 
 
 def study(
@@ -103,10 +103,10 @@ def study(
             table.add_column(column)
         for entry in studies.list_studies():
             table.add_row(entry.id, entry.slug, escape(entry.title), ", ".join(entry.algorithms))
-        _console.print(table)
+        console.print(table)
         return
     if name is None:
-        _fail("a study NAME or --list is needed (see ccsim study --help)", EXIT_BAD_INPUT)
+        fail("a study NAME or --list is needed (see ccsim study --help)", EXIT_BAD_INPUT)
     try:
         studies.run(
             name,
@@ -116,8 +116,8 @@ def study(
             first_seed=first_seed,
             out=out,
             workers=workers,
-            console=_console,
+            console=console,
             progress=sys.stderr.isatty(),
         )
     except KeyboardInterrupt:
-        _fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)
+        fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ccsim.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, _command_line, _console, _fail
+from ccsim.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, console, fail, recorded_command_line
 from ccsim.errors import ScenarioError
 from ccsim.sweeps import Sweep, record_command, summarise_runs
 
@@ -90,16 +90,16 @@ def sweep(
     try:
         result = run_sweep(loaded, target, workers=workers, scheduler=scheduler, progress=show)
     except KeyboardInterrupt:
-        _fail(
+        fail(
             f"interrupted; finished runs are kept in {target}: run the same command again "
             "to finish the sweep",
             EXIT_INTERRUPTED,
         )
-    command = _command_line("sweep") or shlex.join(["ccsim", "sweep", str(sweep_file)])
+    command = recorded_command_line("sweep") or shlex.join(["ccsim", "sweep", str(sweep_file)])
     record_command(target, command)
     if not quiet:
-        _console.print(_sweep_summary(result))
-        _console.print(
+        console.print(_sweep_summary(result))
+        console.print(
             f"{result.distinct_runs} runs ({len(result.points)} points): {result.completed} run "
             f"now{f' ({result.damaged} of them damaged before)' if result.damaged else ''}, "
             f"{result.skipped} already done, {len(result.failures)} failed, in "
@@ -171,7 +171,7 @@ def _print_plan(loaded: Any) -> None:
     for point in loaded.points():
         values = [str(point.params[c]) for c in columns]
         table.add_row(str(point.index), *map(escape, values), point.run_id)
-    _console.print(table)
+    console.print(table)
 
 
 def query(
@@ -239,7 +239,7 @@ def query(
     elif output == "json":
         typer.echo(frame.to_json(orient="records", lines=True), nl=False)
     else:
-        _console.print(_frame_table(frame, max_rows))
+        console.print(_frame_table(frame, max_rows))
 
 
 def _verify_store(directory: Path) -> None:
@@ -381,7 +381,7 @@ def plot(
             raise ScenarioError(f'--kind "{kind}": expected one of: {", ".join(PLOT_KINDS)}')
     written = make_plots(directory, kinds, out, fmt, x=x, y=y, hue=hue)
     for path in written:
-        _console.print(escape(str(path)))
+        console.print(escape(str(path)))
 
 
 def report(
@@ -415,4 +415,4 @@ def report(
     from ccsim.report import write_report  # pandas and the studies: only for this command
 
     written = write_report(directory, out)
-    _console.print(f"wrote {escape(str(written))} ({written.stat().st_size / 1024:.0f} KiB)")
+    console.print(f"wrote {escape(str(written))} ({written.stat().st_size / 1024:.0f} KiB)")
