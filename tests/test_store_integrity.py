@@ -241,7 +241,7 @@ def test_a_failed_rebuild_keeps_the_old_catalogue(
     out = copy / "out"
     store = Store.open(out)
     before = store.catalog_path.read_bytes()
-    monkeypatch.setattr(store_module, "_write_catalog", WRITERS[failure])
+    monkeypatch.setattr(store_module, "write_catalog", WRITERS[failure])
     with pytest.raises(OSError) as error:
         store.rebuild_catalog()
     message = str(error.value.strerror)
@@ -260,7 +260,7 @@ def test_a_sweep_whose_catalogue_cannot_be_rebuilt_fails_in_one_line(
     from ccsim.cli import main
 
     before = (copy / "out" / "catalog.duckdb").read_bytes()
-    monkeypatch.setattr(store_module, "_write_catalog", full_disk_writer)
+    monkeypatch.setattr(store_module, "write_catalog", full_disk_writer)
     with pytest.raises(SystemExit) as status:
         main(["sweep", str(copy / "sweep.toml"), "--out", str(copy / "out"), "-q"])
     assert status.value.code == 1

@@ -59,24 +59,29 @@ from ccsim.metrics import jain_index, link_utilization
 from ccsim.results import TABLES, Results
 
 # The catalogue's and the run files' helpers live in modules of their own; Store finds them here
-# (tests replace _write_catalog on this module to make a rebuild fail).
-from ccsim.store.catalog import _check_catalog, _search_here, _typed, _write_catalog
+# (tests replace write_catalog on this module to make a rebuild fail).
+from ccsim.store.catalog import (
+    check_catalog,
+    set_file_search_path,
+    type_param_columns,
+    write_catalog,
+)
 from ccsim.store.files import (
-    _FORMAT,
-    _RUN_ID,
-    _STORE_ENTRIES,
-    _TEMPORARY,
     CATALOG,
     DAMAGED,
     MANIFEST,
+    MANIFEST_FORMAT,
     METRICS,
     RUN_CHECKSUMS,
-    _describe,
-    _process_alive,
-    _temporary_name,
-    _write_atomically,
+    RUN_ID_PATTERN,
+    STORE_ENTRIES,
+    TEMPORARY_FILE_PATTERN,
+    describe_error,
+    process_alive,
+    temporary_name,
+    write_atomically,
 )
-from ccsim.store.integrity import _run_damage, _write_checksums
+from ccsim.store.integrity import run_damage, write_checksums
 
 if TYPE_CHECKING:
     import duckdb
@@ -213,7 +218,7 @@ class Store:
     def _is_store_or_empty(self) -> bool:
         # A sweep killed before writing its manifest leaves only the store's own entries.
         names = {path.name for path in self.root.iterdir()}
-        return (self.root / MANIFEST).is_file() or names <= _STORE_ENTRIES
+        return (self.root / MANIFEST).is_file() or names <= STORE_ENTRIES
 
     @classmethod
     def open(cls, root: str | os.PathLike[str]) -> Store:
@@ -247,12 +252,12 @@ class Store:
     ) -> None:
         """Record the sweep and its points (each ``{point, run_id, reference_run, params}``)."""
         manifest = {
-            "format": _FORMAT,
+            "format": MANIFEST_FORMAT,
             "sweep": sweep,
             "columns": list(columns),
             "points": list(points),
         }
-        _write_atomically(self.root / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+        write_atomically(self.root / MANIFEST, json.dumps(manifest, indent=1) + "\n")
 
     def manifest(self) -> dict[str, Any]:
         """The manifest written by the sweep; :class:`ScenarioError` if it is not one."""
@@ -262,7 +267,7 @@ class Store:
             manifest = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as error:
             raise ScenarioError(
-                f"{path}: not valid JSON ({_describe(error)}); {expected}"
+                f"{path}: not valid JSON ({describe_error(error)}); {expected}"
             ) from None
         if not (
             isinstance(manifest, dict)
@@ -275,7 +280,7 @@ class Store:
             if not (
                 isinstance(point, dict)
                 and isinstance(point.get("run_id"), str)
-                and _RUN_ID.fullmatch(point["run_id"])
+                and RUN_ID_PATTERN.fullmatch(point["run_id"])
                 and isinstance(point.get("params"), dict)
             ):
                 raise ScenarioError(
@@ -301,7 +306,9 @@ class Store:
         if not self.runs_dir.is_dir():
             return []
         return sorted(
-            p.name for p in self.runs_dir.iterdir() if _RUN_ID.fullmatch(p.name) and p.is_dir()
+            p.name
+            for p in self.runs_dir.iterdir()
+            if RUN_ID_PATTERN.fullmatch(p.name) and p.is_dir()
         )
 
     def check_runs(
@@ -331,7 +338,7 @@ class Store:
             problem: str | None = "not a directory"
             written, recorded = frozenset[str](), True
             if directory.is_dir():
-                problem, written, recorded = _run_damage(directory, checksums=checksums)
+                problem, written, recorded = run_damage(directory, checksums=checksums)
             if problem is not None:
                 damaged[run_id] = problem
             else:
@@ -365,8 +372,8 @@ class Store:
         self.staging_dir.mkdir(parents=True, exist_ok=True)
         staging = results.write(self.staging_dir / f"{run_id}.{uuid.uuid4().hex}")
         try:
-            _write_atomically(staging / METRICS, json.dumps(metrics, indent=1) + "\n")
-            _write_checksums(staging)
+            write_atomically(staging / METRICS, json.dumps(metrics, indent=1) + "\n")
+            write_checksums(staging)
             self._install(run_id, staging)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -386,7 +393,7 @@ class Store:
                 failure = error
             if not os.path.lexists(target):
                 continue
-            if target.is_dir() and _run_damage(target, checksums=True)[0] is None:
+            if target.is_dir() and run_damage(target, checksums=True)[0] is None:
                 return
             self._move_aside(target)
         assert failure is not None
@@ -404,7 +411,7 @@ class Store:
     def save_failure(self, run_id: str, record: Mapping[str, Any]) -> None:
         """Record why a run failed."""
         self.errors_dir.mkdir(parents=True, exist_ok=True)
-        _write_atomically(self.errors_dir / f"{run_id}.json", json.dumps(record, indent=1) + "\n")
+        write_atomically(self.errors_dir / f"{run_id}.json", json.dumps(record, indent=1) + "\n")
 
     def clear_failure(self, run_id: str) -> None:
         """Forget a recorded failure (the run has now succeeded)."""
@@ -422,8 +429,8 @@ class Store:
                     path.unlink(missing_ok=True)
         if self.root.is_dir():
             for path in self.root.iterdir():
-                match = _TEMPORARY.fullmatch(path.name)
-                if match and not _process_alive(int(match.group(1) or 0)):
+                match = TEMPORARY_FILE_PATTERN.fullmatch(path.name)
+                if match and not process_alive(int(match.group(1) or 0)):
                     path.unlink(missing_ok=True)
 
     def load_run(self, run_id: str) -> Results:
@@ -489,7 +496,7 @@ class Store:
         # Text columns stay text when empty (reference_run outside comparisons, error when
         # nothing failed), so that SQL on them works the same in every sweep.
         table = table.astype({"reference_run": "string", "error": "string", **_METRIC_COLUMNS})
-        return _typed(table, manifest["columns"]), files
+        return type_param_columns(table, manifest["columns"]), files
 
     def rebuild_catalog(self) -> None:
         """Write the catalogue afresh from the manifest and the run directories.
@@ -508,16 +515,16 @@ class Store:
             for table in TABLES:
                 if f"{table}.parquet" in files[run_id]:
                     sources[table].append(f"runs/{run_id}/{table}.parquet")
-        temporary = self.root / _temporary_name(CATALOG)
+        temporary = self.root / temporary_name(CATALOG)
         try:
-            _write_catalog(
+            write_catalog(
                 temporary,
                 runs,
                 self.root,
                 params=[c for c in runs.columns if c not in _METRIC_COLUMNS],
                 sources=sources,
             )
-            _check_catalog(temporary, points=len(runs), done=int((runs["status"] == "done").sum()))
+            check_catalog(temporary, points=len(runs), done=int((runs["status"] == "done").sum()))
             os.replace(temporary, self.catalog_path)
         except (duckdb.Error, OSError, ValueError) as error:
             kept = (
@@ -527,7 +534,7 @@ class Store:
             )
             raise CatalogError(
                 error.errno if isinstance(error, OSError) and error.errno else errno.EIO,
-                f"not rebuilt ({_describe(error)}); {kept}",
+                f"not rebuilt ({describe_error(error)}); {kept}",
                 str(self.catalog_path),
             ) from None
         finally:
@@ -551,7 +558,7 @@ class Store:
         import duckdb  # slow to import: only where SQL is needed
 
         connection = duckdb.connect(str(self.catalog_path), read_only=True)
-        _search_here(connection, self.root)
+        set_file_search_path(connection, self.root)
         return connection
 
     def query(self, sql: str) -> pd.DataFrame:

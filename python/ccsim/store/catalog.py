@@ -50,7 +50,7 @@ _EMPTY_SCHEMAS = {
 }
 
 
-def _typed(table: pd.DataFrame, params: Sequence[str]) -> pd.DataFrame:
+def type_param_columns(table: pd.DataFrame, params: Sequence[str]) -> pd.DataFrame:
     """Give each parameter column one SQL-friendly type; add numeric twins of quantities."""
     for name in params:
         values = table[name].tolist()
@@ -90,7 +90,7 @@ def _quantity_twin(values: list[Any]) -> tuple[str, list[float]] | None:
     return None
 
 
-def _write_catalog(
+def write_catalog(
     path: Path,
     runs: pd.DataFrame,
     root: Path,
@@ -103,7 +103,7 @@ def _write_catalog(
 
     connection = duckdb.connect(str(path))
     try:
-        _search_here(connection, root)
+        set_file_search_path(connection, root)
         connection.register("runs_frame", runs)
         connection.execute("CREATE TABLE runs AS SELECT * FROM runs_frame")
         connection.unregister("runs_frame")
@@ -116,7 +116,7 @@ def _write_catalog(
         connection.close()
 
 
-def _check_catalog(path: Path, *, points: int, done: int) -> None:
+def check_catalog(path: Path, *, points: int, done: int) -> None:
     """Raise ValueError unless the catalogue at ``path`` is complete in its file: no write-ahead
     log beside it (whose tables would be lost with it), table ``runs`` with ``points`` rows of
     which ``done`` are done, and every view."""
@@ -146,7 +146,7 @@ def _check_catalog(path: Path, *, points: int, done: int) -> None:
         raise ValueError(f"the new catalogue has no view {missing[0]}")
 
 
-def _search_here(connection: duckdb.DuckDBPyConnection, root: Path) -> None:
+def set_file_search_path(connection: duckdb.DuckDBPyConnection, root: Path) -> None:
     """Resolve the views' relative Parquet paths in the sweep directory."""
     quoted = str(root).replace("'", "''")
     connection.execute(f"SET file_search_path = '{quoted}'")

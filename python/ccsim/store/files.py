@@ -15,29 +15,29 @@ METRICS = "metrics.json"
 RUN_CHECKSUMS = "checksums.json"
 #: Where a damaged run directory goes when its run is written again.
 DAMAGED = "damaged"
-_FORMAT = 1
-_CHECKSUMS_FORMAT = 1
-_RUN_ID = re.compile(r"[0-9a-f]{16}")
+MANIFEST_FORMAT = 1
+CHECKSUMS_FORMAT = 1
+RUN_ID_PATTERN = re.compile(r"[0-9a-f]{16}")
 # What a sweep directory holds besides its manifest.
-_STORE_ENTRIES = {"runs", "errors", ".staging", ".lock", CATALOG, "plots", DAMAGED}
+STORE_ENTRIES = {"runs", "errors", ".staging", ".lock", CATALOG, "plots", DAMAGED}
 # Files every run directory holds (Results.write writes the first four, save_run metrics.json).
-_RUN_FILES = ("scenario.toml", "summary.json", "flows.parquet", "links.parquet", METRICS)
+RUN_FILES = ("scenario.toml", "summary.json", "flows.parquet", "links.parquet", METRICS)
 
 
 # Temporary files of the catalogue and the manifest: ".NAME.PID.HEX.tmp" (and DuckDB's ".wal"
 # beside one); files of an earlier format have no PID.
-_TEMPORARY = re.compile(
+TEMPORARY_FILE_PATTERN = re.compile(
     rf"\.(?:{re.escape(CATALOG)}|{re.escape(MANIFEST)})\.(?:(\d+)\.)?[0-9a-f]{{32}}\.tmp(?:\.wal)?"
 )
 
 
-def _temporary_name(name: str) -> str:
+def temporary_name(name: str) -> str:
     """A temporary file name beside ``name``, carrying this process's id so that a later sweep
     can tell a dead writer's leftovers from a live writer's file."""
     return f".{name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
 
 
-def _process_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """Whether process ``pid`` exists (0: unknown, treated as dead)."""
     if pid <= 0 or pid == os.getpid():
         return pid == os.getpid()
@@ -50,7 +50,7 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def _describe(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
     """An error in one line: an OSError's reason and file, the first line of anything else."""
     if isinstance(error, OSError) and error.strerror:
         return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
@@ -58,8 +58,8 @@ def _describe(error: BaseException) -> str:
     return lines[0].strip() if lines else type(error).__name__
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(_temporary_name(path.name))
+def write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(temporary_name(path.name))
     try:
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from ccsim.results import TABLES
 from ccsim.store.files import (
-    _CHECKSUMS_FORMAT,
-    _RUN_FILES,
+    CHECKSUMS_FORMAT,
     RUN_CHECKSUMS,
-    _describe,
-    _write_atomically,
+    RUN_FILES,
+    describe_error,
+    write_atomically,
 )
 
 
@@ -24,23 +24,23 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _write_checksums(directory: Path) -> None:
+def write_checksums(directory: Path) -> None:
     """Record every file of a run directory (but this record) with its size and SHA-256."""
     files = {}
     for path in sorted(directory.rglob("*")):
         name = path.relative_to(directory).as_posix()
         if path.is_file() and name != RUN_CHECKSUMS:
             files[name] = {"bytes": path.stat().st_size, "sha256": _sha256(path)}
-    record = {"format": _CHECKSUMS_FORMAT, "files": files}
-    _write_atomically(directory / RUN_CHECKSUMS, json.dumps(record, indent=1) + "\n")
+    record = {"format": CHECKSUMS_FORMAT, "files": files}
+    write_atomically(directory / RUN_CHECKSUMS, json.dumps(record, indent=1) + "\n")
 
 
 def _read_checksums(path: str) -> dict[str, tuple[int, str]]:
     """The files checksums.json lists: name -> (size, SHA-256); ValueError if malformed."""
     with open(path, encoding="utf-8") as handle:
         record = json.load(handle)
-    if not isinstance(record, dict) or record.get("format") != _CHECKSUMS_FORMAT:
-        raise ValueError(f"not format {_CHECKSUMS_FORMAT}")
+    if not isinstance(record, dict) or record.get("format") != CHECKSUMS_FORMAT:
+        raise ValueError(f"not format {CHECKSUMS_FORMAT}")
     files = record.get("files")
     if not isinstance(files, dict):
         raise ValueError("no table of files")
@@ -57,7 +57,7 @@ def _read_checksums(path: str) -> dict[str, tuple[int, str]]:
     return listed
 
 
-def _run_damage(directory: Path, *, checksums: bool) -> tuple[str | None, frozenset[str], bool]:
+def run_damage(directory: Path, *, checksums: bool) -> tuple[str | None, frozenset[str], bool]:
     """What is wrong with a run directory (None: nothing), the files the run wrote, and whether
     it records checksums. Checks every size; with ``checksums``, reads and hashes every file."""
     # Plain strings, not Paths: this runs for every run of a sweep at every query.
@@ -67,9 +67,9 @@ def _run_damage(directory: Path, *, checksums: bool) -> tuple[str | None, frozen
     except FileNotFoundError:
         return *_unrecorded_run_damage(directory, thorough=checksums), False
     except (OSError, ValueError) as error:
-        return f"{RUN_CHECKSUMS} cannot be read ({_describe(error)})", frozenset(), True
+        return f"{RUN_CHECKSUMS} cannot be read ({describe_error(error)})", frozenset(), True
     written = frozenset(listed)
-    for name in _RUN_FILES:
+    for name in RUN_FILES:
         if name not in listed:
             return f"{RUN_CHECKSUMS} does not list {name}", written, True
     for name, (size, _) in listed.items():
@@ -78,7 +78,7 @@ def _run_damage(directory: Path, *, checksums: bool) -> tuple[str | None, frozen
         except FileNotFoundError:
             return f"{name} is missing", written, True
         except OSError as error:
-            return f"{name} cannot be read ({_describe(error)})", written, True
+            return f"{name} cannot be read ({describe_error(error)})", written, True
         if found != size:
             return f"{name} is {found} bytes; expected {size}", written, True
     if checksums:
@@ -90,7 +90,7 @@ def _run_damage(directory: Path, *, checksums: bool) -> tuple[str | None, frozen
                     )
                     return changed, written, True
             except OSError as error:
-                return f"{name} cannot be read ({_describe(error)})", written, True
+                return f"{name} cannot be read ({describe_error(error)})", written, True
     return None, written, True
 
 
@@ -102,10 +102,10 @@ def _unrecorded_run_damage(directory: Path, *, thorough: bool) -> tuple[str | No
     try:
         names = frozenset(path.name for path in directory.iterdir())
     except OSError as error:
-        return f"cannot be listed ({_describe(error)})", frozenset()
+        return f"cannot be listed ({describe_error(error)})", frozenset()
     if not names:
         return "the directory is empty", names
-    for name in _RUN_FILES:
+    for name in RUN_FILES:
         if name not in names:
             return f"{name} is missing", names
         try:
@@ -116,7 +116,7 @@ def _unrecorded_run_damage(directory: Path, *, thorough: bool) -> tuple[str | No
             ):
                 return f"{name} does not hold a JSON object", names
         except (OSError, ValueError) as error:
-            return f"{name} cannot be read ({_describe(error)})", names
+            return f"{name} cannot be read ({describe_error(error)})", names
     for table in TABLES:
         if f"{table}.parquet" in names:
             problem = _parquet_problem(directory / f"{table}.parquet", thorough=thorough)
@@ -137,7 +137,7 @@ def _parquet_problem(path: Path, *, thorough: bool) -> str | None:
             handle.seek(size - 8)
             tail = handle.read(8)
     except OSError as error:
-        return f"cannot be read ({_describe(error)})"
+        return f"cannot be read ({describe_error(error)})"
     footer = int.from_bytes(tail[:4], "little")
     if head != b"PAR1" or tail[4:] != b"PAR1" or footer > size - 12:
         return "does not begin and end as Parquet does (truncated?)"
@@ -147,5 +147,5 @@ def _parquet_problem(path: Path, *, thorough: bool) -> str | None:
         try:
             pq.read_metadata(path)
         except (OSError, ValueError) as error:
-            return f"cannot be read as Parquet ({_describe(error)})"
+            return f"cannot be read as Parquet ({describe_error(error)})"
     return None
