@@ -39,21 +39,21 @@ from typing import Any
 from ccsim.errors import ScenarioError, show_value
 from ccsim.scenario import Scenario
 from ccsim.sweeps.grid import (
-    _flatten,
-    _is_leaf_value,
-    _load_base,
-    _parse_axes,
-    _parse_seeds,
-    _table,
     expand_range,
+    flatten_keys,
+    is_leaf_value,
+    load_base_scenario,
+    parse_axes,
+    parse_seeds,
+    require_table,
 )
 from ccsim.sweeps.mixtures import (
-    _ALL,
-    _algorithm_data,
-    _apply_mixture,
-    _mixture_data,
-    _parse_compare,
-    _refuse_compared_keys,
+    ALL_MIXTURE,
+    algorithm_data,
+    apply_mixture,
+    mixture_data,
+    parse_compare,
+    refuse_compared_keys,
 )
 from ccsim.sweeps.points import (
     RESERVED_COLUMNS,
@@ -61,8 +61,8 @@ from ccsim.sweeps.points import (
     Axis,
     Mixture,
     Point,
-    _show,
     run_id,
+    show_param_value,
     unique_runs,
 )
 from ccsim.sweeps.summaries import (
@@ -154,7 +154,7 @@ class Sweep:
                 raise ScenarioError(
                     f"unknown key; expected one of: {', '.join(_SWEEP_KEYS)}", (key,)
                 )
-        base = _load_base(data.get("scenario"), directory)
+        base = load_base_scenario(data.get("scenario"), directory)
         name = data.get("name", base.name)
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
             raise ScenarioError(
@@ -162,18 +162,20 @@ class Sweep:
                 "or '_' (it names the results directory)",
                 ("name",),
             )
-        compare = _table(data.get("compare", {}), ("compare",))
-        algorithms, mixtures, baseline, reference = _parse_compare(compare)
-        fixed = _flatten(_table(data.get("set", {}), ("set",)), ("set",), leaf=_is_leaf_value)
-        axes = _parse_axes(_table(data.get("axes", {}), ("axes",)))
+        compare = require_table(data.get("compare", {}), ("compare",))
+        algorithms, mixtures, baseline, reference = parse_compare(compare)
+        fixed = flatten_keys(
+            require_table(data.get("set", {}), ("set",)), ("set",), leaf=is_leaf_value
+        )
+        axes = parse_axes(require_table(data.get("axes", {}), ("axes",)))
         if algorithms:
-            _refuse_compared_keys(fixed, axes)
+            refuse_compared_keys(fixed, axes)
         sweep = cls(
             name=name,
             base=base,
             set=fixed,
             axes=axes,
-            seeds=_parse_seeds(data, base.seed),
+            seeds=parse_seeds(data, base.seed),
             algorithms=algorithms,
             mixtures=mixtures,
             baseline=baseline,
@@ -219,7 +221,7 @@ class Sweep:
         pairs = [(a, m) for m in self.mixtures for a in self.algorithms]
         has_reference = any(a.name == self.baseline.name and m.name == "all" for a, m in pairs)
         if self.reference and not has_reference:
-            pairs.append((self.baseline, _ALL))
+            pairs.append((self.baseline, ALL_MIXTURE))
         return [*pairs]
 
     @staticmethod
@@ -240,12 +242,12 @@ class Sweep:
             data = scenario.data()
             if cell is not None:
                 assert self.baseline is not None
-                _apply_mixture(data, cell[0], cell[1], self.baseline)
+                apply_mixture(data, cell[0], cell[1], self.baseline)
             data["seed"] = seed
             data["name"] = self.name
             return Scenario.model_validate(data)
         except ScenarioError as error:
-            shown = " ".join(f"{k}={_show(v)}" for k, v in params.items())
+            shown = " ".join(f"{k}={show_param_value(v)}" for k, v in params.items())
             raise ScenarioError(f"sweep point {shown}: {error}") from None
 
     def describe(self) -> str:
@@ -273,9 +275,9 @@ class Sweep:
         if self.comparative:
             assert self.baseline is not None
             data["compare"] = {
-                "algorithms": [_algorithm_data(a) for a in self.algorithms],
-                "mixtures": [_mixture_data(m) for m in self.mixtures],
-                "baseline": _algorithm_data(self.baseline),
+                "algorithms": [algorithm_data(a) for a in self.algorithms],
+                "mixtures": [mixture_data(m) for m in self.mixtures],
+                "baseline": algorithm_data(self.baseline),
                 "reference": self.reference,
             }
         return data

@@ -18,13 +18,13 @@ _RANGE_KEYS = {"start", "stop", "step", "num", "scale"}
 _AXIS_KEYS = _RANGE_KEYS | {"values", "name"}
 
 
-def _table(value: Any, path: tuple[str, ...]) -> dict[str, Any]:
+def require_table(value: Any, path: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise ScenarioError(f"{show_value(value)} is not a table; expected a TOML table", path)
     return dict(value)
 
 
-def _load_base(value: Any, directory: Path | None) -> Scenario:
+def load_base_scenario(value: Any, directory: Path | None) -> Scenario:
     if value is None:
         raise ScenarioError(
             'required key is missing; expected a scenario file path like "dumbbell.toml" '
@@ -40,12 +40,12 @@ def _load_base(value: Any, directory: Path | None) -> Scenario:
         except ScenarioError as error:
             raise ScenarioError(str(error), ("scenario",)) from None
     try:
-        return Scenario.model_validate(_table(value, ("scenario",)))
+        return Scenario.model_validate(require_table(value, ("scenario",)))
     except ScenarioError as error:
         raise error.under(("scenario",)) from None
 
 
-def _is_leaf_value(value: Any) -> bool:
+def is_leaf_value(value: Any) -> bool:
     return not isinstance(value, Mapping)
 
 
@@ -55,20 +55,20 @@ def _is_axis_leaf(value: Any) -> bool:
     return not isinstance(value, Mapping) or (bool(value) and set(value) <= _AXIS_KEYS)
 
 
-def _flatten(table: Mapping[str, Any], path: tuple[str, ...], leaf: Any) -> dict[str, Any]:
+def flatten_keys(table: Mapping[str, Any], path: tuple[str, ...], leaf: Any) -> dict[str, Any]:
     """``{"topology": {"loss": x}}`` -> ``{"topology.loss": x}``, down to values where ``leaf``."""
     flat: dict[str, Any] = {}
     for key, value in table.items():
         if leaf(value):
             flat[key] = value
         else:
-            for inner, item in _flatten(value, (*path, key), leaf).items():
+            for inner, item in flatten_keys(value, (*path, key), leaf).items():
                 flat[f"{key}.{inner}"] = item
     return flat
 
 
-def _parse_axes(table: Mapping[str, Any]) -> list[Axis]:
-    flat = _flatten(table, ("axes",), leaf=_is_axis_leaf)
+def parse_axes(table: Mapping[str, Any]) -> list[Axis]:
+    flat = flatten_keys(table, ("axes",), leaf=_is_axis_leaf)
     raw: list[tuple[str, str | None, tuple[Any, ...]]] = []
     for key, spec in flat.items():
         path = ("axes", key)
@@ -254,7 +254,7 @@ def _range_value(x: float, unit: str, integral: bool) -> Any:
     return rounded
 
 
-def _parse_seeds(data: Mapping[str, Any], base_seed: int) -> list[int]:
+def parse_seeds(data: Mapping[str, Any], base_seed: int) -> list[int]:
     if "replicates" in data and "seeds" in data:
         raise ScenarioError("give either replicates or seeds, not both", ("seeds",))
     if "seeds" in data:

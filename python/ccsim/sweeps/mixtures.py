@@ -13,10 +13,10 @@ from ccsim.sweeps.points import Algorithm, Axis, Mixture
 
 _BUILTIN_MIXTURES = ("all", "half", "one")
 #: Every flow and generator: the mixture of the reference runs.
-_ALL = Mixture("all", "all", True)
+ALL_MIXTURE = Mixture("all", "all", True)
 
 
-def _parse_compare(
+def parse_compare(
     compare: Mapping[str, Any],
 ) -> tuple[list[Algorithm], list[Mixture], Algorithm | None, bool]:
     if not compare:
@@ -114,14 +114,14 @@ def _parse_mixture(entry: Any, path: tuple[str | int, ...]) -> Mixture:
     )
 
 
-def _algorithm_data(algorithm: Algorithm) -> dict[str, Any]:
+def algorithm_data(algorithm: Algorithm) -> dict[str, Any]:
     data: dict[str, Any] = {"name": algorithm.name, "cc": algorithm.cc}
     if algorithm.params:
         data["params"] = dict(algorithm.params)
     return data
 
 
-def _mixture_data(mixture: Mixture) -> Any:
+def mixture_data(mixture: Mixture) -> Any:
     if isinstance(mixture.flows, str) and mixture.name == mixture.flows:
         return mixture.name
     return {"name": mixture.name, "flows": list(mixture.flows), "generators": mixture.generators}
@@ -130,7 +130,7 @@ def _mixture_data(mixture: Mixture) -> Any:
 # ---- the mixture: which flow runs which algorithm ----------------------------------------------
 
 
-def _apply_mixture(
+def apply_mixture(
     data: dict[str, Any], algorithm: Algorithm, mixture: Mixture, baseline: Algorithm
 ) -> None:
     """Set every flow's and generator's algorithm in scenario ``data`` (changed in place)."""
@@ -172,7 +172,7 @@ def _assign(transfer: dict[str, Any], algorithm: Algorithm) -> None:
         transfer.pop("params", None)
 
 
-def _refuse_compared_keys(fixed: Mapping[str, Any], axes: Sequence[Axis]) -> None:
+def refuse_compared_keys(fixed: Mapping[str, Any], axes: Sequence[Axis]) -> None:
     """Refuse ``set`` and axis keys that the compare cells overwrite at every point (a flow's or
     generator's ``cc`` and ``params``: see :func:`_assign`), which would silently change nothing.
 

@@ -85,10 +85,10 @@ class Point:
 
     def describe(self) -> str:
         """``rate=10Mbps algorithm=reno seed=2``: how messages and tables name the point."""
-        return " ".join(f"{name}={_show(value)}" for name, value in self.params.items())
+        return " ".join(f"{name}={show_param_value(value)}" for name, value in self.params.items())
 
 
-def _show(value: Any) -> str:
+def show_param_value(value: Any) -> str:
     return value if isinstance(value, str) else show_value(value)
 
 
