@@ -355,7 +355,7 @@ def test_run_advances_in_chunks(scenario: ccsim.Scenario, monkeypatch: pytest.Mo
     (simulation,) = fake.simulations
     assert len(simulation.calls) == 100
     assert simulation.calls == sorted(simulation.calls) and simulation.calls[-1] == 2_000_000_000
-    assert simulation.spec == scenario.resolve()
+    assert simulation.spec == scenario.engine_spec()
     assert results.summary["ccsim_version"] == "0.0.fake"
 
 
@@ -369,16 +369,32 @@ def test_engine_crash_names_the_scenario(
         ccsim.run(scenario)
 
 
-def test_engine_rejection_maps_flows_to_groups(
-    scenario: ccsim.Scenario, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # SMALL_DUMBBELL has a group of two flows, then one: engine flow 2 is the second group.
-    monkeypatch.setattr(
-        ccsim.runner, "engine", lambda: FakeEngine(reject="flows[2]: bad; flows[1]: worse")
-    )
+@requires_engine
+def test_the_engine_names_the_flow_group_the_user_wrote() -> None:
+    # Three flows a -> b, then one a -> c, which has no route: the engine's flow 3 is flows[1].
+    first_group = '[[flows]]\ncc = "newreno"\nsrc = "a"\ndst = "b"'
+    assert first_group in UNCONNECTED_EXPLICIT
+    text = UNCONNECTED_EXPLICIT.replace(first_group, first_group + "\ncount = 3")
+    scenario = ccsim.Scenario.from_toml(text)
+    assert scenario.engine_spec()["flow_groups"] == [3, 1]
     with pytest.raises(ScenarioError) as caught:
         ccsim.run(scenario)
-    assert str(caught.value) == "flows[1]: bad; flows[0] (flow 2 of 2): worse"
+    assert str(caught.value).startswith("flows[1]"), caught.value
+    assert "no route" in str(caught.value)
+    # The groups name flows in messages only: the run's identity is the resolved scenario alone.
+    assert "flow_groups" not in scenario.resolve()
+
+
+@requires_engine
+def test_the_engine_checks_a_dumbbell_rtt_in_the_group_that_wrote_it() -> None:
+    from ccsim import _core
+
+    spec = ccsim.Scenario.from_toml(SMALL_DUMBBELL).engine_spec()
+    groups = spec["flow_groups"]
+    assert len(groups) >= 2, "the check below needs a second group"
+    spec["flows"][groups[0]]["rtt_ns"] = 1  # the first flow of the second group
+    with pytest.raises(ValueError, match=r'^flows\[1\]\.rtt: "1ns" is below twice the bottleneck'):
+        _core.validate(json.dumps(spec))
 
 
 @requires_engine

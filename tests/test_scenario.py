@@ -636,7 +636,7 @@ BAD_INPUTS = [
     (_with(dumbbell(), 1, "stack", "delayed_ack"), "stack.delayed_ack: ", "expected a valid boolean"),
     (_with(dumbbell(), "nwereno", "stack", "recovery"), "stack.recovery: ", 'expected "reno", "newreno" or "sack"'),
     (_with(dumbbell(), {"sack": True, "recovery": "newreno"}, "stack"), "stack.sack: ",
-     "true contradicts recovery = 'newreno'; expected false with that recovery"),
+     'true contradicts recovery = "newreno"; expected false with that recovery'),
     (_with(dumbbell(), "x", "trace"), "trace: ", "is not a table"),
     (_with(dumbbell(), "0s", "trace", "sample_interval"), "trace.sample_interval: ", "is zero"),
     # generators

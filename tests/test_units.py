@@ -25,6 +25,7 @@ from ccsim.units import (
     parse_time,
     parse_transfer_size,
 )
+from conftest import requires_engine
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -281,3 +282,12 @@ def test_stack_settings_are_printed_the_same_everywhere() -> None:
     assert format_setting("min_rto_ns", 200_000_000) == "200ms"
     assert format_setting("initial_window", 3.0) == "3"
     assert format_setting("initial_window", 2.5) == "2.5"
+
+
+@requires_engine
+@given(st.integers(min_value=0, max_value=MAX_TIME_NS))
+def test_the_engine_writes_times_as_the_scenario_file_does(ns: int) -> None:
+    # The engine's messages quote times in the user's spelling ("40ms", "1.5s").
+    from ccsim import _core
+
+    assert _core.format_time(ns) == format_time(ns)

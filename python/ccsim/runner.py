@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import threading
 import time
@@ -126,13 +125,14 @@ def build(scenario: Scenario) -> Any:
     """The engine's simulation of ``scenario``, built but not run (``ccsim._core.Simulation``),
     with the scenario's Python algorithms (if any) handed to it."""
     core = engine()
-    spec = json.dumps(scenario.resolve())
+    spec = json.dumps(scenario.engine_spec())
     python_cc = pycc.makers(scenario)
     try:
         return core.Simulation(spec, python_cc) if python_cc else core.Simulation(spec)
     except ValueError as error:
-        # The engine rejects what the schema cannot see (e.g. no route between two nodes).
-        raise ScenarioError(_group_paths(scenario, str(error))) from None
+        # The engine rejects what the schema cannot see (e.g. no route between two nodes), naming
+        # the user's flow group (engine_spec carries the groups).
+        raise ScenarioError(str(error)) from None
     except (KeyboardInterrupt, SystemExit) as error:
         failed = _algorithms_error(error, scenario)
         if failed is None:
@@ -211,25 +211,6 @@ def _from_a_hook(error: BaseException) -> bool:
     except ImportError:
         return False
     return isinstance(error, CongestionControlError)
-
-
-# Top-level flows only: `trace.pcap.flows[i]` indexes a list of flow ids, not the flows.
-_FLOW_INDEX = re.compile(r"(?<!\.)\bflows\[(\d+)\]")
-
-
-def _group_paths(scenario: Scenario, message: str) -> str:
-    """Rewrite the engine's ``flows[i]`` (one per expanded flow) to the scenario's flow group."""
-    groups = [(i, group.count) for i, group in enumerate(scenario.flows)]
-    owner = [(i, member, count) for i, count in groups for member in range(count)]
-
-    def to_group(match: re.Match[str]) -> str:
-        index = int(match.group(1))
-        if index >= len(owner):
-            return match.group(0)
-        group, member, count = owner[index]
-        return f"flows[{group}]" if count == 1 else f"flows[{group}] (flow {member + 1} of {count})"
-
-    return _FLOW_INDEX.sub(to_group, message)
 
 
 class _ProgressBar:

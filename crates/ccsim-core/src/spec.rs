@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::profile::Profile;
 use crate::tcp::stack_settings::{SettingKind, StackConfig, StackOverrides};
+use crate::units::format_time;
 pub use crate::tcp::stack_settings::{MAX_WINDOW_PKTS, MIN_RTO_NS};
 
 /// The largest time the engine accepts anywhere (a duration, a delay, a start, a timeout):
@@ -48,6 +49,12 @@ pub struct ScenarioSpec {
     /// Bounds the engine enforces as the run goes (absent: [`RunLimits::default`]).
     #[serde(default, skip_serializing_if = "RunLimits::is_default")]
     pub limits: RunLimits,
+    /// How many of `flows` each of the user's flow groups became, in order (`[[flows]]` tables
+    /// with a `count`), so that messages name the key the user wrote: the engine's flow 12 is
+    /// `flows[1]` when the first group has `count = 10`. It changes no behaviour (the run's
+    /// identity leaves it out); absent, messages name the engine's own index.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flow_groups: Vec<u32>,
 }
 
 /// Bounds on what a run may grow that only the running engine can see (the scenario's
@@ -330,11 +337,20 @@ impl ScenarioSpec {
         self.topology.validate()?;
         check_count("flows", self.flows.len() as u64)?;
         check_count("generators", self.generators.len() as u64)?;
+        self.check_flow_groups()?;
         for (i, f) in self.flows.iter().enumerate() {
-            f.validate(&format!("flows[{i}]"))?;
+            let what = self.flow_key(i);
+            f.validate(&what)?;
+            if let Some(rtt) = f.rtt_ns {
+                self.topology.check_base_rtt(&format!("{what}.rtt"), rtt)?;
+            }
         }
         for (i, g) in self.generators.iter().enumerate() {
-            g.validate(&format!("generators[{i}]"), self.duration_ns)?;
+            let what = format!("generators[{i}]");
+            g.validate(&what, self.duration_ns)?;
+            for (j, &rtt) in g.rtt_choices_ns.iter().enumerate() {
+                self.topology.check_base_rtt(&format!("{what}.rtt_choices[{j}]"), rtt)?;
+            }
         }
         if let Some(interval) = self.trace.sample_interval_ns {
             check_time("trace.sample_interval_ns", interval, 0)?;
@@ -377,6 +393,58 @@ fn check_float(key: &str, value: f64, min: f64, max: f64) -> Result<(), String> 
     Ok(())
 }
 
+impl ScenarioSpec {
+    /// The key of the engine's flow `i` as the user wrote it: `flows[g]` of the group it came
+    /// from (every flow of a group is the same, so what is wrong with one is wrong with the
+    /// group), or `flows[i]` when the spec carries no groups.
+    pub fn flow_key(&self, i: usize) -> String {
+        let mut first = 0usize;
+        for (g, &count) in self.flow_groups.iter().enumerate() {
+            first += count as usize;
+            if i < first {
+                return format!("flows[{g}]");
+            }
+        }
+        format!("flows[{i}]")
+    }
+
+    fn check_flow_groups(&self) -> Result<(), String> {
+        let total: u64 = self.flow_groups.iter().map(|&c| u64::from(c)).sum();
+        if !self.flow_groups.is_empty() && total != self.flows.len() as u64 {
+            return Err(format!(
+                "flow_groups: {total} flows in all; expected as many as `flows` ({})",
+                self.flows.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl TopologySpec {
+    /// A dumbbell's access links make up what the bottleneck leaves of a flow's base RTT, so the
+    /// RTT cannot be below the bottleneck's share (equal: access links without delay).
+    pub fn check_base_rtt(&self, key: &str, rtt_ns: u64) -> Result<(), String> {
+        match self {
+            TopologySpec::Dumbbell { forward, .. } => check_dumbbell_rtt(key, rtt_ns, forward.delay_ns),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The rule behind [`TopologySpec::check_base_rtt`], for a dumbbell whose bottleneck has
+/// `bottleneck_delay_ns` of one-way delay.
+pub fn check_dumbbell_rtt(key: &str, rtt_ns: u64, bottleneck_delay_ns: u64) -> Result<(), String> {
+    let floor = 2 * bottleneck_delay_ns;
+    if rtt_ns < floor {
+        return Err(format!(
+            "{key}: \"{}\" is below twice the bottleneck delay; expected a base RTT of at least \"{}\"",
+            format_time(rtt_ns),
+            format_time(floor)
+        ));
+    }
+    Ok(())
+}
+
 impl StackSpec {
     /// The overrides on their own, then the resolved configuration as a whole (a `max_rto_ns`
     /// below the profile's `min_rto_ns` is as wrong as one below an explicit `min_rto_ns`).
@@ -405,9 +473,14 @@ impl StackSpec {
         }
         let c = StackConfig::resolve(self.profile, o);
         if c.max_rto_ns < c.min_rto_ns {
+            // Name the key the scenario wrote: the profile filled in the other one.
+            let key = if o.max_rto_ns.is_some() { "max_rto" } else { "min_rto" };
             return Err(format!(
-                "stack.max_rto_ns: {} is below min_rto_ns ({}); expected max_rto_ns >= min_rto_ns",
-                c.max_rto_ns, c.min_rto_ns
+                "stack.{key}: max_rto \"{}\" is below min_rto \"{}\" (profile {} fills in what \
+                 [stack] does not set); expected max_rto >= min_rto",
+                format_time(c.max_rto_ns),
+                format_time(c.min_rto_ns),
+                profile_name(self.profile)
             ));
         }
         Ok(())
@@ -746,7 +819,7 @@ mod tests {
             (r#""max_rto_ns":0"#, "stack.max_rto_ns"),
             (r#""min_rto_ns":0"#, "stack.min_rto_ns"),
             (r#""initial_rto_ns":0"#, "stack.initial_rto_ns"),
-            (r#""max_rto_ns":1000000"#, "stack.max_rto_ns"), // below the ns2 min_rto
+            (r#""max_rto_ns":1000000"#, "stack.max_rto:"), // below the ns2 min_rto: the user's key
             (r#""initial_window":-1"#, "stack.initial_window"),
             (r#""dupack_threshold":0"#, "stack.dupack_threshold"),
             (r#""clock_granularity_ns":0"#, "stack.clock_granularity_ns"),
@@ -764,5 +837,55 @@ mod tests {
         let far = LINK.replace("5000000", "9223372036854775000");
         let e = ScenarioSpec::from_json(&spec("", &far)).unwrap_err();
         assert!(e.starts_with("topology.forward.delay_ns"), "{e}");
+    }
+
+    #[test]
+    fn rules_between_settings_are_told_in_the_users_keys_and_units() {
+        let e = ScenarioSpec::from_json(&spec(r#""max_rto_ns":150000000"#, LINK)).unwrap_err();
+        assert_eq!(
+            e,
+            "stack.max_rto: max_rto \"150ms\" is below min_rto \"200ms\" (profile ns2 fills in what \
+             [stack] does not set); expected max_rto >= min_rto"
+        );
+        // Only min_rto written: the profile's max_rto (ns-2: 60 s) is what it contradicts.
+        let e = ScenarioSpec::from_json(&spec(r#""min_rto_ns":101000000000"#, LINK)).unwrap_err();
+        assert!(e.starts_with(r#"stack.min_rto: max_rto "60s" is below min_rto "101s""#), "{e}");
+        let e = ScenarioSpec::from_json(&spec(r#""sack":true,"recovery":"newreno""#, LINK)).unwrap_err();
+        assert!(e.starts_with(r#"stack.sack: true contradicts recovery = "newreno"; expected false"#), "{e}");
+    }
+
+    /// The spec of [`spec`] with `flows` flows of RTT `rtt_ms` in groups `groups`.
+    fn grouped(flows: usize, rtt_ms: &str, groups: &str) -> String {
+        let flow = format!(r#"{{"label":"a","cc":"reno","mss_bytes":1000,"rtt_ns":{rtt_ms}000000,"start_ns":0}}"#);
+        let all = vec![flow; flows].join(",");
+        let text = spec("", LINK).replace(
+            r#""flows":[{"label":"a","cc":"reno","mss_bytes":1000,"rtt_ns":40000000,"start_ns":0}]"#,
+            &format!(r#""flows":[{all}]{groups}"#),
+        );
+        assert!(text.contains(&all));
+        text
+    }
+
+    #[test]
+    fn a_flow_is_named_by_the_group_the_user_wrote() {
+        let spec = ScenarioSpec::from_json(&grouped(5, "40", r#","flow_groups":[2,3]"#)).unwrap();
+        let keys: Vec<String> = (0..5).map(|i| spec.flow_key(i)).collect();
+        assert_eq!(keys, ["flows[0]", "flows[0]", "flows[1]", "flows[1]", "flows[1]"]);
+        // Without groups, the engine's own index; with groups that do not add up, an error.
+        let plain = ScenarioSpec::from_json(&grouped(5, "40", "")).unwrap();
+        assert_eq!(plain.flow_key(4), "flows[4]");
+        let e = ScenarioSpec::from_json(&grouped(5, "40", r#","flow_groups":[2,2]"#)).unwrap_err();
+        assert!(e.starts_with("flow_groups: 4 flows in all; expected as many as `flows` (5)"), "{e}");
+    }
+
+    #[test]
+    fn a_dumbbell_rtt_below_the_bottleneck_share_names_the_group_and_the_floor() {
+        // LINK has 5 ms of delay: the floor is 10 ms.
+        let e = ScenarioSpec::from_json(&grouped(3, "9", r#","flow_groups":[3]"#)).unwrap_err();
+        assert_eq!(
+            e,
+            r#"flows[0].rtt: "9ms" is below twice the bottleneck delay; expected a base RTT of at least "10ms""#
+        );
+        assert!(ScenarioSpec::from_json(&grouped(3, "10", r#","flow_groups":[3]"#)).is_ok(), "exactly twice");
     }
 }

@@ -35,9 +35,43 @@ pub fn tx_time(bytes: u32, rate_bps: u64) -> Dur {
     }
 }
 
+/// A time as a scenario file writes it, exactly: `40_000_000` -> `"40ms"`, `1_500_000_000` ->
+/// `"1.5s"`, `0` -> `"0s"` (the largest of s, ms, us, ns it reaches, trailing zeros dropped), so
+/// the engine's messages quote times the way the user wrote them.
+pub fn format_time(ns: Dur) -> String {
+    if ns == 0 {
+        return "0s".to_string();
+    }
+    const UNITS: [(&str, u64, usize); 4] = [("s", NS_PER_S, 9), ("ms", NS_PER_MS, 6), ("us", 1_000, 3), ("ns", 1, 0)];
+    let (unit, factor, digits) = UNITS.into_iter().find(|&(_, factor, _)| ns >= factor).expect("ns >= 1");
+    let (whole, rest) = (ns / factor, ns % factor);
+    if rest == 0 {
+        return format!("{whole}{unit}");
+    }
+    let fraction = format!("{rest:0digits$}");
+    format!("{whole}.{}{unit}", fraction.trim_end_matches('0'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_are_written_as_a_scenario_file_would() {
+        for (ns, text) in [
+            (0, "0s"),
+            (1, "1ns"),
+            (999, "999ns"),
+            (1_500, "1.5us"),
+            (40_000_000, "40ms"),
+            (40_000_001, "40.000001ms"),
+            (1_500_000_000, "1.5s"),
+            (120 * NS_PER_S, "120s"),
+            (1_000_000_000_007, "1000.000000007s"),
+        ] {
+            assert_eq!(format_time(ns), text);
+        }
+    }
 
     #[test]
     fn serialization_is_exact_for_common_rates() {

@@ -381,6 +381,20 @@ fn version() -> &'static str {
     ccsim_core::VERSION
 }
 
+/// Check a resolved scenario (JSON) as the engine does before it builds anything: every quantity
+/// in range and the rules between settings (`stack.max_rto` against the profile's `min_rto`, a
+/// dumbbell flow's RTT against the bottleneck delay). Raises ValueError naming the user's key.
+#[pyfunction]
+fn validate(spec_json: &str) -> PyResult<()> {
+    ScenarioSpec::from_json(spec_json).map(|_| ()).map_err(PyValueError::new_err)
+}
+
+/// A time in nanoseconds as the engine's messages write it ("40ms", "1.5s").
+#[pyfunction]
+fn format_time(ns: u64) -> String {
+    ccsim_core::units::format_time(ns)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
@@ -391,6 +405,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stack_settings, m)?)?;
     m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(format_time, m)?)?;
     pycc::register(m)?;
     Ok(())
 }

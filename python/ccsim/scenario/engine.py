@@ -1,5 +1,7 @@
 """What a scenario asks of the engine before it runs: its registry of algorithms, its stack
-settings and its stack profiles, each read once.
+settings and its stack profiles (each read once), and its check of a resolved scenario, where
+the rules between settings live (``stack.max_rto`` against the profile's ``min_rto``, a dumbbell
+flow's RTT against the bottleneck delay).
 
 The engine is optional here (the pure-Python parts work without it being built), so it is
 imported inside the functions, and without it they return None: the checks that need them are
@@ -11,8 +13,11 @@ Call these as attributes of this module (``engine.algorithm_registry()``): tests
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any
+
+from ccsim.errors import ScenarioError
 
 
 @cache
@@ -47,3 +52,17 @@ def stack_profiles() -> dict[str, dict[str, Any]] | None:
     except ImportError:
         return None
     return dict(_core.stack_profiles())
+
+
+def validate(spec: dict[str, Any]) -> None:
+    """Raise :class:`ScenarioError` with the engine's one-line message (the user's key, the value
+    and what was expected) when the engine would not run the resolved scenario ``spec``; nothing
+    without the engine, which makes the same check when it is built and runs."""
+    try:
+        from ccsim import _core
+    except ImportError:
+        return
+    try:
+        _core.validate(json.dumps(spec))
+    except ValueError as error:
+        raise ScenarioError(str(error)) from None

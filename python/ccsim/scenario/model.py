@@ -6,9 +6,10 @@ Validation happens in two layers:
 * the models check each table on its own: types, units (``"100Mbps"``), unknown keys, and
   constraints within one table (RED thresholds, a RED queue needs a packet limit);
 * :meth:`Scenario._check_consistency` checks what spans tables: flow endpoints against the
-  topology, dumbbell RTTs against the bottleneck delay, algorithm names and parameters against the
-  engine's registry, that every "bdp" buffer has a reference RTT, the stack's knobs against the
-  profile, and what the run would hold against ``[limits]``.
+  topology, algorithm names and parameters against the engine's registry, that every "bdp"
+  buffer has a reference RTT and what the run would hold against ``[limits]``; then it asks the
+  engine (:func:`ccsim.scenario.engine.validate`), whose rules between settings (dumbbell RTTs
+  against the bottleneck delay, the stack's knobs against the profile) are defined there once.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from typing import Any
 import tomli_w
 from pydantic import PrivateAttr, ValidationError, field_validator, model_validator
 
+import ccsim.scenario.engine as engine
 from ccsim.errors import ScenarioError, format_path, show_value
 from ccsim.scenario.algorithms import check_algorithm
 from ccsim.scenario.fields import KeyPath
 from ccsim.scenario.overrides import apply_overrides
 from ccsim.scenario.resolve import ScenarioTables
 from ccsim.scenario.resources import check_limits
-from ccsim.scenario.stack import check_stack_against_profile
 from ccsim.scenario.toml_file import (
     TomlSyntaxError,
     check_depth,
@@ -105,8 +106,9 @@ class Scenario(ScenarioTables):
             self._check_transfer(gen, ("generators", i))
             self.topology.check_generator(gen, ("generators", i))
         self._check_bdp_rtt()
-        check_stack_against_profile(self.stack, self.profile)
         check_limits(self)
+        # The rules between settings are the engine's (one definition, whoever builds the spec).
+        engine.validate(self.engine_spec())
         return self
 
     def _check_transfer(self, transfer: Transfer, path: KeyPath) -> None:

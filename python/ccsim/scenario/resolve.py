@@ -57,6 +57,12 @@ class ScenarioTables(Table):
             spec["limits"] = limits
         return spec
 
+    def engine_spec(self) -> dict[str, Any]:
+        """:meth:`resolve` with the flow groups the engine names flows by in its messages
+        (``flows[1]``, not the engine's ``flows[12]``). Not part of the run's identity, which
+        :meth:`resolve` alone makes."""
+        return {**self.resolve(), "flow_groups": [group.count for group in self.flows]}
+
     # ---- derived quantities -------------------------------------------------------------------
 
     @property

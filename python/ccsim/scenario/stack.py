@@ -1,9 +1,10 @@
-"""``[stack]``: scenario-wide overrides of the stack profile's knobs, and the check of the knobs
-that must agree once the profile fills in the ones the scenario leaves unset.
+"""``[stack]``: scenario-wide overrides of the stack profile's knobs.
 
 The settings are the engine's (``_core.stack_settings()``, defined once in
 crates/ccsim-core/src/tcp/stack_settings.rs): the model below is built from that table, so a setting
-added there is a key here, checked as the table says, with no edit to this file."""
+added there is a key here, checked as the table says, with no edit to this file. The rules
+between settings (``sack`` against ``recovery``, ``max_rto`` against the profile's ``min_rto``)
+are the engine's too: :func:`ccsim.scenario.engine.validate` asks it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from pydantic import Field, create_model, model_validator
 import ccsim.scenario.engine as engine
 from ccsim.errors import ScenarioError
 from ccsim.scenario.fields import Flag, Table, Time, time_at_least
-from ccsim.units import format_time
 
 
 def _bound(value: float) -> float | int:
@@ -42,8 +42,8 @@ def _field_type(setting: Mapping[str, Any]) -> Any:
 
 
 class StackTable(Table):
-    """What holds whatever the settings are: the agreement of ``sack`` and ``recovery`` and the
-    engine's form of the written settings. :class:`Stack` adds one field per engine setting."""
+    """What holds whatever the settings are: the engine's form of the written settings.
+    :class:`Stack` adds one field per engine setting."""
 
     @model_validator(mode="before")
     @classmethod
@@ -56,21 +56,6 @@ class StackTable(Table):
                 (str(next(iter(data))),),
             )
         return data
-
-    @model_validator(mode="after")
-    def _sack_agrees_with_recovery(self) -> StackTable:
-        # ``sack`` is the older spelling of ``recovery = "sack"``; both written must agree.
-        sack, recovery = getattr(self, "sack", None), getattr(self, "recovery", None)
-        if sack is None or recovery is None:
-            return self
-        if sack != (recovery == "sack"):
-            expected = "true" if recovery == "sack" else "false"
-            raise ScenarioError(
-                f"{str(sack).lower()} contradicts recovery = {recovery!r}; expected "
-                f'{expected} with that recovery, or only one of the two keys (sack = true is recovery = "sack")',
-                ("sack",),
-            )
-        return self
 
     def resolve(self) -> dict[str, Any]:
         """The engine's ``StackOverrides``: only the knobs that were set."""
@@ -111,22 +96,3 @@ else:
         "engine. One field per setting of the engine's table (``_core.stack_settings()``).",
         **{s["key"]: (_field_type(s) | None, None) for s in STACK_SETTINGS},
     )
-
-
-def check_stack_against_profile(stack: StackTable, profile: str) -> None:
-    """Knobs that must agree with each other, the profile's values filling in unset ones."""
-    profiles = engine.stack_profiles()
-    if profiles is None:
-        return  # the engine checks the same when it is built
-    knobs = profiles[profile]
-    written_min, written_max = getattr(stack, "min_rto", None), getattr(stack, "max_rto", None)
-    min_rto = written_min if written_min is not None else knobs["min_rto_ns"]
-    max_rto = written_max if written_max is not None else knobs["max_rto_ns"]
-    if max_rto < min_rto:
-        key = "max_rto" if written_max is not None else "min_rto"
-        raise ScenarioError(
-            f'max_rto "{format_time(max_rto)}" is below min_rto "{format_time(min_rto)}" '
-            f"(profile {profile} fills in what [stack] does not set); "
-            "expected max_rto >= min_rto",
-            ("stack", key),
-        )

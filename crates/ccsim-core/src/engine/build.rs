@@ -126,7 +126,7 @@ impl Simulation {
         // Attach every flow and generator slot first: attaching adds hosts and access links.
         let mut flow_eps = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
-            let what = format!("flows[{i}]");
+            let what = spec.flow_key(i);
             let rng = stream(spec.seed, Entity::Flow, i as u64, Purpose::Congestion);
             let cc = cc_factory(&f.template, rng).map_err(|e| format!("{what}.cc: {e}"))?;
             check_ecn(&what, &f.template, cc.needs_ecn(), spec.stack.overrides.ecn)?;
@@ -174,7 +174,7 @@ impl Simulation {
         let flow_places = flow_eps
             .iter()
             .enumerate()
-            .map(|(i, &ep)| router.place(&format!("flows[{i}]"), ep, &net, &mut fab))
+            .map(|(i, &ep)| router.place(&spec.flow_key(i), ep, &net, &mut fab))
             .collect::<Result<Vec<_>, _>>()?;
         let mut generators = Vec::new();
         for (g, eps) in gen_eps.iter().enumerate() {

@@ -16,7 +16,7 @@ use crate::net::qdisc::red::RedParams;
 use crate::net::qdisc::{CoDel, DropTail, FqCodel, Pie, Qdisc, Red, Step};
 use crate::net::Endpoints;
 use crate::rng::{stream, Entity, Purpose};
-use crate::spec::{LinkParams, LossSpec, QueueSpec, TopologySpec};
+use crate::spec::{check_dumbbell_rtt, LinkParams, LossSpec, QueueSpec, TopologySpec};
 use crate::units::Dur;
 
 /// Nodes and links under construction.
@@ -241,13 +241,7 @@ impl Network {
                 if clamp {
                     rtt = rtt.max(2 * bd);
                 }
-                if rtt < 2 * bd {
-                    return Err(format!(
-                        "{what}.rtt: {} ms is below twice the bottleneck delay ({} ms)",
-                        rtt as f64 / 1e6,
-                        2.0 * bd as f64 / 1e6
-                    ));
-                }
+                check_dumbbell_rtt(&format!("{what}.rtt"), rtt, bd)?;
                 let access_total = rtt / 2 - bd;
                 let s = self.add_access_pair(format!("s{tag}"), left, access_total / 2, rate, &q, true)?;
                 let d =

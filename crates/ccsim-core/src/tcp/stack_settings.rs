@@ -366,7 +366,7 @@ impl StackOverrides {
         let (Some(r), Some(sack)) = (self.recovery, self.sack) else { return None };
         (sack != (r == RecoveryProcedure::Sack)).then(|| {
             format!(
-                "stack.sack: {sack} contradicts stack.recovery = {:?}; expected sack = {} with that recovery, \
+                "stack.sack: {sack} contradicts recovery = {:?}; expected {} with that recovery, \
                  or only one of the two keys (sack = true is recovery = \"sack\")",
                 r.as_str(),
                 r == RecoveryProcedure::Sack
