@@ -89,6 +89,13 @@ def stack_profiles() -> dict[str, dict[str, Any]]:
 def queue_kinds() -> list[str]:
     """The queue disciplines the engine accepts (the ``kind`` of a queue)."""
 
+def validate(spec_json: str) -> None:
+    """Check a resolved scenario as the engine does before building it; ValueError names the
+    user's key (``stack.max_rto``, ``flows[1].rtt``), the value and what was expected."""
+
+def format_time(ns: int) -> str:
+    """A time in nanoseconds as the engine's messages write it (``"40ms"``, ``"1.5s"``)."""
+
 @final
 class Simulation:
     """One run of a resolved scenario (see ccsim.Scenario.resolve)."""

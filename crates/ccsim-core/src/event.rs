@@ -23,7 +23,7 @@ pub enum TimerKind {
 const TIMER_KINDS: [TimerKind; 4] =
     [TimerKind::Retransmit, TimerKind::Pacing, TimerKind::DelayedAck, TimerKind::Release];
 
-/// Declared in the order of their classes ([`class`]), each with its class as discriminant, so
+/// Declared in the order of their classes (`class`), each with its class as discriminant, so
 /// that decoding a queued event is arithmetic rather than a table of cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]

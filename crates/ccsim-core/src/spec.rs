@@ -225,7 +225,7 @@ pub const MAX_CLOCK_DRIFT_PPM: f64 = 100_000.0;
 pub struct FlowSpec {
     #[serde(flatten)]
     pub template: FlowTemplate,
-    /// Source and destination: node names (explicit), router names "R<i>" (parking lot), or
+    /// Source and destination: node names (explicit), router names `"R<i>"` (parking lot), or
     /// absent (dumbbell).
     #[serde(default)]
     pub src: Option<String>,

@@ -1,6 +1,6 @@
 //! Python bindings for ccsim-core: a `Simulation` class that runs with the GIL released and hands
 //! back columns; `algorithms()`, `stack_settings()`, `stack_profiles()`, `queue_kinds()` (the engine's schema, which
-//! the Python front end is tested against) and `version()`; and, in [`pycc`], congestion control
+//! the Python front end is tested against) and `version()`; and, in `pycc`, congestion control
 //! written in Python (the classes its hooks receive, and the engine-side wrapper that calls them).
 
 mod pycc;

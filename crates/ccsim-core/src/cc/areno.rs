@@ -1,7 +1,7 @@
 //! TCP Adaptive Reno, AReno (H. Shimonishi, T. Murase, M. Y. Sanadidi, "Assessing Interactions
 //! among Legacy and High-Speed TCPs", PFLDnet 2007 = seed 004; H. Shimonishi, T. Hama, T. Murase,
 //! "TCP-Adaptive Reno for Improving Efficiency-Friendliness Tradeoffs of TCP Congestion Control
-//! Algorithm", PFLDnet 2006 = seed 002's reference [10]).
+//! Algorithm", PFLDnet 2006 = seed 002's reference \[10\]).
 //!
 //! A Reno whose increase adapts to a congestion level c = (RTT - RTTmin) / (RTTcong - RTTmin),
 //! clamped to [0, 1], where RTTcong is an average of the RTTs at which losses happened: with an
