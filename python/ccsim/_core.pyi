@@ -21,9 +21,11 @@ __all__ = [
     "SentSample",
     "Simulation",
     "algorithms",
+    "format_time",
     "queue_kinds",
     "stack_profiles",
     "stack_settings",
+    "validate",
     "version",
 ]
 
