@@ -59,7 +59,7 @@ def test_every_check_decides_with_intervals() -> None:
     source = "".join(path.read_text(encoding="utf-8") for path in sorted(package.glob("*.py")))
     assert "core.check(" not in source and " check(" not in source
     assert "Check(" not in source.replace("Check.no_data(", "")
-    assert source.count('"seed"') >= 1 and "_seed(point)" in source
+    assert source.count('"seed"') >= 1 and "run_seed(point)" in source
 
 
 # ---- setups --------------------------------------------------------------------------------------
@@ -171,11 +171,11 @@ def test_r1_losses_falling_with_i_hold_and_rising_reverse() -> None:
     since "equal or higher" allows 2% below."""
     falling = {0.0: [0.30, 0.32, 0.31], 0.5: [0.25, 0.27, 0.26], 1.0: [0.20, 0.22, 0.21]}
     table = _table(_r1_rows("1Mbps buf 6pkts N=30", falling), ["case", "I"])
-    checks = seed000._r1_curve(table, "1Mbps buf 6pkts N=30", "1 Mb/s")
+    checks = seed000.r1_curve(table, "1Mbps buf 6pkts N=30", "1 Mb/s")
     assert _outcomes(checks) == [HELD, HELD, HELD]
     rising = {0.0: falling[1.0], 0.5: falling[0.5], 1.0: falling[0.0]}
     table = _table(_r1_rows("1Mbps buf 6pkts N=30", rising), ["case", "I"])
-    checks = seed000._r1_curve(table, "1Mbps buf 6pkts N=30", "1 Mb/s")
+    checks = seed000.r1_curve(table, "1Mbps buf 6pkts N=30", "1 Mb/s")
     assert _outcomes(checks)[:2] == [REVERSED, REVERSED]
 
 
@@ -225,11 +225,11 @@ def test_r2_equal_throughput_is_an_equivalence_test() -> None:
         values[("Reno", n, "throughput Mb/s")] = [3.0, 3.2, 3.4]
         values[("Paced", n, "throughput Mb/s")] = [3.03, 3.2, 3.37]  # within 1%
         values[("Randomized", n, "throughput Mb/s")] = [2.7, 2.88, 3.06]  # 10% below
-    checks = seed000._r2_equal(_bulk(values))
+    checks = seed000.r2_equal(_bulk(values))
     assert _outcomes(checks) == [HELD, FAILED] * len(seed000.BULK_NS)
     assert grade(checks) == PARTLY  # half held, none reversed
     values[("Randomized", 10, "throughput Mb/s")] = [2.85, 3.2, 3.4]  # -5% .. 0%: straddles
-    assert seed000._r2_equal(_bulk(values))[1].outcome == INCONCLUSIVE
+    assert seed000.r2_equal(_bulk(values))[1].outcome == INCONCLUSIVE
 
 
 def test_r2_two_seeds_give_no_interval_and_decide_nothing() -> None:
@@ -238,7 +238,7 @@ def test_r2_two_seeds_give_no_interval_and_decide_nothing() -> None:
         for tcp, v in (("Reno", [0.05, 0.06]), ("Paced", [0.09, 0.1]), ("Randomized", [0.01, 0.02]))
         for metric in ("loss rate", "timeouts", "throughput Mb/s", "Jain")
     }
-    checks = seed000._r2_randomized_best(_bulk(values))
+    checks = seed000.r2_randomized_best(_bulk(values))
     assert {c.outcome for c in checks} == {INCONCLUSIVE}
     assert "fewer than 3 runs" in checks[0].text
     assert grade(checks) == INCONCLUSIVE
@@ -254,7 +254,7 @@ def test_r4_equal_latencies_are_a_tie_not_a_win() -> None:
     for p in seed000.WEB_SHORT:
         for tcp, latency in (("Reno", 1.0), ("Paced", 1.0), ("Randomized", 1.5)):
             rows += _records({"tcp": tcp, "packets": p}, "mean latency s", [latency] * 3)
-    checks = seed000._r4_short(_table(rows, ["tcp", "packets"], seed000.WEB_BOUNDS))
+    checks = seed000.r4_short(_table(rows, ["tcp", "packets"], seed000.WEB_BOUNDS))
     reno_paced, reno_rand, rand_paced = checks[:3]
     assert reno_paced.outcome == INCONCLUSIVE
     assert reno_rand.outcome == HELD
@@ -306,12 +306,12 @@ def test_r6_lockout_of_the_short_flow_is_reversed_not_reproduced() -> None:
     for rate, shares in (("2Mbps", [0.84, 0.86, 0.85]), ("3Mbps", [0.14, 0.16, 0.15])):
         rows += _records({"rate": rate, "config": "Reno/Reno"}, "short share", shares)
     table = _table(rows, ["rate", "config"], {"short share": core.UNIT})
-    checks = seed000._r6_phase(table)
+    checks = seed000.r6_phase(table)
     assert _outcomes(checks) == [HELD, REVERSED]
     assert grade(checks) == NOT_REPRODUCED
     rows = [r | {"value": 1 - r["value"]} if r["rate"] == "2Mbps" else r for r in rows]
     table = _table(rows, ["rate", "config"], {"short share": core.UNIT})
-    assert grade(seed000._r6_phase(table)) == REVERSED
+    assert grade(seed000.r6_phase(table)) == REVERSED
 
 
 def test_r6_a_share_between_the_thresholds_is_failed_not_reversed() -> None:
@@ -319,7 +319,7 @@ def test_r6_a_share_between_the_thresholds_is_failed_not_reversed() -> None:
     rows = []
     for rate in ("2Mbps", "3Mbps"):
         rows += _records({"rate": rate, "config": "Reno/Reno"}, "short share", [0.56, 0.57, 0.58])
-    checks = seed000._r6_phase(_table(rows, ["rate", "config"], {"short share": core.UNIT}))
+    checks = seed000.r6_phase(_table(rows, ["rate", "config"], {"short share": core.UNIT}))
     assert _outcomes(checks) == [FAILED, FAILED]
 
 
@@ -332,7 +332,7 @@ def test_r7_distance_ratios_are_taken_seed_by_seed() -> None:
     rows = _records({"config": "all Reno"}, "short/long", reno)
     for config in ("1 long Randomized", "1 short Randomized"):
         rows += _records({"config": config}, "short/long", one)
-    checks = seed000._r7_claims(_table(rows, ["config"]))
+    checks = seed000.r7_claims(_table(rows, ["config"]))
     assert _outcomes(checks) == [HELD, HELD]
     assert "0.5 (0.5 to 0.5, n = 3)" in checks[0].text
 
@@ -362,7 +362,7 @@ def test_r9_randomized_near_zero_is_a_band_either_side_of_zero() -> None:
 
 
 def test_r9_fig10_is_not_run_without_10_and_25_flows() -> None:
-    checks = seed000._r9_many(_r9([0.1, 0.1, 0.1]))
+    checks = seed000.r9_many(_r9([0.1, 0.1, 0.1]))
     assert {c.outcome for c in checks} == {NO_DATA}
     assert grade(checks, quick=True) == NOT_RUN_QUICK
 
@@ -380,9 +380,9 @@ def test_r11_more_bursts_with_randomized_is_reversed() -> None:
             rows += _records({"rate": rate, "flows": n, "tcp": "Reno"}, "burst losses", reno)
             rows += _records({"rate": rate, "flows": n, "tcp": "Randomized"}, "burst losses", rand)
     table = _table(rows, ["rate", "flows", "tcp"], {"burst losses": core.NONNEGATIVE})
-    several = seed000._r11_several(table)
+    several = seed000.r11_several(table)
     assert _outcomes(several) == [REVERSED, REVERSED]
-    trend = seed000._r11_trend(table)
+    trend = seed000.r11_trend(table)
     assert _outcomes(trend) == [REVERSED, REVERSED, REVERSED, REVERSED]
 
 
@@ -394,7 +394,7 @@ def test_r12_reno_beating_iiad_is_reversed() -> None:
     ):
         key = {"config": f"{scheme} vs Reno"}
         rows += _records(key, "binomial Kbps", binomial) + _records(key, "TCP Kbps", tcp)
-    checks = seed000._r12_beat_down(_table(rows, ["config"], seed000.R12_BOUNDS))
+    checks = seed000.r12_beat_down(_table(rows, ["config"], seed000.R12_BOUNDS))
     assert _outcomes(checks) == [REVERSED, HELD]
     assert grade(checks) == NOT_REPRODUCED
 
@@ -404,7 +404,7 @@ def test_r12_fairer_compares_the_pairs_seed_by_seed() -> None:
     for scheme in ("IIAD", "SQRT"):
         rows += _records({"config": f"{scheme} vs Reno"}, "min/max", [0.4, 0.6, 0.5])
         rows += _records({"config": f"rand {scheme} vs Randomized"}, "min/max", [0.6, 0.8, 0.7])
-    checks = seed000._r12_fairer(_table(rows, ["config"], seed000.R12_BOUNDS))
+    checks = seed000.r12_fairer(_table(rows, ["config"], seed000.R12_BOUNDS))
     assert _outcomes(checks) == [HELD, HELD]
 
 

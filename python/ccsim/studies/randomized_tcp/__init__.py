@@ -37,16 +37,16 @@ from __future__ import annotations
 
 from ccsim.studies.core import Study
 from ccsim.studies.randomized_tcp.common import NS2_QUEUE
-from ccsim.studies.randomized_tcp.r1_interval import R1, _r1_curve
+from ccsim.studies.randomized_tcp.r1_interval import R1, r1_curve
 from ccsim.studies.randomized_tcp.r2_r3_bulk import (
     BULK_BOUNDS,
     BULK_NS,
     R2,
     R3,
-    _r2_equal,
-    _r2_randomized_best,
+    r2_equal,
+    r2_randomized_best,
 )
-from ccsim.studies.randomized_tcp.r4_r10_web import R4, R10, WEB_BOUNDS, WEB_SHORT, _r4_short
+from ccsim.studies.randomized_tcp.r4_r10_web import R4, R10, WEB_BOUNDS, WEB_SHORT, r4_short
 from ccsim.studies.randomized_tcp.r5_reno import R5, R5_BOUNDS
 from ccsim.studies.randomized_tcp.r6_r7_phase import (
     PHASE_DELAY,
@@ -54,12 +54,12 @@ from ccsim.studies.randomized_tcp.r6_r7_phase import (
     R6,
     R7,
     R7_IDEAL,
-    _r6_phase,
-    _r7_claims,
+    r6_phase,
+    r7_claims,
 )
 from ccsim.studies.randomized_tcp.r8_bottlenecks import R8
-from ccsim.studies.randomized_tcp.r9_synchronization import R9, R9_NEAR_ZERO, R9_TABULATED, _r9_many
-from ccsim.studies.randomized_tcp.r11_burst_losses import R11, _r11_several, _r11_trend
+from ccsim.studies.randomized_tcp.r9_synchronization import R9, R9_NEAR_ZERO, R9_TABULATED, r9_many
+from ccsim.studies.randomized_tcp.r11_burst_losses import R11, r11_several, r11_trend
 from ccsim.studies.randomized_tcp.r12_binomial import (
     R12,
     R12_A,
@@ -67,8 +67,8 @@ from ccsim.studies.randomized_tcp.r12_binomial import (
     R12_BOUNDS,
     R12_SENSITIVITY_A,
     R12_SENSITIVITY_B,
-    _r12_beat_down,
-    _r12_fairer,
+    r12_beat_down,
+    r12_fairer,
 )
 from ccsim.studies.randomized_tcp.r13_floyd_jacobson import R13
 
@@ -103,17 +103,17 @@ __all__ = [
     "STUDIES",
     "WEB_BOUNDS",
     "WEB_SHORT",
-    "_r1_curve",
-    "_r2_equal",
-    "_r2_randomized_best",
-    "_r4_short",
-    "_r6_phase",
-    "_r7_claims",
-    "_r9_many",
-    "_r11_several",
-    "_r11_trend",
-    "_r12_beat_down",
-    "_r12_fairer",
+    "r1_curve",
+    "r2_equal",
+    "r2_randomized_best",
+    "r4_short",
+    "r6_phase",
+    "r7_claims",
+    "r9_many",
+    "r11_several",
+    "r11_trend",
+    "r12_beat_down",
+    "r12_fairer",
 ]
 
 

@@ -1,11 +1,13 @@
 """What every Randomized-TCP study shares: the paper's stack, its dumbbell, one seed per run, the
-helpers that turn runs into records and the sensitivity grids.
+configurations most studies compare, the helpers that turn runs into records and records into
+the comparison table, and the sensitivity grids.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,8 +16,10 @@ import pandas as pd
 
 from ccsim.studies.checks import grade
 from ccsim.studies.core import (
+    Bounds,
     Claim,
     Context,
+    summarise,
 )
 
 MSS = 500
@@ -49,13 +53,23 @@ RANDOMIZED_A1 = {
     "params": {"interval": 1.0, "scale_increase": False},
 }
 DIAGNOSTIC = "Randomized alpha=1 (diagnostic)"
+#: The paper's usual comparison: every flow Reno, every flow Paced, every flow Randomized.
+COMPARE_THREE = {"algorithms": ["reno", PACED, RANDOMIZED], "baseline": "reno"}
+#: The study's name of each configuration of :data:`COMPARE_THREE`, by (algorithm, mixture).
+THREE_NAMES = {
+    ("reno", "all"): "Reno",
+    ("paced", "all"): "Paced",
+    ("randomized", "all"): "Randomized",
+}
+#: Every flow Reno against every flow Randomized, by (algorithm, mixture).
+RENO_RANDOMIZED_NAMES = {("reno", "all"): "Reno", ("randomized", "all"): "Randomized"}
 SOURCE = "seed 000 (Randomized TCP)"
 #: The routers of a dumbbell: a link between two of them is the bottleneck, any other an access
 #: link.
 DUMBBELL_ROUTERS = frozenset({"R1", "R2"})
 
 
-def _scenario(
+def dumbbell_scenario(
     rate: str,
     flows: Sequence[Mapping[str, Any]],
     *,
@@ -88,34 +102,86 @@ def _scenario(
     return data
 
 
-def _sweep(name: str, scenario: dict[str, Any], seeds: list[int], **parts: Any) -> dict[str, Any]:
+def sweep_definition(
+    name: str, scenario: dict[str, Any], seeds: list[int], **parts: Any
+) -> dict[str, Any]:
+    """A sweep of ``scenario`` over ``seeds`` as the study runner takes it (``parts``: its
+    ``axes``, ``compare``, ...)."""
     return {"name": name, "scenario": scenario, "seeds": seeds, **parts}
 
 
-def _config(point: pd.Series, names: Mapping[tuple[str, str], str]) -> str | None:
+def config_name(point: pd.Series, names: Mapping[tuple[str, str], str]) -> str | None:
     """The study's name of a comparative point's (algorithm, mixture), None if not one of its."""
     return names.get((point.get("algorithm"), point.get("mixture")))
 
 
-def _seed(point: pd.Series) -> int:
+def run_seed(point: pd.Series) -> int:
     """The seed of a run: the replicate its values belong to."""
     return int(point["seed"])
 
 
-def _run_records(
+def run_records(
     key: Mapping[str, Any], point: pd.Series, values: Iterable[tuple[str, float]]
 ) -> list[dict[str, Any]]:
     """One record per ``(metric, value)`` of a run: the study's ``key`` columns, the metric, the
     run's seed (its replicate) and the value as a float, in the column order summarise keeps."""
-    seed = _seed(point)
+    seed = run_seed(point)
     return [{**key, "metric": metric, "seed": seed, "value": float(v)} for metric, v in values]
 
 
-def _kbps(x: float) -> float:
+@dataclass(frozen=True)
+class Run:
+    """One finished run of one of a study's configurations: the sweep it is from, the study's
+    name of its configuration, its point (the catalogue's row) and a loader of its tables."""
+
+    sweep: str
+    config: str
+    point: pd.Series
+    load: Callable[[str], pd.DataFrame]
+
+    def records(
+        self, key: Mapping[str, Any], values: Iterable[tuple[str, float]]
+    ) -> list[dict[str, Any]]:
+        """:func:`run_records` of this run."""
+        return run_records(key, self.point, values)
+
+
+def named_runs(
+    c: Context, names: Mapping[tuple[str, str], str], sweeps: Iterable[str] | None = None
+) -> Iterator[Run]:
+    """Every finished run of ``sweeps`` (default: all of the study's, in order) whose
+    (algorithm, mixture) is one of ``names``; the others (a sweep's reference runs the study
+    does not compare) are skipped."""
+    for sweep in c.results if sweeps is None else sweeps:
+        for point, load in c.points(sweep):
+            config = config_name(point, names)
+            if config is not None:
+                yield Run(sweep, config, point, load)
+
+
+def comparison_table(
+    c: Context,
+    names: Mapping[tuple[str, str], str],
+    measure_run: Callable[[Run], list[dict[str, Any]]],
+    keys: Sequence[str],
+    published: Mapping[tuple[Any, ...], float] | None = None,
+    bounds: Mapping[str, Bounds] | None = None,
+    routers: frozenset[str] = DUMBBELL_ROUTERS,
+) -> pd.DataFrame:
+    """A study's comparison table: ``measure_run``'s records of every run of its configurations
+    (:func:`named_runs`) summarised by ``keys`` (:func:`~ccsim.studies.tables.summarise`), with
+    the access links' queues noted (:func:`note_access_queues`, ``routers`` being the routers
+    of its topology)."""
+    records = [record for run in named_runs(c, names) for record in measure_run(run)]
+    note_access_queues(c, routers)
+    return summarise(records, keys, published, bounds=bounds)
+
+
+def kbps(x: float) -> float:
     return x / 1e3
 
 
-def _access_queues(c: Context, routers: frozenset[str] = DUMBBELL_ROUTERS) -> None:
+def note_access_queues(c: Context, routers: frozenset[str] = DUMBBELL_ROUTERS) -> None:
     """Note the deepest queue and the drops of the access links (every link not between two of
     ``routers``) over all runs of the study: they have ns-2's default queue, which the paper does
     not state, so the note shows whether it ever mattered."""
@@ -136,7 +202,7 @@ def _access_queues(c: Context, routers: frozenset[str] = DUMBBELL_ROUTERS) -> No
         )
 
 
-def _rank_correlation(xs: Sequence[float]) -> Callable[..., float]:
+def rank_correlation(xs: Sequence[float]) -> Callable[..., float]:
     """Spearman's rank correlation of the values passed with ``xs`` (NaN if they are all
     equal): a per-seed statistic for :meth:`Quantity.combine`."""
 
@@ -150,12 +216,12 @@ def _rank_correlation(xs: Sequence[float]) -> Callable[..., float]:
     return correlation
 
 
-def _within_range(values: Iterable[float], low: float, high: float) -> list[float]:
+def within_range(values: Iterable[float], low: float, high: float) -> list[float]:
     """The values in [low, high] (with a little room for rounding)."""
     return [v for v in values if low - 1e-9 <= v <= high + 1e-9]
 
 
-def _sensitivity(
+def grade_sensitivity(
     c: Context,
     study: str,
     claims: Sequence[Claim],
@@ -188,7 +254,7 @@ def _sensitivity(
                     "checks": "; ".join(f"[{x.outcome}] {x.text}" for x in checks),
                 }
             )
-    path = _study_directory(c) / f"{study}-sensitivity.csv"
+    path = study_directory(c) / f"{study}-sensitivity.csv"
     pd.DataFrame(lines).to_csv(path, index=False)
     for i, claim in enumerate(claims):
         c.notes.append(
@@ -209,7 +275,7 @@ def _setting(key: str, value: Any) -> str:
     return f"{key}={value}"
 
 
-def _study_directory(c: Context) -> Path:
+def study_directory(c: Context) -> Path:
     """The study's directory (where its CSV and figure go): two up from a sweep's store."""
     store = next(r for r in c.results.values() if r is not None).store
     return Path(store.root).parent.parent

@@ -18,35 +18,36 @@ from ccsim.studies.core import (
     Study,
     compare,
     measure,
-    summarise,
 )
 from ccsim.studies.randomized_tcp.common import (
     COMMON,
     RANDOMIZED,
+    RENO_RANDOMIZED_NAMES,
     SOURCE,
-    _access_queues,
-    _config,
-    _scenario,
-    _seed,
-    _sweep,
+    Run,
+    comparison_table,
+    dumbbell_scenario,
+    sweep_definition,
 )
 
 # ---- R11: burst losses -------------------------------------------------------------------------
 
-_R11_PUBLISHED = {
-    ("1Mbps", 20, "Reno"): 87,
-    ("1Mbps", 20, "Randomized"): 23,
-    ("1Mbps", 25, "Reno"): 119,
-    ("1Mbps", 25, "Randomized"): 18,
-    ("1Mbps", 30, "Reno"): 141,
-    ("1Mbps", 30, "Randomized"): 15,
-    ("2Mbps", 20, "Reno"): 1,
-    ("2Mbps", 20, "Randomized"): 27,
-    ("2Mbps", 25, "Reno"): 100,
-    ("2Mbps", 25, "Randomized"): 31,
-    ("2Mbps", 30, "Reno"): 168,
-    ("2Mbps", 30, "Randomized"): 28,
+#: Table VIII: burst losses by (rate, flows, tcp).
+R11_PUBLISHED = {
+    ("1Mbps", 20, "Reno", "burst losses"): 87,
+    ("1Mbps", 20, "Randomized", "burst losses"): 23,
+    ("1Mbps", 25, "Reno", "burst losses"): 119,
+    ("1Mbps", 25, "Randomized", "burst losses"): 18,
+    ("1Mbps", 30, "Reno", "burst losses"): 141,
+    ("1Mbps", 30, "Randomized", "burst losses"): 15,
+    ("2Mbps", 20, "Reno", "burst losses"): 1,
+    ("2Mbps", 20, "Randomized", "burst losses"): 27,
+    ("2Mbps", 25, "Reno", "burst losses"): 100,
+    ("2Mbps", 25, "Randomized", "burst losses"): 31,
+    ("2Mbps", 30, "Reno", "burst losses"): 168,
+    ("2Mbps", 30, "Randomized", "burst losses"): 28,
 }
+R11_BOUNDS = {m: NONNEGATIVE for m in ("burst losses", "drops", "back-to-back drops")}
 _R11_RATES = ("1Mbps", "2Mbps")
 #: "Several times": Reno's burst losses at least this many times Randomized's.
 R11_SEVERAL = 3.0
@@ -58,9 +59,9 @@ R11_CONSTANT = 0.1
 def _r11_sweeps(s: Settings) -> list[dict[str, Any]]:
     flows = [{"cc": "reno", "rtt": "200ms", "count": 20}]
     return [
-        _sweep(
+        sweep_definition(
             "bursts",
-            _scenario(
+            dumbbell_scenario(
                 "1Mbps",
                 flows,
                 duration=s.pick("100s", "30s"),
@@ -77,33 +78,27 @@ def _r11_sweeps(s: Settings) -> list[dict[str, Any]]:
     ]
 
 
+def _r11_run(run: Run) -> list[dict[str, Any]]:
+    """The run's burst losses (every flow's), its drops and its back-to-back drops."""
+    drops = run.load("drops")
+    bursts = metrics.burst_losses(drops, run.load("flows"))
+    key = {
+        "rate": run.point["bottleneck_rate"],
+        "flows": int(run.point["count"]),
+        "tcp": run.config,
+    }
+    values = (
+        ("burst losses", bursts["bursts"].sum()),
+        ("drops", run.point["drops"]),
+        ("back-to-back drops", _back_to_back(drops)),
+    )
+    return run.records(key, values)
+
+
 def _r11_analyse(c: Context) -> pd.DataFrame:
-    names = {("reno", "all"): "Reno", ("randomized", "all"): "Randomized"}
-    records = []
-    for point, load in c.points("bursts"):
-        config = _config(point, names)
-        if config is None:
-            continue
-        bursts = metrics.burst_losses(load("drops"), load("flows"))
-        key = {
-            "rate": point["bottleneck_rate"],
-            "flows": int(point["count"]),
-            "tcp": config,
-            "seed": _seed(point),
-        }
-        records.append(key | {"metric": "burst losses", "value": float(bursts["bursts"].sum())})
-        records.append(key | {"metric": "drops", "value": float(point["drops"])})
-        records.append(
-            key
-            | {
-                "metric": "back-to-back drops",
-                "value": float(_back_to_back(load("drops"))),
-            }
-        )
-    published = {(*k, "burst losses"): v for k, v in _R11_PUBLISHED.items()}
-    _access_queues(c)
-    bounds = {m: NONNEGATIVE for m in ("burst losses", "drops", "back-to-back drops")}
-    return summarise(records, ["rate", "flows", "tcp"], published, bounds=bounds)
+    return comparison_table(
+        c, RENO_RANDOMIZED_NAMES, _r11_run, ["rate", "flows", "tcp"], R11_PUBLISHED, R11_BOUNDS
+    )
 
 
 def _back_to_back(drops: pd.DataFrame) -> int:
@@ -120,7 +115,7 @@ def _bursts(table: pd.DataFrame, rate: str, n: int, tcp: str) -> Quantity:
     return measure(table, "burst losses", rate=rate, flows=n, tcp=tcp)
 
 
-def _r11_several(table: pd.DataFrame) -> list[Check]:
+def r11_several(table: pd.DataFrame) -> list[Check]:
     checks = []
     for rate in _R11_RATES:
         ratio = Quantity.combine(
@@ -143,7 +138,7 @@ def _r11_several(table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _r11_trend(table: pd.DataFrame) -> list[Check]:
+def r11_trend(table: pd.DataFrame) -> list[Check]:
     checks = []
     for rate in _R11_RATES:
         checks.append(
@@ -196,14 +191,14 @@ R11 = Study(
             "has several times Randomized's at 30 flows (141 vs 15, 168 vs 28)",
             "at 30 flows, each rate: Reno's burst losses / Randomized's (per seed) > 3; "
             "reversed below 1/3",
-            _r11_several,
+            r11_several,
         ),
         Claim(
             "As flows increase at a fixed bandwidth, Reno's back-to-back losses increase and "
             "Randomized's decrease or remain constant",
             "each rate, 20 -> 30 flows (paired by seed): Reno's burst losses rise (reversed: "
             "fall); Randomized's relative change < +0.1 (reversed: above)",
-            _r11_trend,
+            r11_trend,
         ),
     ),
     figure=FigureSpec("burst losses", x="flows", hue="tcp", xlabel="flows"),

@@ -25,13 +25,13 @@ from ccsim.studies.randomized_tcp.common import (
     COMMON,
     RANDOMIZED,
     SOURCE,
-    _access_queues,
-    _config,
-    _kbps,
-    _scenario,
-    _seed,
-    _sensitivity,
-    _sweep,
+    config_name,
+    dumbbell_scenario,
+    grade_sensitivity,
+    kbps,
+    note_access_queues,
+    run_seed,
+    sweep_definition,
 )
 
 # ---- R12: binomial schemes ---------------------------------------------------------------------
@@ -96,15 +96,15 @@ def _r12_sweeps(s: Settings) -> list[dict[str, Any]]:
     }
     rflows = [{**f, "cc": "randomized"} for f in flows]
     sweeps = [
-        _sweep(
+        sweep_definition(
             "plain",
-            _scenario("1Mbps", flows, duration=duration, delay="40ms"),
+            dumbbell_scenario("1Mbps", flows, duration=duration, delay="40ms"),
             seeds,
             compare=plain,
         ),
-        _sweep(
+        sweep_definition(
             "randomized",
-            _scenario("1Mbps", rflows, duration=duration, delay="40ms"),
+            dumbbell_scenario("1Mbps", rflows, duration=duration, delay="40ms"),
             seeds,
             compare=randomized,
         ),
@@ -129,9 +129,9 @@ def _r12_sweeps(s: Settings) -> list[dict[str, Any]]:
             for scheme, (k, law_l) in _R12_LAWS.items()
         ]
         sweeps.append(
-            _sweep(
+            sweep_definition(
                 f"sensitivity-{'randomized' if randomize else 'plain'}",
-                _scenario("1Mbps", base, duration=duration, delay="40ms"),
+                dumbbell_scenario("1Mbps", base, duration=duration, delay="40ms"),
                 seeds,
                 compare={
                     "algorithms": variants,
@@ -146,10 +146,10 @@ def _r12_sweeps(s: Settings) -> list[dict[str, Any]]:
 
 def _r12_records(point: pd.Series, flows: pd.DataFrame, key: Mapping[str, Any]) -> list[Any]:
     x = flows.sort_values("flow")["goodput_bps"].to_numpy()
-    base = dict(key) | {"seed": _seed(point)}
+    base = dict(key) | {"seed": run_seed(point)}
     return [
-        base | {"metric": "binomial Kbps", "value": _kbps(x[0])},
-        base | {"metric": "TCP Kbps", "value": _kbps(x[1])},
+        base | {"metric": "binomial Kbps", "value": kbps(x[0])},
+        base | {"metric": "TCP Kbps", "value": kbps(x[1])},
         base | {"metric": "Jain", "value": metrics.jain_index(x)},
         # Jain's index of two flows cannot fall below 0.5 and a 1:2 split still scores 0.9, so
         # the smaller/larger throughput ratio is what the verdict reads.
@@ -161,17 +161,17 @@ def _r12_analyse(c: Context) -> pd.DataFrame:
     records = []
     for sweep in ("plain", "randomized"):
         for point, load in c.points(sweep):
-            config = _config(point, _R12_NAMES)
+            config = config_name(point, _R12_NAMES)
             if config is not None:
                 records += _r12_records(point, load("flows"), {"config": config})
     _r12_sensitivity(c)
-    _access_queues(c)
+    note_access_queues(c)
     return summarise(records, ["config"], bounds=R12_BOUNDS)
 
 
 def _r12_sensitivity(c: Context) -> None:
     """The verdicts of R12's claims at every (a, b, ns-2 halving) of the sensitivity sweep
-    (:func:`_sensitivity`)."""
+    (:func:`grade_sensitivity`)."""
     variants = {
         (_r12_variant(scheme, a, b, halving, randomize), "one"): (a, b, halving, config)
         for a, b, halving in _r12_settings()
@@ -197,10 +197,10 @@ def _r12_sensitivity(c: Context) -> None:
         f"a in {min(R12_SENSITIVITY_A):g}..{max(R12_SENSITIVITY_A):g}, b in "
         f"{min(R12_SENSITIVITY_B):g}..{max(R12_SENSITIVITY_B):g}, ns-2 halving off and on"
     )
-    _sensitivity(c, "R12", R12.claims, table, ["a", "b", "ns2 halving"], scope)
+    grade_sensitivity(c, "R12", R12.claims, table, ["a", "b", "ns2 halving"], scope)
 
 
-def _r12_beat_down(table: pd.DataFrame) -> list[Check]:
+def r12_beat_down(table: pd.DataFrame) -> list[Check]:
     """[3] via the paper: IIAD and SQRT beat down TCP on DropTail (Fig. 12 a, c)."""
     checks = []
     for scheme in ("IIAD", "SQRT"):
@@ -224,7 +224,7 @@ def _r12_beat_down(table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _r12_fairer(table: pd.DataFrame) -> list[Check]:
+def r12_fairer(table: pd.DataFrame) -> list[Check]:
     checks = []
     for scheme in ("IIAD", "SQRT"):
         plain = measure(table, "min/max", config=f"{scheme} vs Reno")
@@ -272,13 +272,13 @@ R12 = Study(
             "IIAD and SQRT beat down TCP when sharing a DropTail gateway",
             "for each scheme: TCP's throughput / the binomial flow's (per seed) < 0.8; reversed "
             "above 1/0.8 (TCP beats the scheme down)",
-            _r12_beat_down,
+            r12_beat_down,
         ),
         Claim(
             "Randomized binomial schemes competing with Randomized TCP are markedly fairer",
             "for each scheme: smaller/larger throughput of the randomized pair minus the plain "
             "pair's (paired by seed) > 0.1; reversed below -0.1",
-            _r12_fairer,
+            r12_fairer,
         ),
     ),
     figure=FigureSpec("binomial schemes against TCP"),

@@ -27,11 +27,11 @@ from ccsim.studies.randomized_tcp.common import (
     NS2_QUEUE,
     RANDOMIZED,
     SOURCE,
-    _access_queues,
-    _config,
-    _seed,
-    _sweep,
-    _within_range,
+    config_name,
+    note_access_queues,
+    run_seed,
+    sweep_definition,
+    within_range,
 )
 
 # ---- R13: Floyd-Jacobson phase effects ---------------------------------------------------------
@@ -96,14 +96,14 @@ def _r13_sweeps(s: Settings) -> list[dict[str, Any]]:
         "trace": {"drops": True, "sample_interval": "500ms"},
     }
     sweeps = [
-        _sweep(
+        sweep_definition(
             "fj",
             scenario,
             s.seeds(3, 3),
             axes={"topology.links.0.delay": {"name": "delay1", "values": delays}},
             compare={"algorithms": ["reno", RANDOMIZED], "baseline": "reno"},
         ),
-        _sweep(
+        sweep_definition(
             "fj-multi",
             _r13_multi_scenario(s.pick("100s", "60s")),
             s.seeds(3, 3),
@@ -123,7 +123,7 @@ def _r13_sweeps(s: Settings) -> list[dict[str, Any]]:
         # paper's spike the delay is swept again in steps of 1 ms (under 1/10 of the pattern).
         fine = [f"{d:.2f}ms" for d in np.arange(R13_FINE_MS[0], R13_FINE_MS[1] + 0.5, 1.0)]
         sweeps.append(
-            _sweep(
+            sweep_definition(
                 "fj-fine",
                 scenario,
                 s.seeds(3, 3),
@@ -187,7 +187,7 @@ def _r13_analyse(c: Context) -> pd.DataFrame:
     records = []
     points = [p for sweep in ("fj", "fj-fine") for p in c.points(sweep)]
     for point, load in points:
-        config = _config(point, names)
+        config = config_name(point, names)
         if config is None:
             continue
         flows, drops, series = load("flows"), load("drops"), load("series")
@@ -202,7 +202,7 @@ def _r13_analyse(c: Context) -> pd.DataFrame:
             .size()
         )
         total_drops = lost.sum()
-        key = {"ratio": _r13_ratio(point), "tcp": config, "seed": _seed(point)}
+        key = {"ratio": _r13_ratio(point), "tcp": config, "seed": run_seed(point)}
         records += [
             key
             | {
@@ -222,12 +222,12 @@ def _r13_analyse(c: Context) -> pd.DataFrame:
 
 
 def _r13_access_queues(c: Context) -> None:
-    """:func:`_access_queues` over each topology with its own routers."""
+    """:func:`note_access_queues` over each topology with its own routers."""
     for sweeps, routers in (("fj", R13_ROUTERS), ("fj-multi", R13_MULTI_ROUTERS)):
         part = Context(c.settings, {k: v for k, v in c.results.items() if k.startswith(sweeps)})
         if sweeps == "fj":
             part.results.pop("fj-multi", None)
-        _access_queues(part, routers)
+        note_access_queues(part, routers)
         c.notes += [f"{sweeps}: {note}" for note in part.notes]
 
 
@@ -236,7 +236,7 @@ def _r13_multi_records(c: Context, names: Mapping[tuple[str, str], str]) -> list
     show where the losses are) bottleneck 1's share of all bottleneck drops."""
     records = []
     for point, load in c.points("fj-multi"):
-        config = _config(point, names)
+        config = config_name(point, names)
         if config is None:
             continue
         flows, drops, series = load("flows"), load("drops"), load("series")
@@ -257,7 +257,7 @@ def _r13_multi_records(c: Context, names: Mapping[tuple[str, str], str]) -> list
             if at1 + at2.sum()
             else math.nan,
         }
-        key = {"ratio": _r13_ratio(point), "tcp": config, "seed": _seed(point)}
+        key = {"ratio": _r13_ratio(point), "tcp": config, "seed": run_seed(point)}
         records += [key | {"metric": m, "value": float(v)} for m, v in values.items()]
     return records
 
@@ -280,7 +280,7 @@ def _r13_over(
 def _r13_claims(table: pd.DataFrame) -> list[Check]:
     reno = _r13_ratios(table, "source 2 drop share", "Reno")
     rand = _r13_ratios(table, "source 2 drop share", "Randomized")
-    spike = _within_range(reno, *R13_SPIKE)
+    spike = within_range(reno, *R13_SPIKE)
     others = [r for r in reno if r not in spike]
     if not spike or not others or not rand:
         return [Check.no_data("Reno at ratios in and outside 1.85-2.05, and Randomized")]

@@ -26,11 +26,11 @@ from ccsim.studies.randomized_tcp.common import (
     COMMON,
     RANDOMIZED,
     SOURCE,
-    _access_queues,
-    _rank_correlation,
-    _run_records,
-    _scenario,
-    _sweep,
+    dumbbell_scenario,
+    note_access_queues,
+    rank_correlation,
+    run_records,
+    sweep_definition,
 )
 
 # ---- R1 --------------------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def _r1_sweeps(s: Settings) -> list[dict[str, Any]]:
     flows = [{"cc": "randomized", "rtt": "100ms", "count": counts[0]}]
 
     def scenario(rate: str, buffer: str, delay: str, fl: Any) -> dict[str, Any]:
-        data = _scenario(rate, fl, duration=duration, delay=delay, buffer=buffer)
+        data = dumbbell_scenario(rate, fl, duration=duration, delay=delay, buffer=buffer)
         data["topology"]["access_rate"] = R1_ACCESS
         return data
 
@@ -84,7 +84,7 @@ def _r1_sweeps(s: Settings) -> list[dict[str, Any]]:
             if name == "diagnostic" and s.quick and rate != "1Mbps":
                 continue
             sweeps.append(
-                _sweep(
+                sweep_definition(
                     f"{name}-{rate}",
                     scenario(rate, R1_RATES[rate], "40ms", flows),
                     seeds,
@@ -96,7 +96,7 @@ def _r1_sweeps(s: Settings) -> list[dict[str, Any]]:
         return sweeps
     # Fig. 4: 30 flows (the paper's); its 25-packet curve is the 4 Mbps curve above.
     sweeps.append(
-        _sweep(
+        sweep_definition(
             "buffer",
             scenario("4Mbps", "50pkts", "40ms", [{**flows[0], "count": 30}]),
             seeds,
@@ -107,7 +107,7 @@ def _r1_sweeps(s: Settings) -> list[dict[str, Any]]:
     for n in counts:
         rtts = [{"cc": "randomized", "rtt": f"{80 + i * 40 / n:g}ms"} for i in range(n)]
         sweeps.append(
-            _sweep(
+            sweep_definition(
                 f"rtt-{n}",
                 scenario("4Mbps", "25pkts", "30ms", rtts),
                 seeds,
@@ -137,7 +137,7 @@ def _r1_analyse(c: Context) -> pd.DataFrame:
     for sweep in c.results:
         for point, _ in c.points(sweep):
             interval = float(str(point["algorithm"]).removeprefix("I=").split()[0])
-            records += _run_records(
+            records += run_records(
                 {"case": _r1_case(sweep, point), "I": interval},
                 point,
                 (
@@ -146,7 +146,7 @@ def _r1_analyse(c: Context) -> pd.DataFrame:
                     ("timeouts", point["timeouts"]),
                 ),
             )
-    _access_queues(c)
+    note_access_queues(c)
     return summarise(records, ["case", "I"], bounds=R1_BOUNDS)
 
 
@@ -154,7 +154,7 @@ def _r1_analyse(c: Context) -> pd.DataFrame:
 R1_THROUGHPUT_TOLERANCE = 0.02
 
 
-def _r1_curve(table: pd.DataFrame, case: str, label: str) -> list[Check]:
+def r1_curve(table: pd.DataFrame, case: str, label: str) -> list[Check]:
     """One curve of Fig. 2-5: as I rises to 1, loss rate and timeouts fall (Spearman's rank
     correlation with I over the I values run, per seed, below 0) and throughput at I = 1 is at
     most 2% below its value at I = 0 (reversed: further below)."""
@@ -165,7 +165,7 @@ def _r1_curve(table: pd.DataFrame, case: str, label: str) -> list[Check]:
     checks = []
     for metric in ("loss rate", "timeouts"):
         curve = [measure(table, metric, case=case, I=i) for i in grid]
-        rho = Quantity.combine(_rank_correlation(grid), *curve, bounds=CORRELATION)
+        rho = Quantity.combine(rank_correlation(grid), *curve, bounds=CORRELATION)
         checks.append(
             compare(
                 f"{label}: rank correlation of {metric} with I ({len(grid)} values of I)",
@@ -190,7 +190,7 @@ def _r1_curve(table: pd.DataFrame, case: str, label: str) -> list[Check]:
 
 def _r1_figure(curves: Sequence[tuple[str, str]]) -> Callable[[pd.DataFrame], list[Check]]:
     def evaluate(table: pd.DataFrame) -> list[Check]:
-        return [check for case, label in curves for check in _r1_curve(table, case, label)]
+        return [check for case, label in curves for check in r1_curve(table, case, label)]
 
     return evaluate
 

@@ -25,27 +25,21 @@ from ccsim.studies.core import (
 )
 from ccsim.studies.randomized_tcp.common import (
     COMMON,
+    COMPARE_THREE,
     DIAGNOSTIC,
-    PACED,
-    RANDOMIZED,
     RANDOMIZED_A1,
     SOURCE,
+    THREE_NAMES,
     Side,
-    _access_queues,
-    _config,
-    _run_records,
-    _scenario,
-    _sweep,
+    config_name,
+    dumbbell_scenario,
+    note_access_queues,
+    run_records,
+    sweep_definition,
 )
 
 # ---- R2 and R3: bulk transfers, same and different RTTs -----------------------------------------
 
-_THREE = {"algorithms": ["reno", PACED, RANDOMIZED], "baseline": "reno"}
-_THREE_NAMES = {
-    ("reno", "all"): "Reno",
-    ("paced", "all"): "Paced",
-    ("randomized", "all"): "Randomized",
-}
 #: The numbers of flows of Fig. 6 and 7.
 BULK_NS = (10, 20, 30, 40, 50)
 BULK_BOUNDS = {
@@ -59,12 +53,12 @@ BULK_BOUNDS = {
 
 def _r2_sweeps(s: Settings) -> list[dict[str, Any]]:
     flows = [{"cc": "reno", "rtt": "100ms", "count": 10}]
-    scenario = _scenario("4Mbps", flows, duration=s.pick("100s", "20s"), delay="40ms")
+    scenario = dumbbell_scenario("4Mbps", flows, duration=s.pick("100s", "20s"), delay="40ms")
     axes = {"flows.0.count": list(BULK_NS)}
     return [
-        _sweep("bulk", scenario, s.seeds(3, 3), axes=axes, compare=_THREE),
+        sweep_definition("bulk", scenario, s.seeds(3, 3), axes=axes, compare=COMPARE_THREE),
         # Diagnostic, not one of the paper's configurations: Randomized with alpha = 1.
-        _sweep(
+        sweep_definition(
             "bulk-diagnostic",
             scenario,
             s.seeds(3, 3),
@@ -82,11 +76,11 @@ def _bulk_records(
     c: Context,
     sweep: str,
     n: int | None = None,
-    names: Mapping[tuple[str, str], str] = _THREE_NAMES,
+    names: Mapping[tuple[str, str], str] = THREE_NAMES,
 ) -> list[dict[str, Any]]:
     records = []
     for point, load in c.points(sweep):
-        config = _config(point, names)
+        config = config_name(point, names)
         if config is None:
             continue
         flows = load("flows")
@@ -100,14 +94,14 @@ def _bulk_records(
                 flows["goodput_bps"], flows["base_rtt_s"]
             ),
         }
-        records += _run_records({"tcp": config, "N": count}, point, values.items())
+        records += run_records({"tcp": config, "N": count}, point, values.items())
     return records
 
 
 def _r2_analyse(c: Context) -> pd.DataFrame:
     diagnostic = {("randomized-a1", "all"): DIAGNOSTIC}
     records = _bulk_records(c, "bulk") + _bulk_records(c, "bulk-diagnostic", names=diagnostic)
-    _access_queues(c)
+    note_access_queues(c)
     table = summarise(records, ["tcp", "N"], bounds=BULK_BOUNDS)
     return table[table["metric"] != "RTT-weighted Jain"].reset_index(drop=True)
 
@@ -120,7 +114,7 @@ def _bulk(table: pd.DataFrame, metric: str, tcp: str, n: int) -> Quantity:
 EQUAL_THROUGHPUT = 0.05
 
 
-def _r2_equal(table: pd.DataFrame) -> list[Check]:
+def r2_equal(table: pd.DataFrame) -> list[Check]:
     checks = []
     for n in BULK_NS:
         reno = _bulk(table, "throughput Mb/s", "Reno", n)
@@ -173,7 +167,7 @@ def _best_at(
     return checks
 
 
-def _r2_randomized_best(table: pd.DataFrame) -> list[Check]:
+def r2_randomized_best(table: pd.DataFrame) -> list[Check]:
     return _best_at(
         table,
         BULK_NS[-1],
@@ -211,7 +205,7 @@ R2 = Study(
             "Reno, Paced and Randomized get the same throughput",
             "at every N: Paced's and Randomized's aggregate throughput within 5% of Reno's "
             "(equivalence: the interval of the per-seed relative difference inside +-0.05)",
-            _r2_equal,
+            r2_equal,
         ),
         Claim(
             "The losses are more for Paced",
@@ -224,7 +218,7 @@ R2 = Study(
             "throughput, fewer losses and timeouts (section VI summary)",
             "at N = 50: Randomized's loss rate and timeouts below, and its throughput above, "
             "Reno's and Paced's (paired by seed; reversed where the other way)",
-            _r2_randomized_best,
+            r2_randomized_best,
         ),
         Claim(
             "Fig. 6's fairness curve: with higher multiplexing Randomized is the fairest",
@@ -244,11 +238,11 @@ def _r3_sweeps(s: Settings) -> list[dict[str, Any]]:
     for n in BULK_NS:
         flows = [{"cc": "reno", "rtt": f"{80 + i * 40 / n:g}ms"} for i in range(n)]
         sweeps.append(
-            _sweep(
+            sweep_definition(
                 f"N{n}",
-                _scenario("4Mbps", flows, duration=s.pick("100s", "20s"), delay="30ms"),
+                dumbbell_scenario("4Mbps", flows, duration=s.pick("100s", "20s"), delay="30ms"),
                 s.seeds(3, 3),
-                compare=_THREE,
+                compare=COMPARE_THREE,
             )
         )
     return sweeps
@@ -258,7 +252,7 @@ def _r3_analyse(c: Context) -> pd.DataFrame:
     records = []
     for name in c.results:
         records += _bulk_records(c, name, int(name[1:]))
-    _access_queues(c)
+    note_access_queues(c)
     return summarise(records, ["tcp", "N"], bounds=BULK_BOUNDS)
 
 

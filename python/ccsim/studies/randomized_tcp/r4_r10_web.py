@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -20,19 +21,18 @@ from ccsim.studies.core import (
     Study,
     compare,
     measure,
-    summarise,
 )
 from ccsim.studies.randomized_tcp.common import (
     COMMON,
+    COMPARE_THREE,
     MSS,
     SOURCE,
-    _access_queues,
-    _config,
-    _scenario,
-    _seed,
-    _sweep,
+    THREE_NAMES,
+    Run,
+    comparison_table,
+    dumbbell_scenario,
+    sweep_definition,
 )
-from ccsim.studies.randomized_tcp.r2_r3_bulk import _THREE, _THREE_NAMES
 
 # ---- R4 and R10: short web-like transfers -------------------------------------------------------
 
@@ -63,7 +63,7 @@ def _r4_sweeps(s: Settings) -> list[dict[str, Any]]:
                 "rtt_choices": ["100ms"],
             }
         ]
-        scenario = _scenario(
+        scenario = dumbbell_scenario(
             "4Mbps",
             [],
             duration=s.pick(f"{seconds}s", "15s"),
@@ -74,7 +74,9 @@ def _r4_sweeps(s: Settings) -> list[dict[str, Any]]:
         # The paper's setting under any profile: no handshake, as ns-2's one-way agents (the
         # ns2 profile's default; linux and rfc would otherwise add one RTT per transfer).
         scenario["stack"] = {"handshake": False}
-        sweeps.append(_sweep(f"size{packets}", scenario, s.seeds(3, 3), compare=_THREE))
+        sweeps.append(
+            sweep_definition(f"size{packets}", scenario, s.seeds(3, 3), compare=COMPARE_THREE)
+        )
     return sweeps
 
 
@@ -90,52 +92,47 @@ def _slot_correlation(series: pd.DataFrame, flows: pd.DataFrame) -> float:
     return float(pairs["correlation"].mean())
 
 
-def _r4_records(c: Context, with_sync: bool) -> list[dict[str, Any]]:
-    records = []
-    for name in c.results:
-        packets = int(name.removeprefix("size"))
-        for point, load in c.points(name):
-            config = _config(point, _THREE_NAMES)
-            if config is None:
-                continue
-            flows = load("flows")
-            transfers = flows[flows["generator"].notna()]
-            finished = (
-                transfers["completed"].astype(bool)
-                if "completed" in transfers
-                else transfers["completion_s"].notna()
-            )
-            done = transfers.loc[finished, "completion_s"]
-            # A transfer still running at the end has no completion time; its elapsed time up
-            # to the end is a lower bound on it, so the mean with those is a lower bound too.
-            end = float(flows["end_s"].max())
-            elapsed = end - transfers.loc[~finished, "start_s"]
-            key = {"tcp": config, "packets": packets, "seed": _seed(point)}
-            records += [
-                key | {"metric": "mean latency s", "value": float(done.mean())},
-                key | {"metric": "transfers", "value": float(len(done))},
-                key | {"metric": "unfinished", "value": float((~finished).sum())},
-                key
-                | {
-                    "metric": "mean latency s, unfinished at run end (lower bound)",
-                    "value": float(pd.concat([done, elapsed]).mean()),
-                },
-            ]
-            if with_sync:
-                records.append(
-                    key
-                    | {
-                        "metric": "cwnd correlation",
-                        "value": _slot_correlation(load("series"), flows),
-                    }
-                )
-    return records
+def _web_key(run: Run) -> dict[str, Any]:
+    return {"tcp": run.config, "packets": int(run.sweep.removeprefix("size"))}
 
 
-def _r4_analyse(c: Context, with_sync: bool) -> pd.DataFrame:
-    records = _r4_records(c, with_sync)
-    _access_queues(c)
-    return summarise(records, ["tcp", "packets"], bounds=WEB_BOUNDS)
+def _r4_run(run: Run) -> list[dict[str, Any]]:
+    """The run's mean transfer latency, its finished and unfinished transfers, and the mean
+    latency counting the unfinished ones at their elapsed time."""
+    flows = run.load("flows")
+    transfers = flows[flows["generator"].notna()]
+    finished = (
+        transfers["completed"].astype(bool)
+        if "completed" in transfers
+        else transfers["completion_s"].notna()
+    )
+    done = transfers.loc[finished, "completion_s"]
+    # A transfer still running at the end has no completion time; its elapsed time up to the
+    # end is a lower bound on it, so the mean with those is a lower bound too.
+    end = float(flows["end_s"].max())
+    elapsed = end - transfers.loc[~finished, "start_s"]
+    values = (
+        ("mean latency s", done.mean()),
+        ("transfers", len(done)),
+        ("unfinished", (~finished).sum()),
+        ("mean latency s, unfinished at run end (lower bound)", pd.concat([done, elapsed]).mean()),
+    )
+    return run.records(_web_key(run), values)
+
+
+def _r10_run(run: Run) -> list[dict[str, Any]]:
+    """R4's values of the run and the mean correlation of its slots' windows."""
+    correlation = _slot_correlation(run.load("series"), run.load("flows"))
+    return _r4_run(run) + run.records(_web_key(run), [("cwnd correlation", correlation)])
+
+
+def _web_analyse(
+    measure_run: Callable[[Run], list[dict[str, Any]]],
+) -> Callable[[Context], pd.DataFrame]:
+    def analyse(c: Context) -> pd.DataFrame:
+        return comparison_table(c, THREE_NAMES, measure_run, ["tcp", "packets"], bounds=WEB_BOUNDS)
+
+    return analyse
 
 
 def _latency(table: pd.DataFrame, tcp: str, packets: int) -> Quantity:
@@ -152,7 +149,7 @@ def _faster(table: pd.DataFrame, packets: int, fast: str, slow: str) -> Check:
     )
 
 
-def _r4_short(table: pd.DataFrame) -> list[Check]:
+def r4_short(table: pd.DataFrame) -> list[Check]:
     return [
         _faster(table, p, fast, slow)
         for p in WEB_SHORT
@@ -212,13 +209,13 @@ R4 = Study(
     warmup="none: every transfer counts, from the first of the run",
     assumptions=_WEB_ASSUMPTIONS,
     sweeps=_r4_sweeps,
-    analyse=lambda c: _r4_analyse(c, with_sync=False),
+    analyse=_web_analyse(_r4_run),
     claims=(
         Claim(
             "For 10-200 packets Reno performs the best, Paced the worst, Randomized between",
             "at 10, 50, 100 and 200 packets: mean latency Reno < Paced, Reno < Randomized and "
             "Randomized < Paced (paired by seed; each reversed where the other way)",
-            _r4_short,
+            r4_short,
         ),
         Claim(
             "Above 200 packets Reno still performs the best",
@@ -273,7 +270,7 @@ R10 = Study(
         "the first 5 s are left out of the correlation (warm-up)",
     ),
     sweeps=_r4_sweeps,
-    analyse=lambda c: _r4_analyse(c, with_sync=True),
+    analyse=_web_analyse(_r10_run),
     claims=(
         Claim(
             "Randomized's covariance is consistently below Paced's",

@@ -19,7 +19,6 @@ from ccsim.studies.core import (
     band,
     compare,
     measure,
-    summarise,
 )
 from ccsim.studies.randomized_tcp.common import (
     COMMON,
@@ -28,12 +27,11 @@ from ccsim.studies.randomized_tcp.common import (
     RANDOMIZED,
     RANDOMIZED_A1,
     SOURCE,
-    _access_queues,
-    _config,
-    _kbps,
-    _scenario,
-    _seed,
-    _sweep,
+    Run,
+    comparison_table,
+    dumbbell_scenario,
+    kbps,
+    sweep_definition,
 )
 
 # ---- R5: interaction with Reno ------------------------------------------------------------------
@@ -44,7 +42,8 @@ _R5_NAMES = {
     ("randomized-a1", "one"): f"Reno vs {DIAGNOSTIC}",
     ("reno", "all"): "Reno vs Reno",
 }
-_R5_PUBLISHED = {
+#: Tables I-II, and the X/Reno throughput ratios they give.
+R5_PUBLISHED: dict[tuple[Any, ...], float] = {
     ("Reno vs Paced", "Reno", "Kbps"): 480.21,
     ("Reno vs Paced", "Paced", "Kbps"): 351.86,
     ("Reno vs Paced", "Reno", "losses"): 118,
@@ -57,6 +56,8 @@ _R5_PUBLISHED = {
     ("Reno vs Randomized", "Randomized", "losses"): 210,
     ("Reno vs Randomized", "Reno", "timeouts"): 22,
     ("Reno vs Randomized", "Randomized", "timeouts"): 32,
+    ("Reno vs Paced", "X/Reno", "throughput ratio"): 351.86 / 480.21,
+    ("Reno vs Randomized", "X/Reno", "throughput ratio"): 408.92 / 389.31,
 }
 R5_BOUNDS = {
     "Kbps": NONNEGATIVE,
@@ -72,9 +73,9 @@ def _r5_sweeps(s: Settings) -> list[dict[str, Any]]:
     # Flow 0 runs the compared algorithm ("one"), flow 1 stays Reno.
     flows = [{"cc": "reno", "rtt": "100ms"}, {"cc": "reno", "rtt": "100ms"}]
     return [
-        _sweep(
+        sweep_definition(
             "pair",
-            _scenario("1Mbps", flows, duration=s.pick("100s", "30s"), delay="40ms"),
+            dumbbell_scenario("1Mbps", flows, duration=s.pick("100s", "30s"), delay="40ms"),
             s.seeds(10, 3),
             compare={
                 "algorithms": [PACED, RANDOMIZED, RANDOMIZED_A1],
@@ -85,43 +86,33 @@ def _r5_sweeps(s: Settings) -> list[dict[str, Any]]:
     ]
 
 
-def _r5_analyse(c: Context) -> pd.DataFrame:
+def _r5_run(run: Run) -> list[dict[str, Any]]:
+    """Each flow's goodput, losses and timeouts (flows named by their algorithm, or "Reno 0"
+    and "Reno 1" when both are Reno) and, with one flow not Reno, its goodput over the Reno
+    flow's."""
+    flows = run.load("flows").sort_values("flow")
     records = []
-    for point, load in c.points("pair"):
-        config = _config(point, _R5_NAMES)
-        if config is None:
-            continue
-        seed = _seed(point)
-        flows = load("flows").sort_values("flow")
-        for _, f in flows.iterrows():
-            tcp = "Reno" if f["cc"] == "reno" else f["cc"].capitalize()
-            if config == "Reno vs Reno":
-                tcp = f"Reno {int(f['flow'])}"
-            for metric, v in (
-                ("Kbps", _kbps(f["goodput_bps"])),
-                ("losses", f["drops"]),
-                ("timeouts", f["timeouts"]),
-            ):
-                records.append(
-                    {"config": config, "tcp": tcp, "metric": metric, "seed": seed, "value": v}
-                )
-        if config != "Reno vs Reno":
-            x = flows[flows["cc"] != "reno"]["goodput_bps"].iloc[0]
-            reno = flows[flows["cc"] == "reno"]["goodput_bps"].iloc[0]
-            records.append(
-                {
-                    "config": config,
-                    "tcp": "X/Reno",
-                    "metric": "throughput ratio",
-                    "seed": seed,
-                    "value": float(x / reno),
-                }
-            )
-    published: dict[tuple[Any, ...], float] = dict(_R5_PUBLISHED)
-    published[("Reno vs Paced", "X/Reno", "throughput ratio")] = 351.86 / 480.21
-    published[("Reno vs Randomized", "X/Reno", "throughput ratio")] = 408.92 / 389.31
-    _access_queues(c)
-    return summarise(records, ["config", "tcp"], published, bounds=R5_BOUNDS)
+    for _, f in flows.iterrows():
+        tcp = "Reno" if f["cc"] == "reno" else f["cc"].capitalize()
+        if run.config == "Reno vs Reno":
+            tcp = f"Reno {int(f['flow'])}"
+        values = (
+            ("Kbps", kbps(f["goodput_bps"])),
+            ("losses", f["drops"]),
+            ("timeouts", f["timeouts"]),
+        )
+        records += run.records({"config": run.config, "tcp": tcp}, values)
+    if run.config != "Reno vs Reno":
+        x = flows[flows["cc"] != "reno"]["goodput_bps"].iloc[0]
+        reno = flows[flows["cc"] == "reno"]["goodput_bps"].iloc[0]
+        records += run.records(
+            {"config": run.config, "tcp": "X/Reno"}, [("throughput ratio", x / reno)]
+        )
+    return records
+
+
+def _r5_analyse(c: Context) -> pd.DataFrame:
+    return comparison_table(c, _R5_NAMES, _r5_run, ["config", "tcp"], R5_PUBLISHED, R5_BOUNDS)
 
 
 def _r5_ratio(table: pd.DataFrame, x: str) -> Quantity:

@@ -27,13 +27,13 @@ from ccsim.studies.randomized_tcp.common import (
     MSS,
     RANDOMIZED,
     SOURCE,
-    _access_queues,
-    _config,
-    _kbps,
-    _run_records,
-    _scenario,
-    _sensitivity,
-    _sweep,
+    config_name,
+    dumbbell_scenario,
+    grade_sensitivity,
+    kbps,
+    note_access_queues,
+    run_records,
+    sweep_definition,
 )
 
 # ---- R6 and R7: phase effects on one bottleneck -------------------------------------------------
@@ -81,9 +81,9 @@ def _r6_sweeps(s: Settings) -> list[dict[str, Any]]:
         "mixtures": [{"name": "short", "flows": [0]}],
         "baseline": "reno",
     }
-    scenario = _scenario("2Mbps", flows, duration=s.pick("200s", "40s"), delay=PHASE_DELAY)
+    scenario = dumbbell_scenario("2Mbps", flows, duration=s.pick("200s", "40s"), delay=PHASE_DELAY)
     sweeps = [
-        _sweep(
+        sweep_definition(
             "pair",
             scenario,
             s.seeds(10, 3),
@@ -93,7 +93,7 @@ def _r6_sweeps(s: Settings) -> list[dict[str, Any]]:
     ]
     if not s.quick:
         sweeps.append(
-            _sweep(
+            sweep_definition(
                 "sensitivity",
                 scenario,
                 s.seeds(10, 3),
@@ -118,7 +118,7 @@ R6_BOUNDS = {
 def _r6_records(c: Context, sweep: str) -> list[dict[str, Any]]:
     records = []
     for point, load in c.points(sweep):
-        config = _config(point, _R6_NAMES)
+        config = config_name(point, _R6_NAMES)
         if config is None:
             continue
         flows = load("flows").set_index("label")
@@ -131,7 +131,7 @@ def _r6_records(c: Context, sweep: str) -> list[dict[str, Any]]:
                 "rate": point["bottleneck_rate"],
                 "config": config,
             }
-            records += _run_records(
+            records += run_records(
                 key, point, ((f"{which} share", x / total), (f"{which} pkts/s", x / (8 * MSS)))
             )
     return records
@@ -139,12 +139,12 @@ def _r6_records(c: Context, sweep: str) -> list[dict[str, Any]]:
 
 def _r6_analyse(c: Context) -> pd.DataFrame:
     records = _r6_records(c, "pair")
-    _access_queues(c)
+    note_access_queues(c)
     sensitivity = _r6_records(c, "sensitivity")
     if sensitivity:
         table = summarise(records + sensitivity, ["delay", "rate", "config"], bounds=R6_BOUNDS)
         scope = f"bottleneck one-way delay {', '.join([*PHASE_DELAYS, PHASE_DELAY])}"
-        _sensitivity(c, "R6", R6.claims, table, ["delay"], scope)
+        grade_sensitivity(c, "R6", R6.claims, table, ["delay"], scope)
     main = [{k: v for k, v in r.items() if k != "delay"} for r in records]
     return summarise(main, ["rate", "config"], _R6_PUBLISHED, bounds=R6_BOUNDS)
 
@@ -153,7 +153,7 @@ def _short_share(table: pd.DataFrame, rate: str, config: str) -> Quantity:
     return measure(table, "short share", rate=rate, config=config)
 
 
-def _r6_phase(table: pd.DataFrame) -> list[Check]:
+def r6_phase(table: pd.DataFrame) -> list[Check]:
     """Table III: at each rate the long (80 ms) flow is the one locked out (short share 0.71 and
     0.66 against the 1/RTT share 0.57)."""
     return [
@@ -232,7 +232,7 @@ R6 = Study(
             "the long (80 ms) flow is locked out at 2 and 3 Mb/s",
             "at each rate: short share > 0.57 + 0.1 (the long flow loses); reversed at a rate "
             "where it is < 0.57 - 0.1 (the short flow loses)",
-            _r6_phase,
+            r6_phase,
         ),
         Claim(
             "Randomizing one flow brings the shares back near 1/RTT",
@@ -283,11 +283,11 @@ def _r7_sweeps(s: Settings) -> list[dict[str, Any]]:
         {"name": "one-short", "flows": [4]},
     ]
     compare_ = {"algorithms": [RANDOMIZED], "mixtures": mixtures, "baseline": "reno"}
-    scenario = _scenario("1Mbps", flows, duration=s.pick("200s", "40s"), delay=PHASE_DELAY)
-    sweeps = [_sweep("ten", scenario, s.seeds(5, 3), compare=compare_)]
+    scenario = dumbbell_scenario("1Mbps", flows, duration=s.pick("200s", "40s"), delay=PHASE_DELAY)
+    sweeps = [sweep_definition("ten", scenario, s.seeds(5, 3), compare=compare_)]
     if not s.quick:
         sweeps.append(
-            _sweep(
+            sweep_definition(
                 "sensitivity",
                 scenario,
                 s.seeds(5, 3),
@@ -304,17 +304,17 @@ R7_BOUNDS = {"short Kbps": NONNEGATIVE, "long Kbps": NONNEGATIVE, "short/long": 
 def _r7_records(c: Context, sweep: str) -> list[dict[str, Any]]:
     records = []
     for point, load in c.points(sweep):
-        config = _config(point, _R7_NAMES)
+        config = config_name(point, _R7_NAMES)
         if config is None:
             continue
         flows = load("flows")
         mean = flows.groupby("label")["goodput_bps"].mean()
-        records += _run_records(
+        records += run_records(
             {"delay": str(point.get("bottleneck_delay", PHASE_DELAY)), "config": config},
             point,
             (
-                ("short Kbps", _kbps(mean["short"])),
-                ("long Kbps", _kbps(mean["long"])),
+                ("short Kbps", kbps(mean["short"])),
+                ("long Kbps", kbps(mean["long"])),
                 ("short/long", mean["short"] / mean["long"]),
             ),
         )
@@ -323,12 +323,12 @@ def _r7_records(c: Context, sweep: str) -> list[dict[str, Any]]:
 
 def _r7_analyse(c: Context) -> pd.DataFrame:
     records = _r7_records(c, "ten")
-    _access_queues(c)
+    note_access_queues(c)
     sensitivity = _r7_records(c, "sensitivity")
     if sensitivity:
         table = summarise(records + sensitivity, ["delay", "config"], bounds=R7_BOUNDS)
         scope = f"bottleneck one-way delay {', '.join([*PHASE_DELAYS, PHASE_DELAY])}"
-        _sensitivity(c, "R7", R7.claims, table, ["delay"], scope)
+        grade_sensitivity(c, "R7", R7.claims, table, ["delay"], scope)
     main = [{k: v for k, v in r.items() if k != "delay"} for r in records]
     return summarise(main, ["config"], _R7_PUBLISHED, bounds=R7_BOUNDS)
 
@@ -366,7 +366,7 @@ def _r7_removed(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def _r7_claims(table: pd.DataFrame) -> list[Check]:
+def r7_claims(table: pd.DataFrame) -> list[Check]:
     reno = _r7_ratio(table, "all Reno")
     checks = []
     for config in ("1 long Randomized", "1 short Randomized"):
@@ -431,7 +431,7 @@ R7 = Study(
             "with one Randomized flow (long or short), the distance of the short/long "
             "per-flow throughput ratio from 1.33, relative to all Reno's in the same seed, "
             "<= 0.75 (shrinks by a quarter or more); reversed if > 4/3 (grows by a third)",
-            _r7_claims,
+            r7_claims,
         ),
     ),
     figure=FigureSpec("ten flows, 5 at 60 ms and 5 at 80 ms"),

@@ -18,7 +18,6 @@ from ccsim.studies.core import (
     Study,
     compare,
     measure,
-    summarise,
 )
 from ccsim.studies.randomized_tcp.common import (
     COMMON,
@@ -26,11 +25,10 @@ from ccsim.studies.randomized_tcp.common import (
     NS2_QUEUE,
     RANDOMIZED,
     SOURCE,
-    _access_queues,
-    _config,
-    _kbps,
-    _seed,
-    _sweep,
+    Run,
+    comparison_table,
+    kbps,
+    sweep_definition,
 )
 
 # ---- R8: two bottlenecks ------------------------------------------------------------------------
@@ -54,6 +52,9 @@ _R8_PUBLISHED |= {
     (c, "long/short"): (r[0] + r[1]) / (r[2] + r[3]) for c, r in _R8_PUBLISHED_ROWS.items()
 }
 PARKING_LOT_ROUTERS = frozenset({"R0", "R1", "R2"})
+#: The sources of Table V: S1 and S2 cross both bottlenecks, S3 and S4 one each.
+R8_SOURCES = ("S1", "S2", "S3", "S4")
+R8_BOUNDS = {m: NONNEGATIVE for m in (*(f"{s} Kbps" for s in R8_SOURCES), "long/short")}
 
 
 def _r8_sweeps(s: Settings) -> list[dict[str, Any]]:
@@ -85,7 +86,7 @@ def _r8_sweeps(s: Settings) -> list[dict[str, Any]]:
         {"name": "long", "flows": [0, 1]},
     ]
     return [
-        _sweep(
+        sweep_definition(
             "chain",
             scenario,
             s.seeds(5, 3),
@@ -98,34 +99,24 @@ def _r8_sweeps(s: Settings) -> list[dict[str, Any]]:
     ]
 
 
+def _r8_run(run: Run) -> list[dict[str, Any]]:
+    """Each source's goodput and the long flows' total over the short flows'."""
+    x = run.load("flows").set_index("label")["goodput_bps"]
+    values = [(f"{label} Kbps", kbps(x[label])) for label in R8_SOURCES]
+    values.append(("long/short", (x["S1"] + x["S2"]) / (x["S3"] + x["S4"])))
+    return run.records({"config": run.config}, values)
+
+
 def _r8_analyse(c: Context) -> pd.DataFrame:
-    records = []
-    for point, load in c.points("chain"):
-        config = _config(point, _R8_NAMES)
-        if config is None:
-            continue
-        seed = _seed(point)
-        x = load("flows").set_index("label")["goodput_bps"]
-        for label in ("S1", "S2", "S3", "S4"):
-            records.append(
-                {
-                    "config": config,
-                    "metric": f"{label} Kbps",
-                    "seed": seed,
-                    "value": _kbps(x[label]),
-                }
-            )
-        records.append(
-            {
-                "config": config,
-                "metric": "long/short",
-                "seed": seed,
-                "value": float((x["S1"] + x["S2"]) / (x["S3"] + x["S4"])),
-            }
-        )
-    _access_queues(c, PARKING_LOT_ROUTERS)
-    bounds = {m: NONNEGATIVE for m in ("S1 Kbps", "S2 Kbps", "S3 Kbps", "S4 Kbps", "long/short")}
-    return summarise(records, ["config"], _R8_PUBLISHED, bounds=bounds)
+    return comparison_table(
+        c,
+        _R8_NAMES,
+        _r8_run,
+        ["config"],
+        _R8_PUBLISHED,
+        R8_BOUNDS,
+        routers=PARKING_LOT_ROUTERS,
+    )
 
 
 #: A change of the long/short ratio that counts as a reduction (or a rise) of phase effects.

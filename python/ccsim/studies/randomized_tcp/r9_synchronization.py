@@ -24,15 +24,16 @@ from ccsim.studies.core import (
 )
 from ccsim.studies.randomized_tcp.common import (
     COMMON,
+    COMPARE_THREE,
     SOURCE,
-    _access_queues,
-    _config,
-    _scenario,
-    _seed,
-    _study_directory,
-    _sweep,
+    THREE_NAMES,
+    config_name,
+    dumbbell_scenario,
+    note_access_queues,
+    run_seed,
+    study_directory,
+    sweep_definition,
 )
-from ccsim.studies.randomized_tcp.r2_r3_bulk import _THREE, _THREE_NAMES
 
 # ---- R9: synchronization of bulk flows ---------------------------------------------------------
 
@@ -74,22 +75,22 @@ def _r9_sweeps(s: Settings) -> list[dict[str, Any]]:
     seeds = s.seeds(5, 3)
     two = [{"cc": "reno", "rtt": "100ms", "count": 2}]
     sweeps = [
-        _sweep(
+        sweep_definition(
             "two",
-            _scenario("3Mbps", two, duration=duration, delay="40ms", trace=trace),
+            dumbbell_scenario("3Mbps", two, duration=duration, delay="40ms", trace=trace),
             seeds,
             axes={"topology.bottleneck_rate": ["3Mbps", "4Mbps", "5Mbps"]},
-            compare=_THREE,
+            compare=COMPARE_THREE,
         ),
     ]
     for n in s.pick([3, 10, 25], [3]):
         flows = [{"cc": "reno", "rtt": "100ms", "count": n}]
         sweeps.append(
-            _sweep(
+            sweep_definition(
                 f"n{n}",
-                _scenario("4Mbps", flows, duration=duration, delay="40ms", trace=trace),
+                dumbbell_scenario("4Mbps", flows, duration=duration, delay="40ms", trace=trace),
                 seeds,
-                compare=_THREE,
+                compare=COMPARE_THREE,
             )
         )
     return sweeps
@@ -102,7 +103,7 @@ def _r9_analyse(c: Context) -> pd.DataFrame:
     many: list[dict[str, Any]] = []
     for name in c.results:
         for point, load in c.points(name):
-            config = _config(point, _THREE_NAMES)
+            config = config_name(point, THREE_NAMES)
             if config is None:
                 continue
             pairs = metrics.cwnd_correlation_pairs(load("series"), warmup_s=warmup)
@@ -110,7 +111,7 @@ def _r9_analyse(c: Context) -> pd.DataFrame:
                 case = f"2 flows {point['bottleneck_rate']}"
             else:
                 case = f"{name[1:]} flows 4Mbps"
-            base = {"case": case, "tcp": config, "seed": _seed(point)}
+            base = {"case": case, "tcp": config, "seed": run_seed(point)}
             if len(pairs) <= 3:
                 for _, p in pairs.iterrows():
                     records.append(
@@ -138,7 +139,7 @@ def _r9_analyse(c: Context) -> pd.DataFrame:
             )
     if many:
         _r9_pairs_figure(c, pd.DataFrame(many))
-    _access_queues(c)
+    note_access_queues(c)
     metrics_ = {str(r["metric"]) for r in records}
     bounds = {m: CORRELATION for m in metrics_} | {
         "share of pairs > 0": UNIT,
@@ -156,7 +157,7 @@ def _r9_pairs_figure(c: Context, pairs: pd.DataFrame) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    path = _study_directory(c) / "R9-pairs.png"
+    path = study_directory(c) / "R9-pairs.png"
     cases = list(dict.fromkeys(pairs["case"]))
     figure, axes = plt.subplots(len(cases), 1, figsize=(11, 3.6 * len(cases)), squeeze=False)
     for ax, case in zip(axes[:, 0], cases, strict=True):
@@ -225,7 +226,7 @@ def _r9_randomized(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def _r9_many(table: pd.DataFrame) -> list[Check]:
+def r9_many(table: pd.DataFrame) -> list[Check]:
     """Fig. 10 (10 and 25 flows): Reno highly synchronized, Paced and Randomized break it, and
     Randomized gets better than Paced as flows increase."""
     checks = []
@@ -307,7 +308,7 @@ R9 = Study(
             "10 and 25 flows: Reno's mean pair minus Paced's and minus Randomized's > 0.1 "
             "(reversed below -0.1); 25 flows: Randomized's mean |pair| below Paced's (reversed: "
             "above)",
-            _r9_many,
+            r9_many,
         ),
     ),
     figure=FigureSpec("cwnd correlation by pair"),
