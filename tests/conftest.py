@@ -4,10 +4,12 @@ small scenarios, and a helper that runs ``python -m ccsim`` in a subprocess."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+import textwrap
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -187,5 +189,38 @@ def write_sweep(tmp_path: Path) -> Callable[..., Path]:
         path = tmp_path / f"{stem}.toml"
         path.write_text(f'scenario = "base.toml"\n{text}', encoding="utf-8")
         return path
+
+    return write
+
+
+# ---- Python congestion control: user modules -----------------------------------------------------
+
+_module_names = itertools.count()
+
+
+@pytest.fixture
+def python_cc_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """The repository root (examples.python_cc) and tmp_path (modules written by :func:`module`)
+    on the path, for this process and the sweep workers it spawns; names registered by a test
+    are forgotten after it."""
+    from ccsim.pycc import _REGISTERED
+
+    monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registered = dict(_REGISTERED)
+    yield
+    _REGISTERED.clear()
+    _REGISTERED.update(registered)
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> Callable[[str], str]:
+    """Write Python source to a fresh module under tmp_path; returns the module's name (use with
+    :func:`python_cc_path`, which puts tmp_path on the path)."""
+
+    def write(source: str) -> str:
+        name = f"user_cc_{next(_module_names)}"
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+        return name
 
     return write

@@ -5,52 +5,23 @@ slow constructor at once and prints one line, however the workers were caught.""
 
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import ccsim
 import pytest
-from ccsim.pycc import _REGISTERED
 from ccsim.store import Store
 from conftest import PACKAGE_PARENT, ROOT, SMALL_DUMBBELL, SWEEP_BASE, requires_engine, run_cli
 
-pytestmark = requires_engine
+pytestmark = [requires_engine, pytest.mark.usefixtures("python_cc_path")]
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
-
-_names = itertools.count()
-
-
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """The repository root (examples.python_cc) and tmp_path (test modules) on the path, for
-    this process and the sweep workers it spawns; registered names forgotten after each test."""
-    monkeypatch.syspath_prepend(str(ROOT))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    registered = dict(_REGISTERED)
-    yield
-    _REGISTERED.clear()
-    _REGISTERED.update(registered)
-
-
-@pytest.fixture
-def module(tmp_path: Path) -> Callable[[str], str]:
-    """Write Python source to a fresh module under tmp_path; returns the module's name."""
-
-    def write(source: str) -> str:
-        name = f"misbehaving_cc_{next(_names)}"
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
-        return name
-
-    return write
 
 
 def subprocess_env() -> dict[str, str]:

@@ -5,7 +5,6 @@ and Dask workers."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import subprocess
@@ -14,7 +13,7 @@ import textwrap
 import time
 import traceback
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,38 +21,12 @@ import ccsim
 import numpy as np
 import pytest
 from ccsim.errors import ScenarioError
-from ccsim.pycc import _REGISTERED
 from ccsim.results import TABLES
 from conftest import EXAMPLES, PACKAGE_PARENT, ROOT, SMALL_DUMBBELL, requires_engine, run_cli
 
-pytestmark = requires_engine
+pytestmark = [requires_engine, pytest.mark.usefixtures("python_cc_path")]
 
 PY_RENO = "examples.python_cc.reno:Reno"
-_names = itertools.count()
-
-
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """The repository root (for examples.python_cc) and tmp_path (for test modules) on the
-    path; names registered by a test are forgotten after it."""
-    monkeypatch.syspath_prepend(str(ROOT))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    registered = dict(_REGISTERED)
-    yield
-    _REGISTERED.clear()
-    _REGISTERED.update(registered)
-
-
-@pytest.fixture
-def module(tmp_path: Path) -> Callable[[str], str]:
-    """Write Python source to a fresh module under tmp_path; returns the module's name."""
-
-    def write(source: str) -> str:
-        name = f"user_cc_{next(_names)}"
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
-        return name
-
-    return write
 
 
 def column_bytes(values: Any) -> bytes | list[Any]:
