@@ -78,11 +78,11 @@ def test_every_link_has_ns2_default_queue_where_the_paper_gives_none() -> None:
     default limit 50, ccsim's 49 waiting; F3: the paper's bottleneck queue, access links at the
     default. Quick and full alike."""
     for settings in (QUICK, Settings()):
-        for sweep in seed001._f1_sweeps(settings):
+        for sweep in seed001.f1_sweeps(settings):
             topology = sweep["scenario"]["topology"]
             assert topology["queue"] == "droptail"
             assert topology["buffer"] == topology["access_buffer"] == "49pkts", sweep["name"]
-        for sweep in seed001._f3_sweeps(settings):
+        for sweep in seed001.f3_sweeps(settings):
             topology = sweep["scenario"]["topology"]
             assert topology["access_buffer"] == "49pkts"
             assert sweep["axes"]["topology.buffer"] == ["0.2bdp", "1bdp"]
@@ -90,11 +90,11 @@ def test_every_link_has_ns2_default_queue_where_the_paper_gives_none() -> None:
 
 def test_f1_shifted_windows_follow_the_rule_and_tcp_runs_at_every_p() -> None:
     # w(p) = k (p - eps)/p^2: the shifted sweeps carry that window, rounded.
-    sweeps = {s["name"]: s for s in seed001._f1_sweeps(QUICK)}
+    sweeps = {s["name"]: s for s in seed001.f1_sweeps(QUICK)}
     shifted = sweeps["fd-eps0.0005-p0.001"]["scenario"]
     assert shifted["topology"]["loss"] == 1e-3
     assert shifted["flows"][0]["params"]["w"] == round((1e-3 - 5e-4) / 1e-6)
-    plan = seed001._f1_plan(QUICK)
+    plan = seed001.f1_plan(QUICK)
     every_p = {p for ps in plan["eps"].values() for p in ps} | set(plan["p"])
     assert sweeps["tcp"]["axes"]["topology.loss"] == sorted(every_p)
     assert {f"fd-w{w}" for w in (10, 100, 1000)} <= set(sweeps)
@@ -102,15 +102,15 @@ def test_f1_shifted_windows_follow_the_rule_and_tcp_runs_at_every_p() -> None:
 
 def test_sensitivity_variants_change_only_what_they_name() -> None:
     variants = {v.slug: v for v in seed001.SENSITIVITY}
-    doubled = {s["name"]: s for s in seed001._f1_sweeps(QUICK, variants["k2"])}
+    doubled = {s["name"]: s for s in seed001.f1_sweeps(QUICK, variants["k2"])}
     assert doubled["fd-eps0.0005-p0.001"]["scenario"]["flows"][0]["params"]["w"] == 1000
     assert doubled["fd-w10"]["scenario"]["flows"][0]["params"] == {"w": 10}
-    literal = {s["name"]: s for s in seed001._f1_sweeps(QUICK, variants["literal"])}
+    literal = {s["name"]: s for s in seed001.f1_sweeps(QUICK, variants["literal"])}
     assert literal["fd-w100"]["scenario"]["flows"][0]["params"] == {"w": 100, "literal": True}
     assert "params" not in literal["tcp"]["scenario"]["flows"][0]
-    deep = seed001._f1_sweeps(QUICK, variants["deep-queues"])
+    deep = seed001.f1_sweeps(QUICK, variants["deep-queues"])
     assert {s["scenario"]["topology"]["buffer"] for s in deep} == {"100000pkts"}
-    f3 = seed001._f3_sweeps(QUICK, variants["w1000"])
+    f3 = seed001.f3_sweeps(QUICK, variants["w1000"])
     assert f3[1]["name"] == "fd-w1000"
     assert f3[1]["scenario"]["flows"][0]["params"] == {"w": 1000}
     study = seed001.variant_study("F3", variants["rto-test"])
@@ -119,12 +119,12 @@ def test_sensitivity_variants_change_only_what_they_name() -> None:
 
 
 def test_law_range_excludes_large_p_w_and_link_capped_points() -> None:
-    plan = seed001._f1_plan(Settings())
+    plan = seed001.f1_plan(Settings())
     # w = 10: eq. 4 gives more than half the link below p = 5e-4.
-    assert seed001._law_range(plan, 10) == [5e-4, 1e-3, 2e-3, 5e-3, 1e-2]
-    assert seed001._law_range(plan, 100) == [1e-4, 2e-4, 5e-4, 1e-3]
-    assert seed001._law_range(plan, 1000) == [1e-4]
-    assert seed001._w_range(plan, 1e-4) == [100, 1000]
+    assert seed001.law_range(plan, 10) == [5e-4, 1e-3, 2e-3, 5e-3, 1e-2]
+    assert seed001.law_range(plan, 100) == [1e-4, 2e-4, 5e-4, 1e-3]
+    assert seed001.law_range(plan, 1000) == [1e-4]
+    assert seed001.w_range(plan, 1e-4) == [100, 1000]
 
 
 def test_shift_fit_recovers_eps_on_either_side_of_the_smallest_p() -> None:
@@ -146,7 +146,7 @@ def test_shift_fit_recovers_eps_on_either_side_of_the_smallest_p() -> None:
 
 def _f1_fits(values: list[float]) -> pd.DataFrame:
     rows = [
-        ({"config": seed001._eps_name(eps), "p": math.nan, "metric": seed001.FIT_EPS}, values)
+        ({"config": seed001.shifted_name(eps), "p": math.nan, "metric": seed001.FIT_EPS}, values)
         for eps in (5e-5, 5e-4, 1e-3)
     ]
     return _table(rows, ["config", "p"])
@@ -156,16 +156,16 @@ def test_f1_shift_holds_fails_reverses_and_straddles() -> None:
     """The fitted eps against [eps/2, 2 eps] per eps: about 3e-4 in every seed holds for
     eps = 5e-4 only (above 2 eps for 5e-5, below eps/2 for 1e-3: failed); below zero is
     reversed; a spread over a boundary is inconclusive."""
-    checks = seed001._f1_shift(_f1_fits([3e-4, 3.1e-4, 2.9e-4]))
+    checks = seed001.f1_shift(_f1_fits([3e-4, 3.1e-4, 2.9e-4]))
     assert _outcomes(checks) == ["failed", "held", "failed"]
-    assert seed001._f1_shift(_f1_fits([-1e-4, -1.2e-4, -0.9e-4]))[0].outcome == "reversed"
-    assert seed001._f1_shift(_f1_fits([2e-5, 9e-5, 3e-5]))[0].outcome == "inconclusive"
+    assert seed001.f1_shift(_f1_fits([-1e-4, -1.2e-4, -0.9e-4]))[0].outcome == "reversed"
+    assert seed001.f1_shift(_f1_fits([2e-5, 9e-5, 3e-5]))[0].outcome == "inconclusive"
 
 
 def test_f1_tcp_slope_tie_with_the_boundary_is_no_win() -> None:
     def slope(values: list[float]) -> list[core.Check]:
         rows = [({"config": "TCP", "p": math.nan, "metric": seed001.SLOPE}, values)]
-        return seed001._f1_tcp_slope(_table(rows, ["config", "p"]))
+        return seed001.f1_tcp_slope(_table(rows, ["config", "p"]))
 
     assert slope([-0.51, -0.52, -0.50])[0].outcome == "held"
     # Every seed exactly on the boundary: a tie, not a win.
@@ -180,7 +180,7 @@ def test_f1_law_missing_configuration_is_not_run() -> None:
     rows = [
         ({"config": "FD w=10", "p": math.nan, "metric": seed001.RATIO}, [3.0, 3.1, 2.9]),
     ]
-    checks = seed001._f1_above(_table(rows, ["config", "p"]))
+    checks = seed001.f1_above(_table(rows, ["config", "p"]))
     assert _outcomes(checks) == ["held", "no data", "no data"]
     assert grade(checks) == core.NOT_RUN
     assert grade(checks, quick=True) == core.NOT_RUN_QUICK
@@ -191,14 +191,14 @@ def test_f1_law_flat_curve_is_reversed() -> None:
         ({"config": "FD w=10", "p": math.nan, "metric": seed001.LAW_SLOPE}, [-0.3, -0.35, -0.32]),
         ({"config": "FD w=100", "p": math.nan, "metric": seed001.LAW_SLOPE}, [-1.0, -0.95, -1.0]),
     ]
-    checks = seed001._f1_law(_table(rows, ["config", "p"]))
+    checks = seed001.f1_law(_table(rows, ["config", "p"]))
     assert _outcomes(checks)[:2] == ["reversed", "held"]
     assert len(checks) == 5  # two slopes in p, three in w (no data here)
 
 
 def _f2_events_table(fd: list[float], tcp: list[float]) -> pd.DataFrame:
     rows = []
-    for config in seed001._fd_configs(seed001._f1_plan(Settings())):
+    for config in seed001.free_drop_configs(seed001.f1_plan(Settings())):
         rows.append(({"config": config, "p": math.nan, "metric": seed001.CUTS_MEAN}, fd))
         rows.append(({"config": config, "p": math.nan, "metric": seed001.TCP_CUTS_MEAN}, tcp))
     return _table(rows, ["config", "p"])
@@ -208,17 +208,17 @@ def test_f2_congestion_events_are_judged_by_window_cuts_paired_by_seed() -> None
     """Fewer cuts than TCP at every seed is the opposite of the claim; identical cuts are a tie
     (inconclusive); a paired difference that is positive in every seed holds even when the
     seeds' levels differ widely (common random numbers)."""
-    fewer = seed001._f2_events(_f2_events_table([0.3, 0.35, 0.32], [1.0, 1.1, 1.05]))
+    fewer = seed001.f2_events(_f2_events_table([0.3, 0.35, 0.32], [1.0, 1.1, 1.05]))
     assert set(_outcomes(fewer)) == {"reversed"} and grade(fewer) == core.REVERSED
-    tie = seed001._f2_events(_f2_events_table([1.0, 1.1, 1.05], [1.0, 1.1, 1.05]))
+    tie = seed001.f2_events(_f2_events_table([1.0, 1.1, 1.05], [1.0, 1.1, 1.05]))
     assert set(_outcomes(tie)) == {"inconclusive"} and grade(tie) == core.INCONCLUSIVE
-    paired = seed001._f2_events(_f2_events_table([1.1, 2.1, 3.1], [1.0, 2.0, 3.0]))
+    paired = seed001.f2_events(_f2_events_table([1.1, 2.1, 3.1], [1.0, 2.0, 3.0]))
     assert set(_outcomes(paired)) == {"held"}
 
 
 def test_f2_cov_ratio_direction_and_magnitude() -> None:
     rows = [
-        ({"config": seed001._eps_name(eps), "p": math.nan, "metric": seed001.MEAN_COV_RATIO}, v)
+        ({"config": seed001.shifted_name(eps), "p": math.nan, "metric": seed001.MEAN_COV_RATIO}, v)
         for eps, v in (
             (5e-5, [1.2, 1.15, 1.1]),
             (5e-4, [1.1, 1.2, 1.15]),
@@ -228,7 +228,7 @@ def test_f2_cov_ratio_direction_and_magnitude() -> None:
     rows.append(
         ({"config": seed001.SHIFTED, "p": math.nan, "metric": seed001.MEAN_COV_RATIO}, [1.13] * 3)
     )
-    checks = seed001._f2_ratio(_table(rows, ["config", "p"]))
+    checks = seed001.f2_ratio(_table(rows, ["config", "p"]))
     # Above 1 in every seed; the mean 1.13 is below the "about 1.6" band: partly.
     assert _outcomes(checks) == ["held", "held", "held", "failed"]
     assert grade(checks) == core.PARTLY
@@ -237,7 +237,7 @@ def test_f2_cov_ratio_direction_and_magnitude() -> None:
 def _f3_table(tcp: list[float], fd: list[float]) -> pd.DataFrame:
     rows = []
     for rate, buf in seed001.F3_CASES:
-        case = seed001._case(rate, buf)
+        case = seed001.f3_case(rate, buf)
         rows.append(({"case": case, "config": "TCP", "metric": seed001.JAIN}, tcp))
         rows.append(({"case": case, "config": "FD w=100", "metric": seed001.JAIN}, fd))
     return _table(rows, ["case", "config"], seed001.F3_BOUNDS)
@@ -248,21 +248,21 @@ def test_f3_fairness_verdicts_follow_their_checks() -> None:
     Both clearly below 0.9 in every case: every fairness check fails, and the claim is not
     reproduced (never 'partly' with its checks failed). A Jain interval stays within [0.2, 1]."""
     perfect = _f3_table([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
-    assert grade(seed001._f3_fair(perfect)) == core.REPRODUCED
-    assert grade(seed001._f3_close(perfect)) == core.REPRODUCED
+    assert grade(seed001.f3_fair(perfect)) == core.REPRODUCED
+    assert grade(seed001.f3_close(perfect)) == core.REPRODUCED
     unfair = _f3_table([0.7, 0.72, 0.69], [0.6, 0.62, 0.61])
-    fair = seed001._f3_fair(unfair)
+    fair = seed001.f3_fair(unfair)
     assert set(_outcomes(fair)) == {"failed"} and grade(fair) == core.NOT_REPRODUCED
-    close = seed001._f3_close(unfair)
+    close = seed001.f3_close(unfair)
     assert set(_outcomes(close)) == {"failed"}
     spread = _f3_table([0.99, 0.5, 0.98], [0.99, 0.99, 0.99])
     row = _rows(spread, config="TCP", metric=seed001.JAIN).iloc[0]
     assert 0.2 <= row["ci_low"] and row["ci_high"] <= 1.0
-    assert seed001._f3_fair(spread)[0].outcome == "inconclusive"
+    assert seed001.f3_fair(spread)[0].outcome == "inconclusive"
 
 
 def test_f4_poisson_claim_is_exact() -> None:
-    checks = seed001._f4_poisson(pd.DataFrame())
+    checks = seed001.f4_poisson(pd.DataFrame())
     assert len(checks) == 12 and set(_outcomes(checks)) == {"held"}
     assert "exact" in checks[0].text
 
@@ -303,7 +303,7 @@ def test_f1_quick_tcp_square_root_law_and_free_drop_law_broken_by_the_queue(
     assert in_w > 0.05
     assert report.verdict(2) == core.NOT_REPRODUCED
     tcp = _rows(table, config="TCP", metric=seed001.GOODPUT)
-    assert list(tcp["p"]) == seed001._f1_plan(QUICK)["tcp_p"]
+    assert list(tcp["p"]) == seed001.f1_plan(QUICK)["tcp_p"]
     assert (tcp["runs"] == 3).all()
     assert len(_rows(table, config="fluid TCP", metric=seed001.GOODPUT)) == 3
     for f in report.files:
@@ -333,7 +333,7 @@ def test_f2_quick_free_drop_cuts_its_window_less_often_than_tcp(
     assert ((tcp > 0.1) & (tcp < 1.0)).all()  # a sawtooth, not a flat line
     shifted = _rows(table, metric=seed001.MEAN_COV_RATIO, config=seed001.SHIFTED)
     assert shifted["published"].iloc[0] == 1.6
-    for config in seed001._fd_configs(seed001._f1_plan(QUICK)):
+    for config in seed001.free_drop_configs(seed001.f1_plan(QUICK)):
         cuts = _rows(table, config=config, metric=seed001.CUTS_MEAN)["ours"].iloc[0]
         tcp_cuts = _rows(table, config=config, metric=seed001.TCP_CUTS_MEAN)["ours"].iloc[0]
         assert cuts < tcp_cuts, config
@@ -359,7 +359,7 @@ def test_f3_quick_grades_every_case_for_both_protocols(tmp_path: Path) -> None:
     report = run_study(STUDY["F3"], QUICK, tmp_path, workers=2)
     table = report.table
     jain = _rows(table, metric=seed001.JAIN)
-    cases = {seed001._case(rate, buf) for rate, buf in seed001.F3_CASES}
+    cases = {seed001.f3_case(rate, buf) for rate, buf in seed001.F3_CASES}
     for config in ("TCP", "FD w=100"):
         rows = _rows(jain, config=config)
         assert set(rows["case"]) == cases, config

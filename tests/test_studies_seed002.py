@@ -41,7 +41,7 @@ def _have(*names: str) -> bool:
 
 def _small(settings: Settings) -> list[dict[str, Any]]:
     sweeps = []
-    for sweep in seed002._h1_sweeps(settings):
+    for sweep in seed002.h1_sweeps(settings):
         if sweep["name"] in ALGORITHMS:
             sweep["axes"]["topology.loss"] = LOSSES
             sweeps.append(sweep)
@@ -52,7 +52,7 @@ def test_h1_is_registered_with_the_fig2_topology() -> None:
     assert studies.get("H1") is H1
     assert studies.get("fusion-lossy-link") is H1
     assert H1.assumptions and len(H1.claims) == 5
-    full = {s["name"]: s for s in seed002._h1_sweeps(Settings())}
+    full = {s["name"]: s for s in seed002.h1_sweeps(Settings())}
     assert set(full) == set(seed002.ALGORITHMS)
     scenario = full["fusion-rf"]["scenario"]
     topology = scenario["topology"]
@@ -63,7 +63,7 @@ def test_h1_is_registered_with_the_fig2_topology() -> None:
     assert scenario["flows"][0]["rtt"] == "40ms"
     assert scenario["stack"] == {"sack": True}
     assert full["reno"]["axes"]["topology.loss"] == list(seed002.LOSSES)
-    quick = seed002._h1_sweeps(Settings(quick=True))
+    quick = seed002.h1_sweeps(Settings(quick=True))
     assert len(quick) < len(full)
 
 
@@ -185,7 +185,7 @@ H3 = studies.get("H3")
 def test_h2_h3_are_registered_with_the_papers_setup() -> None:
     assert studies.get("fusion-rtt-fairness") is H2
     assert studies.get("fusion-reno-friendliness") is H3
-    sweeps = seed002._h2_sweeps(Settings())
+    sweeps = seed002.h2_sweeps(Settings())
     assert {s["name"] for s in sweeps} == {
         f"{cc}-{q}" for cc in ("reno", "fusion", "fusion-rf") for q in ("droptail", "red")
     }
@@ -197,7 +197,7 @@ def test_h2_h3_are_registered_with_the_papers_setup() -> None:
     assert red["min_th"] == pytest.approx(0.005 * 25000 / 2)
     assert red["max_th"] == pytest.approx(3 * red["min_th"])
     assert red["w_q"] == pytest.approx(4.0e-5, rel=1e-3)
-    h3 = seed002._h3_sweeps(Settings())
+    h3 = seed002.h3_sweeps(Settings())
     assert [s["name"] for s in h3] == ["reno", "fusion", "fusion-rf"]
     assert h3[0]["axes"]["flows.1.rtt"][0] == "20ms"
     assert [f["start_jitter"] for f in h3[0]["scenario"]["flows"]] == ["5s", "5s"]
@@ -362,8 +362,8 @@ def test_h3_quick_proposal_is_flat_over_rtt_and_fusion_is_not(h3_quick: core.Stu
     assert _check(h3_quick, 1, "fusion: rank correlation") == core.HELD  # falls with its RTT
     assert _check(h3_quick, 2, "proposal vs competing Reno") == core.HELD
     proposal, reno = (
-        seed002._spread(h3_quick.table, "fusion-rf"),
-        seed002._spread(h3_quick.table, "reno"),
+        seed002.goodput_spread(h3_quick.table, "fusion-rf"),
+        seed002.goodput_spread(h3_quick.table, "reno"),
     )
     assert proposal.n == reno.n == 3 and proposal.mean < 0.5 * reno.mean
     assert not any(v.verdict in (REVERSED, core.NOT_REPRODUCED) for v in h3_quick.verdicts)

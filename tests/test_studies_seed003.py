@@ -103,7 +103,7 @@ def test_sensitivity_variants_change_one_setting_each() -> None:
     queue = seed003.Variant("q", "queue 100", queue_limit=100)
     study = seed003.variant_study(S2, queue)
     sweeps = {s["name"]: s["scenario"] for s in study.sweeps(Settings())}
-    assert set(sweeps) == {seed003._sweep_name(label) for label in seed003.CONFIGS}
+    assert set(sweeps) == {seed003.sweep_name(label) for label in seed003.CONFIGS}
     assert sweeps["reno"]["topology"]["links"][0]["buffer"] == "99pkts"
     assert not any(c.text.startswith("(ours)") for c in study.claims)
     weight = seed003.Variant("w", "w_avg 1/4", sync={"w_avg": 0.25})
@@ -326,7 +326,7 @@ def test_s2_quick_a_clock_offset_changes_nothing(s2: core.StudyReport) -> None:
 
 def _s3_idle(settings: Settings) -> list[dict[str, Any]]:
     keep = {"sync-tcp-one-way", "highspeed-one-way"}
-    return [s for s in seed003._s3_sweeps(settings) if s["name"] in keep]
+    return [s for s in seed003.s3_sweeps(settings) if s["name"] in keep]
 
 
 @requires_engine

@@ -271,8 +271,8 @@ def test_replicates_are_counted_although_each_seed_is_a_sweep_of_its_own() -> No
     counts the distinct seeds of all sweeps, so it counts the replicates (and adds them) right."""
     sweeps = L1.sweeps(Settings(profile="linux", replicates=5))
     assert [s["seeds"][0] for s in sweeps if s["name"].startswith("heavy")] == [1, 2, 3, 4, 5]
-    assert core._replicates(L1, Settings(profile="linux", replicates=5)) == 5
-    assert core._replicates(L1, Settings(profile="linux")) == seed004.FULL_REPLICATES
+    assert core.seeds_per_point(L1, Settings(profile="linux", replicates=5)) == 5
+    assert core.seeds_per_point(L1, Settings(profile="linux")) == seed004.FULL_REPLICATES
     quick = L1.sweeps(Settings(quick=True, profile="linux"))
     assert [s["name"] for s in quick] == [
         "light-clean-s1", "light-clean-s2", "light-clean-s3",
@@ -396,7 +396,7 @@ def test_runs_that_differ_in_protocol_share_every_flow_and_file() -> None:
         return ccsim.run(ccsim.Scenario.model_validate(scenario)).flows
 
     reno, hstcp = flows_with("reno"), flows_with("highspeed")
-    long_reno, long_hstcp = seed004._long(reno), seed004._long(hstcp)
+    long_reno, long_hstcp = seed004.long_lived(reno), seed004.long_lived(hstcp)
     np.testing.assert_array_equal(long_reno["start_s"], long_hstcp["start_s"])
     np.testing.assert_array_equal(long_reno["base_rtt_s"], long_hstcp["base_rtt_s"])
     # Open-loop arrivals do not depend on the protocol: every short file starts at the same

@@ -128,4 +128,3 @@ __all__ = [
 # The names these had when they were defined here (the tests call them so).
 _prune = prune
 _print_setup = print_setup
-_replicates = seeds_per_point

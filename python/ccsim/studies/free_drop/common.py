@@ -114,7 +114,7 @@ COMMON = (
 )
 
 
-def _f12_assume(variant: Variant) -> tuple[str, ...]:
+def f1_f2_assumptions(variant: Variant) -> tuple[str, ...]:
     queue = (
         f"ns-2's default limit 50 ({variant.queue} in ccsim, which does not count the packet on "
         "the wire)"
@@ -141,31 +141,31 @@ def _f12_assume(variant: Variant) -> tuple[str, ...]:
             f"shifted curves: w(p) = {variant.k:g} (p - eps)/p^2 rounded (the paper's Theta rule "
             "with TCP's own beta, ccsim.fluid.shift_window); fixed w = 10, 100, 1000 besides"
         ),
-        *_fd_options(variant),
+        *free_drop_options(variant),
     )
 
 
-def _fd_options(variant: Variant) -> tuple[str, ...]:
+def free_drop_options(variant: Variant) -> tuple[str, ...]:
     if not variant.fd_params:
         return ("Free-Drop options at their defaults: literal = false, rto_test = false",)
     shown = ", ".join(f"{k} = {str(v).lower()}" for k, v in variant.fd_params.items())
     return (f"Free-Drop options (sensitivity variant): {shown}",)
 
 
-def _w_name(w: int) -> str:
+def fixed_window_name(w: int) -> str:
     return f"FD w={w}"
 
 
-def _eps_name(eps: float) -> str:
+def shifted_name(eps: float) -> str:
     return f"FD eps={eps:g}"
 
 
-def _records(quantity: Quantity, **keys: Any) -> list[dict[str, Any]]:
+def quantity_records(quantity: Quantity, **keys: Any) -> list[dict[str, Any]]:
     """One record per replicate of ``quantity`` (seed 0 for an exact one)."""
     return [keys | {"seed": seed, "value": v} for seed, v in quantity.values.items()]
 
 
-def _publish(table: pd.DataFrame, metric: str, value: float, **keys: Any) -> None:
+def set_published(table: pd.DataFrame, metric: str, value: float, **keys: Any) -> None:
     """Set the published value of rows whose keys include NaN (not matched in a dict)."""
     mask = table["metric"] == metric
     for key, wanted in keys.items():
@@ -173,11 +173,11 @@ def _publish(table: pd.DataFrame, metric: str, value: float, **keys: Any) -> Non
     table.loc[mask, "published"] = value
 
 
-def _mean(*values: float) -> float:
+def mean_of(*values: float) -> float:
     return float(np.mean(values))
 
 
-def _slope(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+def log_log_slope(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Least-squares slope of log y against log x (positive points only)."""
     xs, ys = np.asarray(x, float), np.asarray(y, float)
     good = (xs > 0) & (ys > 0)

@@ -49,20 +49,20 @@ from ccsim.studies.free_drop.common import (
     W_SLOPE,
     WALL,
     Variant,
-    _eps_name,
-    _f12_assume,
-    _mean,
-    _publish,
-    _records,
-    _slope,
-    _w_name,
+    f1_f2_assumptions,
     fit_shift,
+    fixed_window_name,
+    log_log_slope,
+    mean_of,
+    quantity_records,
+    set_published,
+    shifted_name,
 )
 
 # ---- F1 and F2: one flow over a lossy link ------------------------------------------------------
 
 
-def _f1_plan(s: Settings) -> dict[str, Any]:
+def f1_plan(s: Settings) -> dict[str, Any]:
     """Loss rates, fixed windows and shifts of F1/F2 (full or quick)."""
     p = s.pick([1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2], [1e-4, 1e-3, 1e-2])
     eps = s.pick(
@@ -86,7 +86,7 @@ def _f1_plan(s: Settings) -> dict[str, Any]:
     }
 
 
-def _law_range(plan: Mapping[str, Any], w: int) -> list[float]:
+def law_range(plan: Mapping[str, Any], w: int) -> list[float]:
     """The p of the plan where eq. (4) applies at window ``w`` (see :data:`LAW_PW`)."""
     return [
         p
@@ -96,9 +96,9 @@ def _law_range(plan: Mapping[str, Any], w: int) -> list[float]:
     ]
 
 
-def _w_range(plan: Mapping[str, Any], p: float) -> list[int]:
+def w_range(plan: Mapping[str, Any], p: float) -> list[int]:
     """The fixed windows of the plan in the law's range at ``p``."""
-    return [w for w in plan["w"] if p in _law_range(plan, w)]
+    return [w for w in plan["w"] if p in law_range(plan, w)]
 
 
 def _shifted_w(p: float, eps: float, k: float) -> int:
@@ -129,8 +129,8 @@ def _lossy(
     }
 
 
-def _f1_sweeps(s: Settings, variant: Variant = DEFAULT) -> list[dict[str, Any]]:
-    plan = _f1_plan(s)
+def f1_sweeps(s: Settings, variant: Variant = DEFAULT) -> list[dict[str, Any]]:
+    plan = f1_plan(s)
     duration, seeds, queue = plan["duration"], plan["seeds"], variant.queue
     fd = dict(variant.fd_params)
     sweeps = [
@@ -163,15 +163,15 @@ def _config_of(sweep: str) -> str:
     if sweep == "tcp":
         return TCP
     if sweep.startswith("fd-w"):
-        return _w_name(int(sweep.removeprefix("fd-w")))
+        return fixed_window_name(int(sweep.removeprefix("fd-w")))
     eps = float(sweep.removeprefix("fd-eps").split("-p")[0])
-    return _eps_name(eps)
+    return shifted_name(eps)
 
 
-def _lossy_points(c: Context) -> list[dict[str, Any]]:
+def lossy_points(c: Context) -> list[dict[str, Any]]:
     """One record per finished run of F1/F2: config, p, seed, goodput after the warm-up, CoV of
     cwnd after the warm-up, window cuts and losses per second over the run, engine wall time."""
-    warmup = _f1_plan(c.settings)["warmup"]
+    warmup = f1_plan(c.settings)["warmup"]
     out = []
     for sweep in c.results:
         for point, load in c.points(sweep):
@@ -203,35 +203,35 @@ def _lossy_points(c: Context) -> list[dict[str, Any]]:
     return out
 
 
-def _config_p(plan: Mapping[str, Any], config: str) -> list[float]:
+def config_p_values(plan: Mapping[str, Any], config: str) -> list[float]:
     """The p a Free-Drop configuration of the plan runs at."""
     if config.startswith("FD w="):
         return list(plan["p"])
     for eps, ps in plan["eps"].items():
-        if config == _eps_name(eps):
+        if config == shifted_name(eps):
             return list(ps)
     return []
 
 
-def _fd_configs(plan: Mapping[str, Any]) -> list[str]:
-    return [*(_w_name(w) for w in plan["w"]), *(_eps_name(e) for e in plan["eps"])]
+def free_drop_configs(plan: Mapping[str, Any]) -> list[str]:
+    return [*(fixed_window_name(w) for w in plan["w"]), *(shifted_name(e) for e in plan["eps"])]
 
 
 def _curve(table: pd.DataFrame, metric: str, config: str, ps: Sequence[float]) -> list[Quantity]:
     return [measure(table, metric, config=config, p=p) for p in ps]
 
 
-def _mean_over(table: pd.DataFrame, metric: str, config: str, ps: Sequence[float]) -> Quantity:
+def mean_over(table: pd.DataFrame, metric: str, config: str, ps: Sequence[float]) -> Quantity:
     """The per-seed mean of ``metric`` over ``ps`` (empty when a p was not run)."""
     curve = _curve(table, metric, config, ps)
-    return Quantity.combine(_mean, *curve, bounds=NONNEGATIVE) if curve else Quantity()
+    return Quantity.combine(mean_of, *curve, bounds=NONNEGATIVE) if curve else Quantity()
 
 
 def _slope_q(table: pd.DataFrame, config: str, ps: Sequence[float], metric: str) -> Quantity:
     """The per-seed log-log slope of ``metric`` in p over ``ps`` (empty below 2 points)."""
     if len(ps) < 2:
         return Quantity()
-    return Quantity.combine(lambda *v: _slope(ps, v), *_curve(table, metric, config, ps))
+    return Quantity.combine(lambda *v: log_log_slope(ps, v), *_curve(table, metric, config, ps))
 
 
 def _fit_q(table: pd.DataFrame, config: str, ps: Sequence[float]) -> tuple[Quantity, Quantity]:
@@ -251,14 +251,14 @@ def _f1_derived(table: pd.DataFrame, plan: Mapping[str, Any]) -> list[dict[str, 
     """Per-seed statistics of F1's curves: slopes, the law's range, the shift fits."""
     records: list[dict[str, Any]] = []
     nan = math.nan
-    for config in [TCP, *_fd_configs(plan)]:
-        ps = plan["p"] if config == TCP else _config_p(plan, config)
-        records += _records(
+    for config in [TCP, *free_drop_configs(plan)]:
+        ps = plan["p"] if config == TCP else config_p_values(plan, config)
+        records += quantity_records(
             _slope_q(table, config, ps, GOODPUT), config=config, p=nan, metric=SLOPE
         )
     for w in plan["w"]:
-        config, ps = _w_name(w), _law_range(plan, w)
-        records += _records(
+        config, ps = fixed_window_name(w), law_range(plan, w)
+        records += quantity_records(
             _slope_q(table, config, ps, GOODPUT), config=config, p=nan, metric=LAW_SLOPE
         )
         ratios = [
@@ -268,27 +268,27 @@ def _f1_derived(table: pd.DataFrame, plan: Mapping[str, Any]) -> list[dict[str, 
             )
         ]
         if ratios:
-            mean_log = Quantity.combine(_mean, *ratios)
-            records += _records(
+            mean_log = Quantity.combine(mean_of, *ratios)
+            records += quantity_records(
                 mean_log.map(math.exp, NONNEGATIVE), config=config, p=nan, metric=RATIO
             )
     for p in plan["p"]:
-        ws = _w_range(plan, p)
+        ws = w_range(plan, p)
         if len(ws) < 2:
             continue
-        points = [measure(table, GOODPUT, config=_w_name(w), p=p) for w in ws]
-        slope = Quantity.combine(lambda *v, ws=ws: _slope(ws, v), *points)
-        records += _records(slope, config=FIXED, p=p, metric=W_SLOPE)
+        points = [measure(table, GOODPUT, config=fixed_window_name(w), p=p) for w in ws]
+        slope = Quantity.combine(lambda *v, ws=ws: log_log_slope(ws, v), *points)
+        records += quantity_records(slope, config=FIXED, p=p, metric=W_SLOPE)
     eps_tcp, beta_tcp = _fit_q(table, TCP, plan["p"])
-    records += _records(eps_tcp, config=TCP, p=nan, metric=FIT_EPS)
-    records += _records(beta_tcp, config=TCP, p=nan, metric=FIT_BETA)
+    records += quantity_records(eps_tcp, config=TCP, p=nan, metric=FIT_EPS)
+    records += quantity_records(beta_tcp, config=TCP, p=nan, metric=FIT_BETA)
     for eps, ps in plan["eps"].items():
-        config = _eps_name(eps)
+        config = shifted_name(eps)
         fitted, beta = _fit_q(table, config, ps)
         tcp_same, _ = _fit_q(table, TCP, ps)
-        records += _records(fitted, config=config, p=nan, metric=FIT_EPS)
-        records += _records(beta, config=config, p=nan, metric=FIT_BETA)
-        records += _records(tcp_same, config=config, p=nan, metric=TCP_EPS)
+        records += quantity_records(fitted, config=config, p=nan, metric=FIT_EPS)
+        records += quantity_records(beta, config=config, p=nan, metric=FIT_BETA)
+        records += quantity_records(tcp_same, config=config, p=nan, metric=TCP_EPS)
     return records
 
 
@@ -302,8 +302,8 @@ F1_BOUNDS = {
 
 
 def _f1_analyse(c: Context) -> pd.DataFrame:
-    plan = _f1_plan(c.settings)
-    points = _lossy_points(c)
+    plan = f1_plan(c.settings)
+    points = lossy_points(c)
     records: list[dict[str, Any]] = [
         {
             "config": r["config"],
@@ -322,7 +322,7 @@ def _f1_analyse(c: Context) -> pd.DataFrame:
     for p in plan["p"]:
         for config, w in [
             ("fluid TCP", math.inf),
-            *((f"fluid {_w_name(w)}", w) for w in plan["w"]),
+            *((f"fluid {fixed_window_name(w)}", w) for w in plan["w"]),
         ]:
             value = fluid.fd_packet_throughput(p, w, RTT_S) * to_mbps
             records.append({"config": config, "p": p, "seed": 0, "metric": GOODPUT, "value": value})
@@ -345,10 +345,10 @@ def _f1_analyse(c: Context) -> pd.DataFrame:
         )
     table = summarise(records, ["config", "p"], bounds=F1_BOUNDS)
     for eps in plan["eps"]:
-        _publish(table, FIT_EPS, eps, config=_eps_name(eps))
-    _publish(table, SLOPE, -0.5, config=TCP)
+        set_published(table, FIT_EPS, eps, config=shifted_name(eps))
+    set_published(table, SLOPE, -0.5, config=TCP)
     for w in plan["w"]:
-        _publish(table, LAW_SLOPE, -1.0, config=_w_name(w))
+        set_published(table, LAW_SLOPE, -1.0, config=fixed_window_name(w))
     table.loc[table["metric"] == W_SLOPE, "published"] = -0.5
     table.attrs["plan"] = plan
     if len(frame):
@@ -370,7 +370,7 @@ def _f1_loglog(c: Context, frame: pd.DataFrame, plan: dict[str, Any]) -> None:
     to_mbps = MSS * 8 / 1e6
     grid = np.geomspace(min(plan["p"]), max(plan["p"]), 60)
     figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
-    for config in [TCP, *(_w_name(w) for w in plan["w"])]:
+    for config in [TCP, *(fixed_window_name(w) for w in plan["w"])]:
         rows = means[means["config"] == config]
         dots = left.loglog(rows["p"], rows["goodput_bps"] / 1e6, "o", label=f"{config} (ccsim)")
         w = math.inf if config == TCP else int(config.removeprefix("FD w="))
@@ -383,11 +383,11 @@ def _f1_loglog(c: Context, frame: pd.DataFrame, plan: dict[str, Any]) -> None:
     tcp = means[means["config"] == TCP]
     right.loglog(tcp["p"], tcp["goodput_bps"] / 1e6, "ko", label="TCP (ccsim)")
     for eps in plan["eps"]:
-        rows = means[means["config"] == _eps_name(eps)]
+        rows = means[means["config"] == shifted_name(eps)]
         if rows.empty:
             continue
         dots = right.loglog(
-            rows["p"], rows["goodput_bps"] / 1e6, "s", label=f"{_eps_name(eps)} (ccsim, w(p))"
+            rows["p"], rows["goodput_bps"] / 1e6, "s", label=f"{shifted_name(eps)} (ccsim, w(p))"
         )
         target = np.geomspace(max(eps * 1.05, min(rows["p"])), max(rows["p"]), 60)
         right.loglog(
@@ -424,13 +424,13 @@ def _f1_loglog(c: Context, frame: pd.DataFrame, plan: dict[str, Any]) -> None:
     c.notes.append(f"F1: log-log figure {path}")
 
 
-def _plan_of(table: pd.DataFrame) -> Mapping[str, Any]:
+def plan_of(table: pd.DataFrame) -> Mapping[str, Any]:
     """The plan the table was made with (a full run's for hand-made tables)."""
     plan = table.attrs.get("plan")
-    return plan if plan is not None else _f1_plan(Settings())
+    return plan if plan is not None else f1_plan(Settings())
 
 
-def _f1_tcp_slope(table: pd.DataFrame) -> list[Check]:
+def f1_tcp_slope(table: pd.DataFrame) -> list[Check]:
     return [
         band(
             "TCP: log-log slope of goodput in p over the fixed-w grid of p",
@@ -441,24 +441,24 @@ def _f1_tcp_slope(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def _f1_law(table: pd.DataFrame) -> list[Check]:
-    plan = _plan_of(table)
+def f1_law(table: pd.DataFrame) -> list[Check]:
+    plan = plan_of(table)
     checks = []
     for w in plan["w"]:
-        ps = _law_range(plan, w)
+        ps = law_range(plan, w)
         if len(ps) >= 2:
             checks.append(
                 band(
-                    f"{_w_name(w)}: log-log slope of goodput in p over the law's range "
+                    f"{fixed_window_name(w)}: log-log slope of goodput in p over the law's range "
                     f"(p = {', '.join(f'{p:g}' for p in ps)})",
-                    measure(table, LAW_SLOPE, config=_w_name(w)),
+                    measure(table, LAW_SLOPE, config=fixed_window_name(w)),
                     -1.25,
                     -0.75,
                     reversal=(-0.5, math.inf),
                 )
             )
     for p in plan["p"]:
-        ws = _w_range(plan, p)
+        ws = w_range(plan, p)
         if len(ws) >= 2:
             checks.append(
                 band(
@@ -472,25 +472,25 @@ def _f1_law(table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _f1_above(table: pd.DataFrame) -> list[Check]:
+def f1_above(table: pd.DataFrame) -> list[Check]:
     return [
         compare(
-            f"{_w_name(w)}: goodput over TCP's at the same p and seed, geometric mean over "
+            f"{fixed_window_name(w)}: goodput over TCP's at the same p and seed, geometric mean over "
             "the law's range",
-            measure(table, RATIO, config=_w_name(w)),
+            measure(table, RATIO, config=fixed_window_name(w)),
             ">",
             1.0,
         )
-        for w in _plan_of(table)["w"]
+        for w in plan_of(table)["w"]
     ]
 
 
-def _f1_shift(table: pd.DataFrame) -> list[Check]:
-    plan = _plan_of(table)
+def f1_shift(table: pd.DataFrame) -> list[Check]:
+    plan = plan_of(table)
     return [
         band(
-            f"{_eps_name(eps)}: fitted eps of the shifted curve",
-            measure(table, FIT_EPS, config=_eps_name(eps)),
+            f"{shifted_name(eps)}: fitted eps of the shifted curve",
+            measure(table, FIT_EPS, config=shifted_name(eps)),
             eps / 2,
             2 * eps,
             reversal=(-math.inf, 0.0),
@@ -502,7 +502,7 @@ def _f1_shift(table: pd.DataFrame) -> list[Check]:
 F1_MAX_REPLICATES = 12
 
 
-def _f1(variant: Variant) -> Study:
+def f1_study(variant: Variant) -> Study:
     return Study(
         id="F1",
         slug="response-curves",
@@ -516,15 +516,15 @@ def _f1(variant: Variant) -> Study:
             "30 s (quick: 10 s): goodput is the mean delivered rate sampled after it, so the "
             "slow-start overshoot does not count"
         ),
-        assumptions=_f12_assume(variant),
-        sweeps=functools.partial(_f1_sweeps, variant=variant),
+        assumptions=f1_f2_assumptions(variant),
+        sweeps=functools.partial(f1_sweeps, variant=variant),
         analyse=_f1_analyse,
         claims=(
             Claim(
                 "TCP's response curve is B ~ 1/sqrt(p) (eq. 2; Fig. 1's eps = 0 curve)",
                 "the per-seed log-log slope of TCP's goodput in p over p = 1e-4..1e-2 lies in "
                 "-0.6..-0.4",
-                _f1_tcp_slope,
+                f1_tcp_slope,
             ),
             Claim(
                 "At fixed w, Free-Drop's throughput is greater than TCP's (abstract: 'the "
@@ -532,7 +532,7 @@ def _f1(variant: Variant) -> Study:
                 "in the law's range (p w <= 0.1 and eq. 4's throughput at most half the link "
                 "rate), each fixed-w goodput over TCP's at the same p and seed, geometric mean "
                 "over the range, above 1 (reversed below)",
-                _f1_above,
+                f1_above,
             ),
             Claim(
                 "At fixed w, Free-Drop's throughput follows B ~ 1/(p sqrt(w)) rather than "
@@ -541,7 +541,7 @@ def _f1(variant: Variant) -> Study:
                 "rate): each fixed-w curve's per-seed log-log slope in p within -1.25..-0.75 "
                 "(reversed above -0.5, TCP's); at each p with two such w, the slope in w within "
                 "-0.75..-0.25 (reversed above 0)",
-                _f1_law,
+                f1_law,
             ),
             Claim(
                 "w(p) = Theta((p - eps)/p^2) shifts TCP's response curve by eps along p "
@@ -550,7 +550,7 @@ def _f1(variant: Variant) -> Study:
                 "line through 1/B^2 against p, eps free on both sides) gives a fitted eps "
                 "between half and twice the designed one; reversed below 0 (shifted the other "
                 "way)",
-                _f1_shift,
+                f1_shift,
             ),
         ),
         figure=FigureSpec(

@@ -42,23 +42,23 @@ from ccsim.studies.free_drop.common import (
     TCP_CUTS_MEAN,
     TCP_LOSSES_MEAN,
     Variant,
-    _eps_name,
-    _f12_assume,
-    _fd_options,
-    _mean,
-    _publish,
-    _records,
-    _w_name,
+    f1_f2_assumptions,
+    fixed_window_name,
+    free_drop_options,
+    mean_of,
+    quantity_records,
+    set_published,
+    shifted_name,
 )
 from ccsim.studies.free_drop.f1_response_curves import (
     F1_MAX_REPLICATES,
-    _config_p,
-    _f1_plan,
-    _f1_sweeps,
-    _fd_configs,
-    _lossy_points,
-    _mean_over,
-    _plan_of,
+    config_p_values,
+    f1_plan,
+    f1_sweeps,
+    free_drop_configs,
+    lossy_points,
+    mean_over,
+    plan_of,
 )
 
 # ---- F2 ------------------------------------------------------------------------------------------
@@ -77,24 +77,24 @@ F2_BOUNDS = {
 
 
 def _f2_analyse(c: Context) -> pd.DataFrame:
-    plan = _f1_plan(c.settings)
+    plan = f1_plan(c.settings)
     records: list[dict[str, Any]] = []
-    for r in _lossy_points(c):
+    for r in lossy_points(c):
         for metric, key in ((COV, "cov"), (CUTS, "cuts_per_s"), (LOSSES, "losses_per_s")):
             keys = {"config": r["config"], "p": r["p"], "seed": r["seed"]}
             records.append(keys | {"metric": metric, "value": r[key]})
     runs = summarise(records, ["config", "p"], bounds=F2_BOUNDS)
     nan = math.nan
     shifted = []
-    for config in _fd_configs(plan):
-        ps = _config_p(plan, config)
+    for config in free_drop_configs(plan):
+        ps = config_p_values(plan, config)
         ratios = []
         for p in ps:
             ratio = measure(runs, COV, config=config, p=p) / measure(runs, COV, config=TCP, p=p)
             ratios.append(ratio)
-            records += _records(ratio, config=config, p=p, metric=COV_RATIO)
-        mean = Quantity.combine(_mean, *ratios) if ratios else Quantity()
-        records += _records(mean, config=config, p=nan, metric=MEAN_COV_RATIO)
+            records += quantity_records(ratio, config=config, p=p, metric=COV_RATIO)
+        mean = Quantity.combine(mean_of, *ratios) if ratios else Quantity()
+        records += quantity_records(mean, config=config, p=nan, metric=MEAN_COV_RATIO)
         if config.startswith("FD eps="):
             shifted.append(mean)
         for metric, mine, tcp in (
@@ -102,25 +102,25 @@ def _f2_analyse(c: Context) -> pd.DataFrame:
             (LOSSES, LOSSES_MEAN, TCP_LOSSES_MEAN),
         ):
             for label, whose in ((mine, config), (tcp, TCP)):
-                records += _records(
-                    _mean_over(runs, metric, whose, ps), config=config, p=nan, metric=label
+                records += quantity_records(
+                    mean_over(runs, metric, whose, ps), config=config, p=nan, metric=label
                 )
     if shifted:
-        records += _records(
-            Quantity.combine(_mean, *shifted), config=SHIFTED, p=nan, metric=MEAN_COV_RATIO
+        records += quantity_records(
+            Quantity.combine(mean_of, *shifted), config=SHIFTED, p=nan, metric=MEAN_COV_RATIO
         )
     table = summarise(records, ["config", "p"], bounds=F2_BOUNDS)
-    _publish(table, MEAN_COV_RATIO, 1.6, config=SHIFTED)
+    set_published(table, MEAN_COV_RATIO, 1.6, config=SHIFTED)
     table.attrs["plan"] = plan
     return table
 
 
-def _f2_ratio(table: pd.DataFrame) -> list[Check]:
-    plan = _plan_of(table)
+def f2_ratio(table: pd.DataFrame) -> list[Check]:
+    plan = plan_of(table)
     checks = [
         compare(
-            f"{_eps_name(eps)}: CoV of cwnd over TCP's at the same p and seed, mean over its p",
-            measure(table, MEAN_COV_RATIO, config=_eps_name(eps)),
+            f"{shifted_name(eps)}: CoV of cwnd over TCP's at the same p and seed, mean over its p",
+            measure(table, MEAN_COV_RATIO, config=shifted_name(eps)),
             ">",
             1.0,
         )
@@ -137,7 +137,7 @@ def _f2_ratio(table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _f2_events(table: pd.DataFrame) -> list[Check]:
+def f2_events(table: pd.DataFrame) -> list[Check]:
     """The paper's "higher rates of congestion events", a congestion event being a loss that
     makes the window shrink: Free-Drop's window cuts per second against TCP's at the same p."""
     return [
@@ -148,11 +148,11 @@ def _f2_events(table: pd.DataFrame) -> list[Check]:
             measure(table, TCP_CUTS_MEAN, config=config),
             unit="/s",
         )
-        for config in _fd_configs(_plan_of(table))
+        for config in free_drop_configs(plan_of(table))
     ]
 
 
-def _f2(variant: Variant) -> Study:
+def f2_study(variant: Variant) -> Study:
     return Study(
         id="F2",
         slug="cwnd-cov",
@@ -164,8 +164,8 @@ def _f2(variant: Variant) -> Study:
             "30 s (quick: 10 s) for the CoV of cwnd; loss events and window cuts per second count "
             "the whole run"
         ),
-        assumptions=(*_f12_assume(variant), "quick mode: 60 s runs, warm-up 10 s"),
-        sweeps=functools.partial(_f1_sweeps, variant=variant),
+        assumptions=(*f1_f2_assumptions(variant), "quick mode: 60 s runs, warm-up 10 s"),
+        sweeps=functools.partial(f1_sweeps, variant=variant),
         analyse=_f2_analyse,
         claims=(
             Claim(
@@ -174,7 +174,7 @@ def _f2(variant: Variant) -> Study:
                 "for each shifted curve (eps = 5e-5, 5e-4, 1e-3), the per-seed mean over its p of "
                 "CoV_FD/CoV_TCP at the same p above 1 (reversed below 1); the mean of the three "
                 "within 1.2..2.0",
-                _f2_ratio,
+                f2_ratio,
             ),
             Claim(
                 "Free-Drop's higher throughput comes with a higher rate of congestion events "
@@ -183,7 +183,7 @@ def _f2(variant: Variant) -> Study:
                 "for every Free-Drop configuration (fixed w = 10, 100, 1000 and the three "
                 "shifted curves), window cuts per second, mean over its p, above TCP's at the "
                 "same p, paired by seed; reversed below",
-                _f2_events,
+                f2_events,
             ),
         ),
         figure=FigureSpec(
@@ -213,7 +213,7 @@ FAIR = 0.9
 CLOSE = 0.05
 
 
-def _case(rate: str, buf: str) -> str:
+def f3_case(rate: str, buf: str) -> str:
     return f"{rate} buf {buf}"
 
 
@@ -249,7 +249,7 @@ def _f3_plan(s: Settings) -> dict[str, Any]:
     return {"duration": s.pick("600s", "120s"), "seeds": s.seeds(3, 3)}
 
 
-def _f3_sweeps(s: Settings, variant: Variant = DEFAULT) -> list[dict[str, Any]]:
+def f3_sweeps(s: Settings, variant: Variant = DEFAULT) -> list[dict[str, Any]]:
     plan = _f3_plan(s)
     axes = {
         "topology.bottleneck_rate": ["50Mbps", "500Mbps"],
@@ -276,11 +276,11 @@ def _f3_analyse(c: Context) -> pd.DataFrame:
     records = []
     duration = float(_f3_plan(c.settings)["duration"].removesuffix("s"))
     for sweep in c.results:
-        config = TCP if sweep == "tcp" else _w_name(int(sweep.removeprefix("fd-w")))
+        config = TCP if sweep == "tcp" else fixed_window_name(int(sweep.removeprefix("fd-w")))
         for point, load in c.points(sweep):
             flows = load("flows")
             keys = {
-                "case": _case(point["bottleneck_rate"], point["buffer"]),
+                "case": f3_case(point["bottleneck_rate"], point["buffer"]),
                 "config": config,
                 "seed": int(point["seed"]),
             }
@@ -297,14 +297,14 @@ def _f3_analyse(c: Context) -> pd.DataFrame:
 def _f3_fd(table: pd.DataFrame) -> str:
     """The Free-Drop configuration of the table (whatever its w)."""
     configs = sorted(str(c) for c in table["config"].unique() if str(c).startswith("FD w="))
-    return configs[0] if configs else _w_name(F3_W)
+    return configs[0] if configs else fixed_window_name(F3_W)
 
 
-def _f3_fair(table: pd.DataFrame) -> list[Check]:
+def f3_fair(table: pd.DataFrame) -> list[Check]:
     checks = []
     fd = _f3_fd(table)
     for rate, buf in F3_CASES:
-        case = _case(rate, buf)
+        case = f3_case(rate, buf)
         for config in (TCP, fd):
             checks.append(
                 compare(
@@ -318,11 +318,11 @@ def _f3_fair(table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _f3_close(table: pd.DataFrame) -> list[Check]:
+def f3_close(table: pd.DataFrame) -> list[Check]:
     fd = _f3_fd(table)
     checks = []
     for rate, buf in F3_CASES:
-        case = _case(rate, buf)
+        case = f3_case(rate, buf)
         ours = measure(table, JAIN, case=case, config=fd)
         tcp = measure(table, JAIN, case=case, config=TCP)
         if not ours.has_data or not tcp.has_data:
@@ -339,10 +339,10 @@ def _f3_more(metric: str, what: str) -> Callable[[pd.DataFrame], list[Check]]:
         fd = _f3_fd(table)
         return [
             compare(
-                f"{_case(rate, buf)}: {what}, {fd} against TCP",
-                measure(table, metric, case=_case(rate, buf), config=fd),
+                f"{f3_case(rate, buf)}: {what}, {fd} against TCP",
+                measure(table, metric, case=f3_case(rate, buf), config=fd),
                 ">",
-                measure(table, metric, case=_case(rate, buf), config=TCP),
+                measure(table, metric, case=f3_case(rate, buf), config=TCP),
             )
             for rate, buf in F3_CASES
         ]
@@ -370,7 +370,7 @@ def _f3_assume(variant: Variant) -> tuple[str, ...]:
         ),
         f"every access link, both directions: DropTail of {access}; the paper gives none",
         f"Free-Drop w = {variant.f3_w} (the paper gives none for Fig. 3)",
-        *_fd_options(variant),
+        *free_drop_options(variant),
         "no random loss: only queue overflow",
     )
 
@@ -378,7 +378,7 @@ def _f3_assume(variant: Variant) -> tuple[str, ...]:
 F3_MAX_REPLICATES = 24
 
 
-def _f3(variant: Variant) -> Study:
+def f3_study(variant: Variant) -> Study:
     return Study(
         id="F3",
         slug="free-drop-fairness",
@@ -392,21 +392,21 @@ def _f3(variant: Variant) -> Study:
             "second)"
         ),
         assumptions=_f3_assume(variant),
-        sweeps=functools.partial(_f3_sweeps, variant=variant),
+        sweeps=functools.partial(f3_sweeps, variant=variant),
         analyse=_f3_analyse,
         claims=(
             Claim(
                 "TCP and Free-Drop are both fair protocols (Fig. 3a-d: 'Free-Drop TCP is "
                 "essentially fair under these conditions')",
                 f"in each of the four cases, TCP's and Free-Drop's Jain index at least {FAIR}",
-                _f3_fair,
+                f3_fair,
             ),
             Claim(
                 "There is little to choose between TCP and Free-Drop from the standpoint of "
                 "fairness (Fig. 3a-d)",
                 f"in each case, Free-Drop's Jain index minus TCP's (paired by seed) within "
                 f"+-{CLOSE}",
-                _f3_close,
+                f3_close,
             ),
             Claim(
                 "Free-Drop produces more packet losses (section 2)",

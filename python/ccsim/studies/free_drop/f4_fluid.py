@@ -22,7 +22,7 @@ from ccsim.studies.core import (
     summarise,
     within,
 )
-from ccsim.studies.free_drop.common import RTT_S, SOURCE, _slope
+from ccsim.studies.free_drop.common import RTT_S, SOURCE, log_log_slope
 
 # ---- F4 ------------------------------------------------------------------------------------------
 
@@ -85,12 +85,19 @@ def _f4_analyse(c: Context) -> pd.DataFrame:
         for w in F4_W:
             b = [throughput[(p, w)] for p in F4_P]
             records.append(
-                run | {"model": "FD", "x": f"w={w}", "metric": P_SLOPE, "value": _slope(F4_P, b)}
+                run
+                | {"model": "FD", "x": f"w={w}", "metric": P_SLOPE, "value": log_log_slope(F4_P, b)}
             )
         for p in F4_P:
             b = [throughput[(p, w)] for w in F4_W]
             records.append(
-                run | {"model": "FD", "x": f"p={p:g}", "metric": SLOPE_W, "value": _slope(F4_W, b)}
+                run
+                | {
+                    "model": "FD",
+                    "x": f"p={p:g}",
+                    "metric": SLOPE_W,
+                    "value": log_log_slope(F4_W, b),
+                }
             )
         # The fluid model's CoV of the window, Free-Drop over TCP, at p w = 0.01 and 2 (near the
         # fluid model's largest CoV, docs/fluid.md): for comparison with Fig. 2.
@@ -175,7 +182,7 @@ def _f4_fd(table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _f4_poisson(table: pd.DataFrame) -> list[Check]:
+def f4_poisson(table: pd.DataFrame) -> list[Check]:
     """Exact: the cut process of the fluid model at small lambda T (no table needed)."""
     checks = []
     for p in F4_P:
@@ -235,7 +242,7 @@ F4 = Study(
             "at each (p, w) of F4 (lambda T = p w <= 2e-3): the exact cut rate over "
             "lambda^2 T within 1% of 1, and the exact CoV of the time between cuts within 1% "
             "of 1 (an exponential's)",
-            _f4_poisson,
+            f4_poisson,
         ),
     ),
     figure=FigureSpec("fluid model"),

@@ -15,15 +15,15 @@ from ccsim.studies.core import (
     run_study,
 )
 from ccsim.studies.free_drop.common import SENSITIVITY, Variant
-from ccsim.studies.free_drop.f1_response_curves import _f1
-from ccsim.studies.free_drop.f2_f3 import _f2, _f3
+from ccsim.studies.free_drop.f1_response_curves import f1_study
+from ccsim.studies.free_drop.f2_f3 import f2_study, f3_study
 
 # ---- sensitivity ---------------------------------------------------------------------------------
 
 
 def variant_study(study_id: str, variant: Variant) -> Study:
     """F1, F2 or F3 under ``variant`` (the same claims and criteria)."""
-    make = {"F1": _f1, "F2": _f2, "F3": _f3}[study_id]
+    make = {"F1": f1_study, "F2": f2_study, "F3": f3_study}[study_id]
     study = make(variant)
     return dataclasses.replace(
         study, assumptions=(*study.assumptions, f"sensitivity variant: {variant.description}")

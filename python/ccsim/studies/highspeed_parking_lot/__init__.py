@@ -26,7 +26,7 @@ companions).
 
 from __future__ import annotations
 
-from ccsim.studies.highspeed_parking_lot.analysis import _long
+from ccsim.studies.highspeed_parking_lot.analysis import long_lived
 from ccsim.studies.highspeed_parking_lot.common import (
     ACCESS_BUFFER,
     BOUNDS,
@@ -78,11 +78,11 @@ __all__ = [
     "SHORT_SPEEDUP",
     "STUDIES",
     "UTILIZATION",
-    "_long",
     "areno_study",
     "areno_variant",
     "l1_scenario",
     "light_load_study",
+    "long_lived",
     "long_lived_flows",
     "protocol_entry",
 ]

@@ -15,7 +15,7 @@ from ccsim.studies.core import (
     Context,
     summarise,
 )
-from ccsim.studies.highspeed_parking_lot.claims import _condition
+from ccsim.studies.highspeed_parking_lot.claims import judged_condition
 from ccsim.studies.highspeed_parking_lot.common import (
     BOUNDS,
     FAST_SLOW,
@@ -28,12 +28,12 @@ from ccsim.studies.highspeed_parking_lot.common import (
     SHORT_TIME,
     UTILIZATION,
 )
-from ccsim.studies.highspeed_parking_lot.workload import _plan, long_lived_flows
+from ccsim.studies.highspeed_parking_lot.workload import long_lived_flows, workload_plan
 
 # ---- analysis ------------------------------------------------------------------------------------
 
 
-def _long(flows: pd.DataFrame) -> pd.DataFrame:
+def long_lived(flows: pd.DataFrame) -> pd.DataFrame:
     return flows[flows["label"].astype(str).str.startswith("long")]
 
 
@@ -77,7 +77,7 @@ def _parse_sweep(name: str) -> tuple[str, str, int] | None:
     return parts[0], parts[1], int(parts[2].removeprefix("s"))
 
 
-def _analyser(figures: bool) -> Callable[[Context], pd.DataFrame]:
+def analyser(figures: bool) -> Callable[[Context], pd.DataFrame]:
     def analyse(c: Context) -> pd.DataFrame:
         return _analyse(c, figures)
 
@@ -85,7 +85,7 @@ def _analyser(figures: bool) -> Callable[[Context], pd.DataFrame]:
 
 
 def _analyse(c: Context, figures: bool = True) -> pd.DataFrame:
-    plan = _plan(c.settings)
+    plan = workload_plan(c.settings)
     records: list[dict[str, Any]] = []
     per_flow: list[pd.DataFrame] = []
     for sweep in c.results:
@@ -97,7 +97,7 @@ def _analyse(c: Context, figures: bool = True) -> pd.DataFrame:
         for point, load_table in c.points(sweep):
             records += _point_records(c, sweep, point, load_table, load, loss_name, hops_of)
             if str(point["mixture"]) == "all":
-                long_flows = _long(load_table("flows"))
+                long_flows = long_lived(load_table("flows"))
                 per_flow.append(
                     pd.DataFrame(
                         {
@@ -126,7 +126,7 @@ def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    condition = _condition(table)
+    condition = judged_condition(table)
     rows = table[(table["load"] == condition["load"]) & (table["loss"] == condition["loss"])]
     flows = per_flow[
         (per_flow["load"] == condition["load"]) & (per_flow["loss"] == condition["loss"])
@@ -242,7 +242,7 @@ def _point_records(
 
     backbone = links[links["src"].str.startswith("R") & links["dst"].str.startswith("R")]
     add(UTILIZATION, float(backbone["utilization"].mean()))
-    long_flows = _long(flows).copy()
+    long_flows = long_lived(flows).copy()
     add(LONG_GOODPUT, float(long_flows["goodput_bps"].mean()) / 1e6)
     if mixture == "all":
         add(FAST_SLOW, _fast_slow(long_flows, "goodput_bps"))
@@ -255,12 +255,12 @@ def _point_records(
         mine, theirs = float(both["completion_s_x"].mean()), float(both["completion_s_ref"].mean())
         add(SHORT_TIME, mine)
         add(SHORT_SPEEDUP, theirs / mine if mine > 0 else math.nan)
-    joined = metrics.join_flows(_long(flows), _long(reference), ("goodput_bps",))
+    joined = metrics.join_flows(long_lived(flows), long_lived(reference), ("goodput_bps",))
     if joined.empty:
         return records
     ref = joined["goodput_bps_ref"].astype(float)
     joined["ratio"] = joined["goodput_bps_x"].astype(float) / ref.where(ref > 0)
-    labels = _long(flows).set_index("flow")["label"]
+    labels = long_lived(flows).set_index("flow")["label"]
     joined["hops"] = joined["flow_x"].map(labels).map(hops_of)
     joined["rtt_bin"] = _rtt_bin(joined["base_rtt_s_x"].astype(float))
     # Alone: every long-lived flow against itself under Reno. Mixed: the Reno flows only.

@@ -33,7 +33,7 @@ from ccsim.studies.highspeed_parking_lot.common import (
 # gives empty quantities, so its checks are "not measured" and the claim is not graded.
 
 
-def _condition(table: pd.DataFrame) -> dict[str, str]:
+def judged_condition(table: pd.DataFrame) -> dict[str, str]:
     """The condition the claims are judged on: the heavy load if it was run, else the light
     one; without random loss if that was run."""
     loads, losses = set(table["load"]), set(table["loss"])
@@ -45,7 +45,7 @@ def _condition(table: pd.DataFrame) -> dict[str, str]:
 
 def _where(table: pd.DataFrame) -> str:
     """The judged condition in words, the first part of every check's label."""
-    condition = _condition(table)
+    condition = judged_condition(table)
     loss = "no random loss" if condition["loss"] == "clean" else f"random loss {LOSS:g}"
     return f"{condition['load']} load, {loss}"
 
@@ -56,7 +56,13 @@ def _q(
     """One row of the judged condition over the seeds (mixed runs for friendliness)."""
     mixture = "half" if metric == FRIENDLINESS else "all"
     return measure(
-        table, metric, algorithm=algorithm, mixture=mixture, by=by, bin=bin_, **_condition(table)
+        table,
+        metric,
+        algorithm=algorithm,
+        mixture=mixture,
+        by=by,
+        bin=bin_,
+        **judged_condition(table),
     )
 
 
@@ -224,12 +230,12 @@ def _scalable_short_hops(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def _long_favoured(table: pd.DataFrame, name: str) -> Check:
+def long_favoured(table: pd.DataFrame, name: str) -> Check:
     return _ratio_vs_reno(table, name, ">")
 
 
 def _long_flows(table: pd.DataFrame) -> list[Check]:
-    return [_long_favoured(table, a) for a in LONG_FAVOURING]
+    return [long_favoured(table, a) for a in LONG_FAVOURING]
 
 
 def _trade_off(table: pd.DataFrame) -> list[Check]:
@@ -255,7 +261,7 @@ def _trade_off(table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _lifetime_comparison(table: pd.DataFrame, name: str, favours_short: bool) -> Check:
+def lifetime_comparison(table: pd.DataFrame, name: str, favours_short: bool) -> Check:
     """Short files' speed-up over all-Reno against the long-lived flows' relative throughput."""
     speedup = _q(table, SHORT_SPEEDUP, name)
     relative = _q(table, RELATIVE, name)
@@ -278,8 +284,8 @@ def _lifetime_comparison(table: pd.DataFrame, name: str, favours_short: bool) ->
 
 
 def _lifetimes(table: pd.DataFrame) -> list[Check]:
-    return [_lifetime_comparison(table, a, True) for a in SHORT_FAVOURING] + [
-        _lifetime_comparison(table, a, False) for a in LONG_FAVOURING
+    return [lifetime_comparison(table, a, True) for a in SHORT_FAVOURING] + [
+        lifetime_comparison(table, a, False) for a in LONG_FAVOURING
     ]
 
 

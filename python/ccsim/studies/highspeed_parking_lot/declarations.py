@@ -15,12 +15,12 @@ from ccsim.studies.core import (
     Settings,
     Study,
 )
-from ccsim.studies.highspeed_parking_lot.analysis import _analyser
+from ccsim.studies.highspeed_parking_lot.analysis import analyser
 from ccsim.studies.highspeed_parking_lot.claims import (
     CLAIMS,
-    _lifetime_comparison,
-    _long_favoured,
     areno_checks,
+    lifetime_comparison,
+    long_favoured,
 )
 from ccsim.studies.highspeed_parking_lot.common import (
     FULL_REPLICATES,
@@ -33,7 +33,11 @@ from ccsim.studies.highspeed_parking_lot.common import (
     SOURCE,
     protocol_entry,
 )
-from ccsim.studies.highspeed_parking_lot.workload import _plan, _sweeps, _workload_sweeps
+from ccsim.studies.highspeed_parking_lot.workload import (
+    protocol_sweeps,
+    workload_plan,
+    workload_sweeps,
+)
 
 STUDIES: tuple[Study, ...] = (
     Study(
@@ -51,8 +55,8 @@ STUDIES: tuple[Study, ...] = (
             "the whole run, every short transfer that finished in both runs compared"
         ),
         assumptions=L1_ASSUME,
-        sweeps=_sweeps,
-        analyse=_analyser(figures=True),
+        sweeps=protocol_sweeps,
+        analyse=analyser(figures=True),
         claims=CLAIMS,
         figure=FigureSpec("L1: utilization, relative throughput, friendliness, transfer times"),
         algorithms=PROTOCOLS,
@@ -79,9 +83,9 @@ def _condition_words(load: str, loss: str) -> str:
 
 
 def _light_sweeps(s: Settings) -> list[dict[str, Any]]:
-    plan = _plan(s)
+    plan = workload_plan(s)
     entries = [protocol_entry(a) for a in plan["protocols"]]
-    return _workload_sweeps(s, entries, s.pick(LIGHT_CONDITIONS, QUICK_CONDITIONS))
+    return workload_sweeps(s, entries, s.pick(LIGHT_CONDITIONS, QUICK_CONDITIONS))
 
 
 def light_load_study() -> Study:
@@ -105,7 +109,7 @@ def light_load_study() -> Study:
         warmup=STUDIES[0].warmup,
         assumptions=L1_ASSUME,
         sweeps=_light_sweeps,
-        analyse=_analyser(figures=False),
+        analyse=analyser(figures=False),
         claims=claims,
         figure=FigureSpec("L1: light load"),
         algorithms=PROTOCOLS,
@@ -149,15 +153,15 @@ def _areno_sweeps(s: Settings) -> list[dict[str, Any]]:
         protocol_entry("areno", name=areno_variant(a, b), alpha=a, beta=b)
         for a, b in _areno_pairs(s)
     ]
-    return _workload_sweeps(s, entries, _plan(s)["conditions"])
+    return workload_sweeps(s, entries, workload_plan(s)["conditions"])
 
 
 def _long_favoured_checks(table: pd.DataFrame, name: str) -> list[Check]:
-    return [_long_favoured(table, name)]
+    return [long_favoured(table, name)]
 
 
 def _long_lived_checks(table: pd.DataFrame, name: str) -> list[Check]:
-    return [_lifetime_comparison(table, name, False)]
+    return [lifetime_comparison(table, name, False)]
 
 
 def _areno_claims(pairs: Sequence[tuple[float, float]]) -> tuple[Claim, ...]:
@@ -202,7 +206,7 @@ def areno_study() -> Study:
         warmup=STUDIES[0].warmup,
         assumptions=L1_ASSUME[:-1],
         sweeps=_areno_sweeps,
-        analyse=_analyser(figures=False),
+        analyse=analyser(figures=False),
         claims=_areno_claims(pairs),
         figure=FigureSpec("L1: AReno over alpha and beta"),
         algorithms=("areno",),

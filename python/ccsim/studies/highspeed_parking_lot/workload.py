@@ -30,7 +30,7 @@ from ccsim.studies.highspeed_parking_lot.common import (
 )
 
 
-def _plan(s: Settings) -> dict[str, Any]:
+def workload_plan(s: Settings) -> dict[str, Any]:
     return {
         "protocols": s.pick(PROTOCOLS, QUICK_PROTOCOLS),
         "conditions": s.pick(CONDITIONS, QUICK_CONDITIONS),
@@ -136,12 +136,12 @@ def _sweep_name(load: str, loss_name: str, seed: int) -> str:
     return f"{load}-{loss_name}-s{seed}"
 
 
-def _workload_sweeps(
+def workload_sweeps(
     s: Settings, algorithms: Sequence[Any], conditions: Sequence[tuple[str, str]]
 ) -> list[dict[str, Any]]:
     """One comparative sweep per condition and seed (each seed draws its own long-lived flows):
     ``algorithms`` alone and mixed with Reno."""
-    plan = _plan(s)
+    plan = workload_plan(s)
     seeds: list[int] = plan["seeds"]
     sweeps = []
     for load, loss_name in conditions:
@@ -164,7 +164,7 @@ def _workload_sweeps(
     return sweeps
 
 
-def _sweeps(s: Settings) -> list[dict[str, Any]]:
-    plan = _plan(s)
+def protocol_sweeps(s: Settings) -> list[dict[str, Any]]:
+    plan = workload_plan(s)
     entries = [protocol_entry(a) for a in plan["protocols"]]
-    return _workload_sweeps(s, entries, plan["conditions"])
+    return workload_sweeps(s, entries, plan["conditions"])

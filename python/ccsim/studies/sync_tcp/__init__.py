@@ -52,14 +52,14 @@ from ccsim.studies.sync_tcp.sensitivity import (
     sensitivity_summary,
     variant_study,
 )
-from ccsim.studies.sync_tcp.startup import _sweep_name
+from ccsim.studies.sync_tcp.startup import sweep_name
 from ccsim.studies.sync_tcp.two_way import (
     LOSS_BASED,
     LOSS_RATE,
     QUEUE_DELAY,
     S3_BOUNDS,
     UTILIZATION,
-    _s3_sweeps,
+    s3_sweeps,
 )
 
 __all__ = [
@@ -78,10 +78,10 @@ __all__ = [
     "STUDIES",
     "UTILIZATION",
     "Variant",
-    "_s3_sweeps",
-    "_sweep_name",
     "ns2_buffer",
+    "s3_sweeps",
     "sensitivity",
     "sensitivity_summary",
+    "sweep_name",
     "variant_study",
 ]

@@ -17,7 +17,7 @@ from ccsim.studies.core import (
     run_study,
 )
 from ccsim.studies.sync_tcp.common import CONFIGS, DEFAULT, Variant
-from ccsim.studies.sync_tcp.startup import MODIFIED, S1, S2, _startup_sweeps, _time
+from ccsim.studies.sync_tcp.startup import MODIFIED, S1, S2, reach_time, startup_sweeps
 from ccsim.studies.sync_tcp.two_way import S3
 
 # ---- the studies ----------------------------------------------------------------------------------
@@ -54,7 +54,7 @@ def variant_study(study: Study, variant: Variant) -> Study:
     rate, window = {"S1": ("10Mbps", 50), "S2": ("100Mbps", 500)}[study.id]
     return dataclasses.replace(
         study,
-        sweeps=_startup_sweeps(rate, window, CONFIGS, variant),
+        sweeps=startup_sweeps(rate, window, CONFIGS, variant),
         claims=tuple(c for c in study.claims if not c.text.startswith("(ours)")),
         assumptions=(*study.assumptions, f"sensitivity variant: {variant.description}"),
     )
@@ -102,7 +102,7 @@ def sensitivity(
 def _sensitivity_rows(report: StudyReport, variant: Variant) -> list[dict[str, Any]]:
     table = report.table
     times = {
-        f"mean time, {label}": round(_time(table, label).mean, 2)
+        f"mean time, {label}": round(reach_time(table, label).mean, 2)
         for label in ("reno", "sync-tcp", MODIFIED)
     }
     return [

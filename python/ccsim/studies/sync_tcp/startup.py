@@ -133,13 +133,13 @@ def startup_scenario(
     }
 
 
-def _startup_sweeps(
+def startup_sweeps(
     rate: str, window: int, configs: dict[str, Config], variant: Variant = DEFAULT
 ) -> Callable[[Settings], list[dict[str, Any]]]:
     def sweeps(s: Settings) -> list[dict[str, Any]]:
         return [
             {
-                "name": _sweep_name(label),
+                "name": sweep_name(label),
                 "scenario": startup_scenario(
                     cc, variant.params(cc, params), rate, window, clocks, variant.queue_limit
                 ),
@@ -151,7 +151,7 @@ def _startup_sweeps(
     return sweeps
 
 
-def _sweep_name(label: str) -> str:
+def sweep_name(label: str) -> str:
     """A store-friendly name: ``sync-tcp (clock drift +100 ppm)`` -> ``sync-tcp-clock-drift-p100-ppm``."""
     for old, new in (
         (" (alpha0 in packets)", "-packets"),
@@ -164,7 +164,7 @@ def _sweep_name(label: str) -> str:
 
 
 def _label(sweep: str) -> str:
-    return next(label for label in (*CONFIGS, *CLOCK_CONFIGS) if _sweep_name(label) == sweep)
+    return next(label for label in (*CONFIGS, *CLOCK_CONFIGS) if sweep_name(label) == sweep)
 
 
 def _cwnd_figure(c: Context, study_id: str, window: int) -> None:
@@ -243,7 +243,7 @@ def _startup_analyse(
 MODIFIED = "sync-tcp-hs"
 
 
-def _time(table: pd.DataFrame, label: str) -> Quantity:
+def reach_time(table: pd.DataFrame, label: str) -> Quantity:
     return measure(table, REACH, algorithm=label)
 
 
@@ -253,11 +253,11 @@ def _about(label: str, quantity: Quantity, published: float) -> Check:
 
 
 def _s1_reno(table: pd.DataFrame) -> list[Check]:
-    return [_about("Reno's time to 50", _time(table, "reno"), 0.4)]
+    return [_about("Reno's time to 50", reach_time(table, "reno"), 0.4)]
 
 
 def _s1_sync_slower(table: pd.DataFrame) -> list[Check]:
-    reno, sync = _time(table, "reno"), _time(table, "sync-tcp")
+    reno, sync = reach_time(table, "reno"), reach_time(table, "sync-tcp")
     return [
         compare("time to 50, Sync-TCP vs Reno (paired by seed)", sync, ">", reno, unit="s"),
         _about("Sync-TCP's time to 50", sync, 0.85),
@@ -265,15 +265,15 @@ def _s1_sync_slower(table: pd.DataFrame) -> list[Check]:
 
 
 def _s1_modified_is_reno(table: pd.DataFrame) -> list[Check]:
-    reno = _time(table, "reno")
+    reno = reach_time(table, "reno")
     return [
-        within(f"time to 50, {label} vs Reno", _time(table, label), reno, 0.05, unit="s")
+        within(f"time to 50, {label} vs Reno", reach_time(table, label), reno, 0.05, unit="s")
         for label in (MODIFIED, "sync-tcp-hs (alpha0 in packets)")
     ]
 
 
 def _s2_reno_late(table: pd.DataFrame) -> list[Check]:
-    reno, sync = _time(table, "reno"), _time(table, "sync-tcp")
+    reno, sync = reach_time(table, "reno"), reach_time(table, "sync-tcp")
     late = DURATION_S / ABOUT
     return [
         compare(
@@ -290,7 +290,9 @@ def _s2_reno_late(table: pd.DataFrame) -> list[Check]:
 
 
 def _s2_sync_time(table: pd.DataFrame) -> list[Check]:
-    return [_about("Sync-TCP's time to 500 (25 s if not reached)", _time(table, "sync-tcp"), 8.0)]
+    return [
+        _about("Sync-TCP's time to 500 (25 s if not reached)", reach_time(table, "sync-tcp"), 8.0)
+    ]
 
 
 def _s2_sync_losses(table: pd.DataFrame) -> list[Check]:
@@ -307,7 +309,7 @@ def _s2_sync_losses(table: pd.DataFrame) -> list[Check]:
 
 def _s2_modified_time(modified: str) -> Callable[[pd.DataFrame], list[Check]]:
     def evaluate(table: pd.DataFrame) -> list[Check]:
-        mine, sync = _time(table, modified), _time(table, "sync-tcp")
+        mine, sync = reach_time(table, modified), reach_time(table, "sync-tcp")
         return [
             _about(f"{modified}'s time to 500 (25 s if not reached)", mine, 4.0),
             compare(
@@ -493,7 +495,7 @@ S1 = Study(
     setup=S1_SETUP,
     warmup=STARTUP_WARMUP,
     assumptions=_startup_assume("10 Mb/s", 50),
-    sweeps=_startup_sweeps("10Mbps", 50, CONFIGS),
+    sweeps=startup_sweeps("10Mbps", 50, CONFIGS),
     analyse=_startup_analyse("S1", 50, S1_PUBLISHED),
     claims=_s1_claims(),
     figure=FigureSpec("S1: time to cwnd 50 (ccsim vs paper)"),
@@ -510,7 +512,7 @@ S2 = Study(
     setup=S2_SETUP,
     warmup=STARTUP_WARMUP,
     assumptions=_startup_assume("100 Mb/s", 500),
-    sweeps=_startup_sweeps("100Mbps", 500, CONFIGS | CLOCK_CONFIGS),
+    sweeps=startup_sweeps("100Mbps", 500, CONFIGS | CLOCK_CONFIGS),
     analyse=_startup_analyse("S2", 500, S2_PUBLISHED),
     claims=(*_s2_claims(), S2_OURS),
     figure=FigureSpec("S2: time to cwnd 500, losses and goodput (ccsim vs paper)"),

@@ -100,7 +100,7 @@ def s3_scenario(cc: str, reverse_load: bool, duration: str) -> dict[str, Any]:
     }
 
 
-def _s3_sweeps(s: Settings) -> list[dict[str, Any]]:
+def s3_sweeps(s: Settings) -> list[dict[str, Any]]:
     plan = _s3_plan(s)
     return [
         {
@@ -198,7 +198,7 @@ S3 = Study(
     "path idle or loaded by four Reno flows; forward queueing delay, goodput and drops",
     warmup="10 s (quick: 5 s): queueing delay, drops and goodput are measured after it",
     assumptions=S3_ASSUME,
-    sweeps=_s3_sweeps,
+    sweeps=s3_sweeps,
     analyse=_s3_analyse,
     claims=(
         Claim(

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from ccsim.studies.core import Study
 from ccsim.studies.tcp_fusion.common import ALGORITHMS, GOODPUT, LOSSES, LOSSY, WINNERS
-from ccsim.studies.tcp_fusion.h1_lossy_link import H1, _h1_sweeps
+from ccsim.studies.tcp_fusion.h1_lossy_link import H1, h1_sweeps
 from ccsim.studies.tcp_fusion.h2_rtt_fairness import (
     ALL,
     FLOW_GOODPUT,
@@ -45,9 +45,14 @@ from ccsim.studies.tcp_fusion.h2_rtt_fairness import (
     TOP_LOSSES,
     TOP_SHARE,
     VARIANCE,
-    _h2_sweeps,
+    h2_sweeps,
 )
-from ccsim.studies.tcp_fusion.h3_reno_friendliness import H3, OTHER_GOODPUT, _h3_sweeps, _spread
+from ccsim.studies.tcp_fusion.h3_reno_friendliness import (
+    H3,
+    OTHER_GOODPUT,
+    goodput_spread,
+    h3_sweeps,
+)
 
 __all__ = [
     "ALGORITHMS",
@@ -69,10 +74,10 @@ __all__ = [
     "TOP_SHARE",
     "VARIANCE",
     "WINNERS",
-    "_h1_sweeps",
-    "_h2_sweeps",
-    "_h3_sweeps",
-    "_spread",
+    "goodput_spread",
+    "h1_sweeps",
+    "h2_sweeps",
+    "h3_sweeps",
 ]
 
 

@@ -95,7 +95,7 @@ def scenario(cc: str, duration: str, loss: float = 0.0, rtt: str = RTT) -> dict[
     }
 
 
-def _h1_sweeps(s: Settings) -> list[dict[str, Any]]:
+def h1_sweeps(s: Settings) -> list[dict[str, Any]]:
     plan = _plan(s)
     return [
         {
@@ -294,7 +294,7 @@ H1 = Study(
     "(fusion-rf), AReno, FAST, Libra, Compound, Westwood and the high-speed TCPs",
     warmup="none: goodput and drops over each whole run",
     assumptions=H1_ASSUME,
-    sweeps=_h1_sweeps,
+    sweeps=h1_sweeps,
     analyse=_h1_analyse,
     claims=(
         Claim(

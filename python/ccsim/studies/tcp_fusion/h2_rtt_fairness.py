@@ -147,7 +147,7 @@ def h2_scenario(cc: str, queue: str, duration: str) -> dict[str, Any]:
     }
 
 
-def _h2_sweeps(s: Settings) -> list[dict[str, Any]]:
+def h2_sweeps(s: Settings) -> list[dict[str, Any]]:
     plan = _h2_plan(s)
     return [
         {
@@ -174,7 +174,7 @@ def late_losses(drops: pd.DataFrame, flows: int, warmup: float) -> np.ndarray:
     return np.array([float(counts.get(i, 0)) for i in range(flows)])
 
 
-def _rank_correlation(x: Sequence[float], y: Sequence[float]) -> float:
+def rank_correlation(x: Sequence[float], y: Sequence[float]) -> float:
     from scipy.stats import spearmanr
 
     if len(set(y)) < 2:
@@ -203,7 +203,7 @@ def _h2_run_records(
         (TOP_SHARE, float(goodput[top] / goodput.sum()) if goodput.sum() > 0 else math.nan),
         (TOP_FEWEST, float(lost[top] == lost.min())),
         (TOP_LOSSES, float(lost[top]) / others if others > 0 else math.nan),
-        (RANK, _rank_correlation(RTTS_MS, list(goodput))),
+        (RANK, rank_correlation(RTTS_MS, list(goodput))),
     ):
         records.append(whole | {"metric": metric, "value": number})
     return records
@@ -380,7 +380,7 @@ H2 = Study(
     "over start-time changes",
     warmup="20 s (quick: 10 s): throughput and losses are counted after it",
     assumptions=H2_ASSUME,
-    sweeps=_h2_sweeps,
+    sweeps=h2_sweeps,
     analyse=_h2_analyse,
     claims=(
         Claim(

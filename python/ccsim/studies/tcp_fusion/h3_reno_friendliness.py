@@ -27,8 +27,8 @@ from ccsim.studies.tcp_fusion.common import ACCESS_BUFFER, MSS, PROPOSAL, RTT, S
 from ccsim.studies.tcp_fusion.h2_rtt_fairness import (
     RED,
     START_JITTER,
-    _rank_correlation,
     late_goodput_mbps,
+    rank_correlation,
 )
 
 # ---- H3: a 40 ms Reno flow against one Reno / Fusion / proposal flow of swept RTT, RED ------------
@@ -92,7 +92,7 @@ def h3_scenario(competitor: str, rtt_ms: int, duration: str) -> dict[str, Any]:
     }
 
 
-def _h3_sweeps(s: Settings) -> list[dict[str, Any]]:
+def h3_sweeps(s: Settings) -> list[dict[str, Any]]:
     plan = _h3_plan(s)
     return [
         {
@@ -151,7 +151,7 @@ def _falls_with_rtt(table: pd.DataFrame, competitor: str) -> Check:
     label = f"{competitor}: rank correlation of its RTT and its goodput in each seed"
     if len(rtts) < 3:
         return Check.no_data(label)
-    rho = Quantity.combine(lambda *g: _rank_correlation(rtts, list(g)), *curve, bounds=CORRELATION)
+    rho = Quantity.combine(lambda *g: rank_correlation(rtts, list(g)), *curve, bounds=CORRELATION)
     return compare(label, rho, "<=", -0.8, reversal=0.5, required="<= -0.8 (reversed: >= 0.5)")
 
 
@@ -183,7 +183,7 @@ def _h3_fusion(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def _spread(table: pd.DataFrame, competitor: str) -> Quantity:
+def goodput_spread(table: pd.DataFrame, competitor: str) -> Quantity:
     """Per seed, max / min of the competitor's goodput over the swept RTTs."""
     rtts, curve = _curve(table, competitor)
     if len(rtts) < 2:
@@ -194,7 +194,7 @@ def _spread(table: pd.DataFrame, competitor: str) -> Quantity:
 
 
 def _h3_constant(table: pd.DataFrame) -> list[Check]:
-    mine = _spread(table, PROPOSAL)
+    mine = goodput_spread(table, PROPOSAL)
     return [
         compare(
             "proposal: max / min of its goodput over the swept RTTs, in each seed",
@@ -207,7 +207,7 @@ def _h3_constant(table: pd.DataFrame) -> list[Check]:
             "max / min of the goodput over the swept RTTs, proposal vs competing Reno",
             mine,
             "<",
-            _spread(table, "reno"),
+            goodput_spread(table, "reno"),
         ),
     ]
 
@@ -237,7 +237,7 @@ H3 = Study(
     "from 20 to 200 ms, RED bottleneck of 100 Mb/s with a BDP buffer; both flows' goodput",
     warmup="20 s (quick: 10 s): throughput is counted after it",
     assumptions=H3_ASSUME,
-    sweeps=_h3_sweeps,
+    sweeps=h3_sweeps,
     analyse=_h3_analyse,
     claims=(
         Claim(
