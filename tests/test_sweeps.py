@@ -63,6 +63,7 @@ def make_sweep(extra: str, base: str = FOUR_FLOWS, tmp_path: Path | None = None)
         ({"start": "10Mbps", "stop": "30Mbps", "step": "10Mbps"}, ["10Mbps", "20Mbps", "30Mbps"]),
         ({"start": "20ms", "stop": "80ms", "num": 3}, ["20ms", "50ms", "80ms"]),
         ({"start": 5, "stop": 1, "step": -2}, [5, 3, 1]),
+        ({"start": "10Mb/s", "stop": "30Mb/s", "num": 3}, ["10Mb/s", "20Mb/s", "30Mb/s"]),
     ],
 )
 def test_ranges(spec: dict[str, Any], expected: list[Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -123,8 +124,8 @@ def test_buffer_limits() -> None:
             "100Mbs",
             '"100Mbs" is not a rate; expected a number with a unit like "100Mbps"',
         ),
-        (parse_rate, "100mbps", "is not a rate"),  # units are case-sensitive
-        (parse_rate, "100Gb/s", "is not a rate"),
+        (parse_rate, "100Mbits", "is not a rate"),
+        (parse_rate, "100Mb/h", "is not a rate"),
         (parse_rate, "Mbps", "is not a rate"),
         (parse_rate, "", "is not a rate"),
         (parse_rate, 100, "100 is not a rate"),
@@ -140,6 +141,8 @@ def test_buffer_limits() -> None:
         (parse_time, "1e999999999999s", "too large"),
         (parse_size, "1.5B", "not a whole number of bytes"),
         (parse_size, "10kb", "is not a size"),
+        (parse_size, "10mB", "is not a size"),  # "m" is milli: no size
+        (parse_time, "10MS", "is not a time"),  # ms and Ms are different units: no guessing
         (parse_size, "inf", "is not a size"),
         (parse_transfer_size, "0B", "is zero"),
         (parse_transfer_size, "lots", 'expected "inf" or a size'),
@@ -164,6 +167,134 @@ def test_error_lists_the_units() -> None:
         parse_rate("100Mbs")
     with pytest.raises(ScenarioError, match=r"\(ns, us, ms, s, min\)"):
         parse_time("1h")
+
+
+# ---- other spellings, and bits for bytes ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("100Mb/s", "100Mbps"),
+        ("100mbps", "100Mbps"),
+        ("100MbPs", "100Mbps"),
+        ("100mb/s", "100Mbps"),
+        ("100Mbit/s", "100Mbps"),
+        ("10kbps", "10Kbps"),
+        ("10Kb/s", "10Kbps"),
+        ("1gbps", "1Gbps"),
+        ("1Gb/s", "1Gbps"),
+        ("500b/s", "500bps"),
+        ("500bPS", "500bps"),
+        (" 2.5 mb/S ", "2.5Mbps"),
+    ],
+)
+def test_rate_units_may_be_written_in_any_case_and_per_second(text: str, canonical: str) -> None:
+    assert parse_rate(text) == parse_rate(canonical)
+
+
+@given(
+    st.integers(min_value=1, max_value=10**4),
+    st.sampled_from(["", "k", "K", "m", "M", "g", "G"]),
+    st.sampled_from(["ps", "pS", "Ps", "PS", "/s", "/S", "it/s"]),
+)
+def test_every_bit_rate_spelling_scales_like_its_unit(n: int, prefix: str, suffix: str) -> None:
+    assert parse_rate(f"{n}{prefix}b{suffix}") == n * RATE_UNITS[f"{prefix.upper()}bps"]
+
+
+@given(st.integers(min_value=1, max_value=MAX_RATE_BPS))
+def test_rates_written_per_second_round_trip(bps: int) -> None:
+    # The formatter's spelling ("Mbps") and the "/s" one ("Mb/s") load to the same number.
+    assert parse_rate(format_rate(bps).replace("bps", "b/s")) == bps
+
+
+@pytest.mark.parametrize(
+    ("text", "buffer"),
+    [
+        ("1BDP", Buffer(Decimal(1), "bdp")),
+        ("0.5Bdp", Buffer(Decimal("0.5"), "bdp")),
+        ("50PKTS", Buffer(Decimal(50), "pkts")),
+        ("1Pkt", Buffer(Decimal(1), "pkts")),
+        ("64kB", Buffer(Decimal(64_000), "bytes")),
+    ],
+)
+def test_buffer_units_in_any_case(text: str, buffer: Buffer) -> None:
+    assert parse_buffer(text) == buffer
+    assert str(parse_buffer(text)) == str(buffer)  # written back in the usual spelling
+
+
+def test_a_kilobyte_may_be_written_the_si_way() -> None:
+    assert parse_size("64kB") == parse_size("64KB") == 64_000
+    assert format_size(parse_size("64kB")) == "64KB"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("10MB/s", '"80Mbps" for 10 megabytes per second, or "10Mbps" for 10 megabits per second'),
+        ("10MBps", '"80Mbps" for 10 megabytes per second'),
+        # All capitals say nothing about bits or bytes: asked, not guessed.
+        ("10MBPS", '"80Mbps" for 10 megabytes per second, or "10Mbps" for 10 megabits'),
+        ("1GB/s", '"8Gbps" for 1 gigabyte per second, or "1Gbps" for 1 gigabit per second'),
+        ("100kB/s", '"800Kbps" for 100 kilobytes per second'),
+        ("1Bps", '"8bps" for 1 byte per second, or "1bps" for 1 bit per second'),
+        # No exact rate in bits to offer: only the other reading.
+        ("0.01Bps", 'per second: expected "0.01bps" for 0.01 bits per second'),
+        ("1e999999999MB/s", 'expected "1e999999999Mbps" for 1e999999999 megabits per second'),
+    ],
+)
+def test_a_rate_in_bytes_explains_bits_and_bytes(text: str, fragment: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse_rate(text, ("topology", "bottleneck_rate"))
+    message = str(caught.value)
+    assert message.startswith(f'topology.bottleneck_rate: "{text}" is not a rate; ')
+    assert "B is bytes and b is bits, and a rate is in bits per second" in message
+    assert fragment in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "fragment"),
+    [
+        (parse_size, "1Mb", '"1MB" for 1 megabyte, or "125KB" for 1 megabit'),
+        (parse_size, "10kb", '"10KB" for 10 kilobytes, or "1.25KB" for 10 kilobits'),
+        (parse_size, "2gb", '"2GB" for 2 gigabytes, or "250MB" for 2 gigabits'),
+        (parse_size, "64Kib", '"64KiB" for 64 kibibytes, or "8KiB" for 64 kibibits'),
+        (parse_size, "1b", 'expected "1B" for 1 byte'),  # an eighth of a byte is no size
+        (parse_transfer_size, "2Mb", '"2MB" for 2 megabytes, or "250KB" for 2 megabits'),
+        (parse_buffer, "64Kb", '"64KB" for 64 kilobytes, or "8KB" for 64 kilobits'),
+    ],
+)
+def test_a_size_in_bits_explains_bits_and_bytes(parse, text: str, fragment: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse(text, ("flows", 0, "size"))
+    message = str(caught.value)
+    assert message.startswith(f'flows[0].size: "{text}" is not a ')
+    assert "b is bits and B is bytes, and a size is in bytes" in message
+    assert fragment in message
+
+
+def _suggestions(parse, text: str) -> list[str]:
+    with pytest.raises(ScenarioError) as caught:
+        parse(text)
+    return re.findall(r'"([^"]+)" for', str(caught.value))
+
+
+@given(st.integers(min_value=1, max_value=10**3), st.sampled_from(["", "K", "M", "G"]))
+def test_the_spellings_offered_for_a_byte_rate_mean_what_they_say(n: int, prefix: str) -> None:
+    as_bytes, as_bits = _suggestions(parse_rate, f"{n}{prefix}B/s")
+    assert parse_rate(as_bytes) == 8 * n * RATE_UNITS[f"{prefix}bps"]
+    assert parse_rate(as_bits) == n * RATE_UNITS[f"{prefix}bps"]
+
+
+@given(st.integers(min_value=1, max_value=10**5), st.sampled_from(["K", "M", "G", "Ki", "Mi"]))
+def test_the_spellings_offered_for_a_size_in_bits_mean_what_they_say(n: int, prefix: str) -> None:
+    offered = _suggestions(parse_size, f"{n}{prefix}b")
+    assert parse_size(offered[0]) == n * SIZE_UNITS[f"{prefix}B"]
+    if len(offered) == 2:  # the size in bits, when it is whole bytes
+        assert parse_size(offered[1]) * 8 == n * SIZE_UNITS[f"{prefix}B"]
+    else:
+        assert n * SIZE_UNITS[f"{prefix}B"] % 8 != 0
 
 
 # ---- formatting and round trips --------------------------------------------------------------

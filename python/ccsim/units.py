@@ -9,15 +9,21 @@ bit/s, nanoseconds and bytes. This module converts both ways:
   file reads naturally and loads back to the same numbers.
 
 Numbers are parsed as :class:`~decimal.Decimal`, never as floats, so ``"0.1s"`` is exactly
-100 000 000 ns and a value survives any number of format/parse round trips. Unit names are
-case-sensitive and decimal (``KB`` = 1000 B); ``KiB``/``MiB``/``GiB`` are the binary sizes.
+100 000 000 ns and a value survives any number of format/parse round trips. Units are decimal
+(``KB`` = 1000 B); ``KiB``/``MiB``/``GiB`` are the binary sizes.
+
+Case matters only where it changes the meaning. ``B`` is bytes and ``b`` bits: a size is in bytes
+(``"1MB"``), a rate in bits (``"100Mbps"``), and a size in bits or a rate in bytes is refused with
+both readings spelled out. Otherwise a rate's unit may be written in any case and as ``b/s`` or
+``bit/s`` (``"100mbps"``, ``"100Mb/s"``), a kilobyte also as ``kB``, and ``bdp``/``pkts`` in any
+case (``"1BDP"``); times stay exact (``ms`` is not ``Ms``).
 """
 
 from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -80,7 +86,18 @@ MAX_BDP_MULTIPLE = Decimal(10**6)
 MIN_BDP_MULTIPLE = Decimal("1e-6")
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_QUANTITY = re.compile(rf"\s*({_NUMBER})\s*([A-Za-z]+)\s*")
+_QUANTITY = re.compile(rf"\s*({_NUMBER})\s*([A-Za-z]+(?:/[A-Za-z]+)?)\s*")
+
+# A decimal prefix in either case ("k" is the SI spelling, "K" ours), then bits or bytes.
+_PREFIX = "[kKmMgG]?"
+# Rates: "bps", "b/s" or "bit/s" with "ps"/"s" in any case; the "b" must be lowercase (bits).
+_BIT_RATE_UNIT = re.compile(rf"({_PREFIX})b(?:[pP][sS]|/[sS]|it/[sS])")
+# A rate in bytes ("MB/s", "MBps", and "MBPS", where the case says nothing): refused.
+_BYTE_RATE_UNIT = re.compile(rf"({_PREFIX})B(?:[pP][sS]|/[sS])")
+# A size in bits ("Mb", "kb", "Mib"): refused, sizes are in bytes.
+_BIT_SIZE_UNIT = re.compile(rf"({_PREFIX})(i?)b")
+_PREFIX_WORDS = {"": "", "K": "kilo", "M": "mega", "G": "giga"}
+_BINARY_PREFIX_WORDS = {"K": "kibi", "M": "mebi", "G": "gibi"}
 
 
 @dataclass(frozen=True)
@@ -91,6 +108,11 @@ class _Kind:
     example: str
     units: Sequence[str]
     hint: str = ""  # replaces the generic expectation when the units need explaining
+    # Other accepted spellings of a unit ("mb/s" for "Mbps"); None for the exact names only.
+    spelling: Callable[[str], str | None] | None = None
+    # Given the number and the unit as written, the expectation to show for a unit that means
+    # something else than the user likely meant (bits where bytes are expected), or None.
+    confusion: Callable[[str, str], str | None] | None = None
 
     def expectation(self, qualifier: str = "") -> str:
         if self.hint:
@@ -98,32 +120,123 @@ class _Kind:
         units = ", ".join(self.units)
         return f'expected a {qualifier}number with a unit like "{self.example}" ({units})'
 
+    def unit(self, written: str) -> str | None:
+        """The unit's name in :attr:`units` for the unit as written, or None."""
+        if written in self.units:
+            return written
+        return self.spelling(written) if self.spelling is not None else None
 
-_RATE = _Kind("rate", "100Mbps", tuple(RATE_UNITS))
+
+def _rate_spelling(written: str) -> str | None:
+    """``"mb/s"``, ``"Mb/s"``, ``"Mbit/s"``, ``"mbps"``, ``"MbPS"`` -> ``"Mbps"``."""
+    match = _BIT_RATE_UNIT.fullmatch(written)
+    return f"{match.group(1).upper()}bps" if match else None
+
+
+def _size_spelling(written: str) -> str | None:
+    """``"kB"`` (the SI spelling of a kilobyte) -> ``"KB"``."""
+    return "KB" if written == "kB" else None
+
+
+def _buffer_spelling(written: str) -> str | None:
+    """``"BDP"``, ``"Pkts"`` -> ``"bdp"``, ``"pkts"``; sizes as :func:`_size_spelling`."""
+    if written.lower() in ("pkts", "pkt", "bdp"):
+        return written.lower()
+    return _size_spelling(written)
+
+
+def _plural(number: str, noun: str) -> str:
+    return f"{number} {noun}" + ("" if Decimal(number) == 1 else "s")
+
+
+def _exact_multiple(number: str, factor: Fraction, limit: int) -> int | None:
+    """``number * factor`` when it is a whole number from 1 to ``limit``, else None."""
+    amount = Decimal(number)
+    if not -30 <= amount.adjusted() <= 30:  # no arithmetic on "1e999999999"
+        return None
+    exact = Fraction(amount) * factor
+    if exact.denominator != 1 or not 0 < exact <= limit:
+        return None
+    return int(exact)
+
+
+def _byte_rate_confusion(number: str, written: str) -> str | None:
+    """For ``"10MB/s"``: both readings of the number, as rates in bits per second."""
+    match = _BYTE_RATE_UNIT.fullmatch(written)
+    if match is None:
+        return None
+    prefix = match.group(1).upper()
+    per_second = _PREFIX_WORDS[prefix]
+    meant_bits = f'"{number}{prefix}bps" for {_plural(number, per_second + "bit")} per second'
+    reason = "B is bytes and b is bits, and a rate is in bits per second"
+    bps = _exact_multiple(number, Fraction(RATE_UNITS[f"{prefix}bps"] * 8), MAX_RATE_BPS)
+    if bps is None:
+        return f"{reason}: expected {meant_bits}"
+    meant_bytes = f'"{format_rate(bps)}" for {_plural(number, per_second + "byte")} per second'
+    return f"{reason}: expected {meant_bytes}, or {meant_bits}"
+
+
+def _bit_size_confusion(number: str, written: str) -> str | None:
+    """For ``"1Mb"``: both readings of the number, as sizes in bytes."""
+    match = _BIT_SIZE_UNIT.fullmatch(written)
+    if match is None:
+        return None
+    prefix, binary = match.group(1).upper(), match.group(2)
+    if binary and not prefix:
+        return None  # "ib" is no unit at all
+    words = _BINARY_PREFIX_WORDS if binary else _PREFIX_WORDS
+    bytes_unit = f"{prefix}{binary}B"
+    meant_bytes = f'"{number}{bytes_unit}" for {_plural(number, words[prefix] + "byte")}'
+    reason = "b is bits and B is bytes, and a size is in bytes"
+    size = _exact_multiple(number, Fraction(SIZE_UNITS[bytes_unit], 8), MAX_SIZE_BYTES)
+    if size is None:
+        return f"{reason}: expected {meant_bytes}"
+    meant_bits = f'"{format_size(size)}" for {_plural(number, words[prefix] + "bit")}'
+    return f"{reason}: expected {meant_bytes}, or {meant_bits}"
+
+
+_RATE = _Kind(
+    "rate",
+    "100Mbps",
+    tuple(RATE_UNITS),
+    spelling=_rate_spelling,
+    confusion=_byte_rate_confusion,
+)
 _TIME = _Kind("time", "40ms", tuple(TIME_UNITS))
-_SIZE = _Kind("size", "64KB", tuple(SIZE_UNITS))
+_SIZE = _Kind(
+    "size", "64KB", tuple(SIZE_UNITS), spelling=_size_spelling, confusion=_bit_size_confusion
+)
 _BUFFER = _Kind(
     "buffer size",
     "50pkts",
     ("pkts", "pkt", "bdp", *SIZE_UNITS),
     hint='a number of packets like "50pkts", a size like "64KB", '
     'or a multiple of the bandwidth-delay product like "1bdp"',
+    spelling=_buffer_spelling,
+    confusion=_bit_size_confusion,
 )
 
 
 def _split(value: object, kind: _Kind, path: Sequence[PathItem]) -> tuple[Decimal, str]:
-    """Split ``"100Mbps"`` into ``(Decimal(100), "Mbps")``, rejecting anything else."""
+    """Split ``"100Mbps"`` into ``(Decimal(100), "Mbps")``, rejecting anything else; a unit
+    written another accepted way (``"100mb/s"``) comes back under its name in ``kind.units``."""
     if not isinstance(value, str):
         raise ScenarioError(f"{show_value(value)} is not a {kind.noun}; {kind.expectation()}", path)
     match = _QUANTITY.fullmatch(value)
-    if match is None or match.group(2) not in kind.units:
-        raise ScenarioError(f"{show_value(value)} is not a {kind.noun}; {kind.expectation()}", path)
+    unit = kind.unit(match.group(2)) if match is not None else None
+    if match is None or unit is None:
+        confusion = None
+        if match is not None and kind.confusion is not None:
+            confusion = kind.confusion(match.group(1).lstrip("+-"), match.group(2))
+        raise ScenarioError(
+            f"{show_value(value)} is not a {kind.noun}; {confusion or kind.expectation()}", path
+        )
     number = Decimal(match.group(1))
     if number < 0:
         raise ScenarioError(
             f"{show_value(value)} is negative; {kind.expectation('non-negative ')}", path
         )
-    return number, match.group(2)
+    return number, unit
 
 
 def _scale(

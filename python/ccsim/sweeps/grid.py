@@ -164,7 +164,10 @@ def _axis_names(raw: Sequence[tuple[str, str | None, tuple[Any, ...]]]) -> list[
     return names
 
 
-_QUANTITY = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z]*)\s*")
+# A number and its unit as written ("10Mbps", "10Mb/s"); the scenario checks the unit.
+_QUANTITY = re.compile(
+    r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z]*(?:/[A-Za-z]+)?)\s*"
+)
 
 
 def expand_range(spec: Mapping[str, Any], path: Sequence[str | int] = ()) -> list[Any]:
