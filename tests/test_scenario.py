@@ -1021,3 +1021,71 @@ def test_reverse_flows_load_the_other_direction_and_ack_compression_costs_throug
     assert forward.loc[("R2", "R1"), "utilization"] < 0.1  # ACKs only
     # measured: 0.685 two-way against 0.978 one-way
     assert both.loc[("R1", "R2"), "utilization"] < 0.85 * forward.loc[("R1", "R2"), "utilization"]
+
+
+# ---- one table where a list of tables is expected, and the other way round -------------------
+
+_TOML_DUMBBELL = """
+duration = "10s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+"""
+_TOML_FLOW = """
+cc = "newreno"
+rtt = "20ms"
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "fix"),
+    [
+        (_TOML_DUMBBELL + "[flows]" + _TOML_FLOW, "flows", "write [[flows]], with two brackets"),
+        (
+            _TOML_DUMBBELL + '[generators]\nkind = "closed_loop"\ncc = "newreno"\nslots = 2\n'
+            'size = "10KB"\nrtt_choices = ["20ms"]\n',
+            "generators",
+            "write [[generators]], with two brackets",
+        ),
+        (
+            'duration = "10s"\n[topology]\nkind = "explicit"\nnodes = ["a", "b"]\n'
+            '[topology.links]\nsrc = "a"\ndst = "b"\nrate = "10Mbps"\ndelay = "5ms"\n'
+            '[[flows]]\ncc = "newreno"\nsrc = "a"\ndst = "b"\n',
+            "topology.links",
+            "write [[topology.links]], with two brackets",
+        ),
+    ],
+)
+def test_a_single_table_where_a_list_of_tables_belongs_says_to_use_double_brackets(
+    text: str, key: str, fix: str
+) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.from_toml(text)
+    message = str(caught.value)
+    assert message.startswith(f"{key}: is a single table ([{key}]); expected a list of tables")
+    assert fix in message
+
+
+@pytest.mark.parametrize("key", ["topology", "stack", "trace", "limits"])
+def test_a_list_of_tables_where_one_table_belongs_says_to_use_single_brackets(key: str) -> None:
+    text = _TOML_DUMBBELL + "[[flows]]" + _TOML_FLOW + f"[[{key}]]\n"
+    if key == "topology":  # the whole topology written as [[topology]]
+        text = _TOML_DUMBBELL.replace("[topology]", "[[topology]]") + "[[flows]]" + _TOML_FLOW
+    else:
+        text += {"stack": "sack = true", "trace": 'sample_interval = "1s"', "limits": "x = 1"}[key]
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.from_toml(text)
+    assert str(caught.value) == (
+        f"{key}: is a list of tables ([[{key}]]); expected one table: "
+        f"write [{key}], with one pair of brackets"
+    )
+
+
+def test_a_list_that_is_not_of_tables_keeps_the_plain_message() -> None:
+    # Only a table-for-a-list-of-tables slip gets the bracket advice.
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.model_validate(dumbbell(flows="newreno"))
+    assert "[[flows]]" not in str(caught.value)
+    with pytest.raises(ScenarioError, match=r"^stack: 3 is not a table; expected a TOML table$"):
+        Scenario.model_validate(dumbbell(stack=3))

@@ -5,6 +5,7 @@ Nothing here runs the engine; algorithm names are checked against conftest's sta
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +178,33 @@ def _literal(text: str) -> str:
     import re
 
     return re.escape(text)
+
+
+def test_a_scenario_file_given_as_a_sweep_file_says_so_and_shows_a_sweep(tmp_path: Path) -> None:
+    scenario_file = tmp_path / "base.toml"
+    scenario_file.write_text(FOUR_FLOWS)
+    with pytest.raises(ScenarioError) as caught:
+        Sweep.load(scenario_file)
+    message = str(caught.value)
+    assert message.startswith(f"{scenario_file}: is a scenario file (it has [topology] and ")
+    assert f"not a sweep file: run it with ccsim run {scenario_file}" in message
+    assert "\n" not in message
+    # The sweep the message shows is one that loads, over this very file.
+    shown = re.search(r"the two lines (scenario = .*) and (axes = \{.*\}) \(", message)
+    assert shown is not None
+    (tmp_path / "sweep.toml").write_text(f"{shown[1]}\n{shown[2]}\n")
+    sweep = Sweep.load(tmp_path / "sweep.toml")
+    assert [axis.key for axis in sweep.axes] == ["topology.loss"]
+    assert len(sweep.points()) == 2
+
+
+def test_a_scenario_given_as_a_sweep_dict_says_so() -> None:
+    generators_only = {"duration": "1s", "generators": [{"kind": "open_loop"}]}
+    with pytest.raises(ScenarioError, match=r"^this is a scenario file \(it has \[\[generators"):
+        Sweep.from_dict(generators_only)
+    # A sweep whose inline [scenario] has the same tables is a sweep: its errors are the scenario's.
+    with pytest.raises(ScenarioError, match=r"^scenario\.topology: required key is missing"):
+        Sweep.from_dict({"scenario": generators_only})
 
 
 def test_missing_and_inline_base(tmp_path: Path) -> None:

@@ -61,10 +61,12 @@ def scenario_error(error: ValidationError) -> ScenarioError:
     path = _user_path(first["loc"])
     ctx = first.get("ctx") or {}
     original = ctx.get("error")
-    if isinstance(original, ScenarioError):
-        return original.under(path)
     kind = first["type"]
     value = first.get("input")
+    if isinstance(original, ScenarioError):
+        if not original.path and _is_list_of_tables(value) and (header := _header(path)):
+            return ScenarioError(_one_table_expected(header), path)  # [[stack]] for [stack]
+        return original.under(path)
     if kind == "missing":
         key = ".".join(p for p in path if isinstance(p, str))
         expected = _EXPECTED_FOR_MISSING.get(key)
@@ -81,8 +83,16 @@ def scenario_error(error: ValidationError) -> ScenarioError:
                 else f"{show_value(value['kind'])} is not valid"
             )
             detail = f"{shown}; expected one of {tags}"
+    elif kind == "list_type" and isinstance(value, Mapping) and _header(path) in _TABLE_LISTS:
+        header = _header(path)
+        detail = (
+            f"is a single table ([{header}]); expected a list of tables: "
+            f"write [[{header}]], with two brackets, above each entry"
+        )
     elif kind in ("model_type", "model_attributes_type", "dict_type"):
         detail = f"{show_value(value)} is not a table; expected a TOML table"
+        if _is_list_of_tables(value) and (header := _header(path)):
+            detail = _one_table_expected(header)
     elif original is not None:
         detail = str(original)
     elif kind in ("too_short", "string_too_short"):
@@ -95,6 +105,28 @@ def scenario_error(error: ValidationError) -> ScenarioError:
             expected = f"a value {expected}"
         detail = f"{show_value(value)} is not valid; expected {_double_quoted(expected)}"
     return ScenarioError(detail, path)
+
+
+# The keys written as lists of tables, [[flows]], which [flows] (one table) is a slip for.
+_TABLE_LISTS = {"flows", "generators", "topology.links"}
+
+
+def _header(path: Sequence[PathItem]) -> str:
+    """The TOML table header of ``path`` ("topology.links"), or "" below a list index."""
+    if not all(isinstance(item, str) for item in path):
+        return ""
+    return ".".join(str(item) for item in path)
+
+
+def _one_table_expected(header: str) -> str:
+    return (
+        f"is a list of tables ([[{header}]]); expected one table: "
+        f"write [{header}], with one pair of brackets"
+    )
+
+
+def _is_list_of_tables(value: object) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, Mapping) for v in value)
 
 
 def _union_tags(path: Sequence[PathItem]) -> tuple[str, ...]:

@@ -45,6 +45,7 @@ from ccsim.sweeps.grid import (
     load_base_scenario,
     parse_axes,
     parse_seeds,
+    refuse_scenario_file,
     require_table,
 )
 from ccsim.sweeps.mixtures import (
@@ -133,22 +134,19 @@ class Sweep:
             raise ScenarioError(f"{path}: is a directory, expected a sweep file") from None
         except (OSError, UnicodeDecodeError) as error:
             raise ScenarioError(f"{path}: cannot read: {error}") from None
-        return cls.from_toml(text, name=path.stem, directory=path.parent)
+        data = _parse_toml(text)
+        refuse_scenario_file(data, path)  # the message names the file
+        return cls.from_dict(_with_name(data, path.stem), directory=path.parent)
 
     @classmethod
     def from_toml(cls, text: str, name: str | None = None, directory: Path | None = None) -> Sweep:
         """Parse sweep TOML; ``name`` is used when the text sets none."""
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise ScenarioError(f"invalid TOML: {error}") from None
-        if name is not None:
-            data.setdefault("name", re.sub(r"[^A-Za-z0-9._-]", "_", name) or "sweep")
-        return cls.from_dict(data, directory=directory)
+        return cls.from_dict(_with_name(_parse_toml(text), name), directory=directory)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], directory: Path | None = None) -> Sweep:
         """Build from a dict shaped like the sweep file."""
+        refuse_scenario_file(data)
         for key in data:
             if key not in _SWEEP_KEYS:
                 raise ScenarioError(
@@ -281,6 +279,20 @@ class Sweep:
                 "reference": self.reference,
             }
         return data
+
+
+def _parse_toml(text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(f"invalid TOML: {error}") from None
+
+
+def _with_name(data: dict[str, Any], name: str | None) -> dict[str, Any]:
+    """``data`` with ``name`` (made a valid name) as its name, unless it sets one."""
+    if name is not None:
+        data.setdefault("name", re.sub(r"[^A-Za-z0-9._-]", "_", name) or "sweep")
+    return data
 
 
 def _with_references(points: list[Point], sweep: Sweep) -> list[Point]:

@@ -24,6 +24,28 @@ def require_table(value: Any, path: tuple[str, ...]) -> dict[str, Any]:
     return dict(value)
 
 
+# Tables of a scenario file that a sweep file has only inside [scenario], as they are written.
+_SCENARIO_TABLES = {"topology": "[topology]", "flows": "[[flows]]", "generators": "[[generators]]"}
+
+
+def refuse_scenario_file(data: Mapping[str, Any], path: Path | None = None) -> None:
+    """A scenario file given as a sweep file (``ccsim sweep dumbbell.toml``): say what it is, and
+    show the shortest sweep file over it."""
+    if "scenario" in data:
+        return
+    found = [written for key, written in _SCENARIO_TABLES.items() if key in data]
+    if not found:
+        return
+    what = f"{path}: is a scenario file" if path is not None else "this is a scenario file"
+    run = f"ccsim run {path}" if path is not None else "ccsim run"
+    scenario = path.name if path is not None else "SCENARIO.toml"
+    raise ScenarioError(
+        f"{what} (it has {' and '.join(found)}), not a sweep file: run it with {run}, or sweep "
+        f'it with a sweep file beside it such as the two lines scenario = "{scenario}" and '
+        'axes = { "topology.loss" = [0.001, 0.01] } (docs/experiments.md)'
+    )
+
+
 def load_base_scenario(value: Any, directory: Path | None) -> Scenario:
     if value is None:
         raise ScenarioError(
