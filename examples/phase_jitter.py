@@ -5,8 +5,9 @@ Two NewReno flows of 20 ms and 80 ms base RTT share a 100 Mbps DropTail bottlene
 than the 83.2 us a 1040-byte packet takes at 100 Mbps, which changes nothing a real network
 would notice but the phase of its packets against the short flow's at the drop-tail queue.
 For each shift, seed and jitter setting the script measures the steady-state throughput ratio
-short/long (mean goodput after a warm-up, from the sampled series), prints a table and draws
-docs/figures/phase-jitter.png with the synchronized-loss bound ((80+q)/(20+q))^2.
+short/long (mean goodput after a warm-up, from the sampled series), prints a table and draws a
+figure with the synchronized-loss bound ((80+q)/(20+q))^2: results/phase-jitter/phase-jitter.png
+by default, or the file --out names (the docs' copy: --out docs/figures/phase-jitter.png).
 
 Jitter settings: none; ns-2's send overhead (`[stack] send_overhead`, each transmission leaves
 after a uniform random delay up to one bottleneck packet time); router processing jitter
@@ -279,7 +280,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 shifts, 60 s runs")
     parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--out", type=Path, default=Path("docs/figures/phase-jitter.png"))
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("results/phase-jitter/phase-jitter.png"),
+        help="the figure's file (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     shifts = range(0, 81, 20) if args.quick else range(0, 81, 10)
     duration, warmup = (60.0, 20.0) if args.quick else (120.0, 40.0)

@@ -12,10 +12,11 @@ half-width of its 95% confidence interval (Student's t) of:
   FQ-CoDel and PIE report it), the sampled backlog in time to drain at the link rate, and the
   links table's mean queue over the whole run (slow start included) in the same unit.
 
-It prints the table and draws docs/figures/aqm-sweep.png:
+It prints the table and draws the figure next to the sweep's results (RESULTS/aqm-sweep.png), or
+where --out says (the README's copy: --out docs/figures/aqm-sweep.png):
 
     ccsim sweep examples/sweep_aqm.toml
-    python examples/sweep_aqm_figure.py results/sweep_aqm
+    python examples/sweep_aqm_figure.py results/sweep_aqm      # results/sweep_aqm/aqm-sweep.png
 """
 
 from __future__ import annotations
@@ -181,13 +182,16 @@ def plot(stats: pd.DataFrame, path: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sweep", type=Path, help="the sweep's results directory")
-    parser.add_argument("--out", type=Path, default=Path("docs/figures/aqm-sweep.png"))
+    parser.add_argument(
+        "--out", type=Path, help="the figure's file; default: SWEEP/aqm-sweep.png, beside its runs"
+    )
     args = parser.parse_args(argv)
     stats = summary(per_run(ccsim.Store.open(args.sweep)))
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         print(text_table(stats))
-    plot(stats, args.out)
-    print(f"figure: {args.out}")
+    out = args.out if args.out is not None else args.sweep / "aqm-sweep.png"
+    plot(stats, out)
+    print(f"figure: {out}")
 
 
 if __name__ == "__main__":
