@@ -154,166 +154,240 @@ class CongestionControlError(RuntimeError):
     """A hook of a congestion-control algorithm written in Python raised an exception: the run
     stopped. The exception raised is this one's ``__cause__``, with its own traceback."""
 
+# The samples the hooks receive. Times (``now``, timestamps) are the simulated time in integer
+# nanoseconds since the run began; durations (RTTs, intervals) integer nanoseconds; amounts of
+# data float segments. docs/python-cc.md has the same fields as tables.
+
 @final
 class Growth:
     """How the stack counts increases and gates growth (the flow's stack profile)."""
 
     @property
     def slow_start_cap(self) -> float | None:
-        """Cap on the slow-start increase per ACK, segments; None: no cap."""
+        """Cap on the slow-start increase per ACK, segments (RFC 5681: 1); None: no cap."""
     @property
     def gating(self) -> bool:
-        """Skip growth when the flow is not cwnd-limited."""
+        """Grow only while the window limits the sender (``AckSample.cwnd_limited``)."""
 
 @final
 class RoundRtt:
-    """Minimum, maximum, sum and count of one round's RTT samples (ns; 0 without samples)."""
+    """The RTT samples (``DelaySample.latest``) of one round: minimum, maximum, sum and count.
+    A round ends at a round-start ACK, whose summary covers the round that ended, its own
+    sample included; the next ACK's holds its sample alone."""
 
     @property
-    def min(self) -> int: ...
+    def min(self) -> int:
+        """Smallest sample of the round, ns; 0 while ``count`` is 0."""
     @property
-    def max(self) -> int: ...
+    def max(self) -> int:
+        """Largest sample of the round, ns; 0 while ``count`` is 0."""
     @property
-    def sum(self) -> int: ...
+    def sum(self) -> int:
+        """Sum of the round's samples, ns."""
     @property
-    def count(self) -> int: ...
+    def count(self) -> int:
+        """Number of samples in the round (every ACK that advances the cumulative ACK gives
+        one, so at least 1 in a sample a hook receives)."""
     def mean(self) -> float | None:
-        """Mean of the samples, ns; None without samples."""
+        """Mean of the samples, ns (a float); None without samples."""
 
 @final
 class RateSample:
-    """A delivery-rate sample in the manner of Linux's tcp_rate.c."""
+    """A delivery-rate sample in the manner of Linux's ``tcp_rate.c``: the segments delivered
+    since the most recently sent segment this ACK newly delivers left, over the longer of its
+    send interval and its ACK interval."""
 
     @property
     def delivered(self) -> int:
-        """Segments delivered since the segment it is taken from left."""
+        """Segments delivered (cumulatively or by SACK) since that segment left."""
     @property
     def interval(self) -> int:
-        """max(send interval, ACK interval), ns."""
+        """max(send interval, ACK interval), ns; at least the flow's minimum RTT (shorter
+        intervals give no sample)."""
     @property
-    def app_limited(self) -> bool: ...
+    def app_limited(self) -> bool:
+        """The segment left while the sender had no data to send: the rate says less than the
+        path's capacity (Linux ``is_app_limited``)."""
     @property
-    def retransmission(self) -> bool: ...
+    def retransmission(self) -> bool:
+        """The segment was a retransmission."""
     def rate(self) -> float:
-        """Delivery rate, segments per second."""
+        """``delivered`` over ``interval``: the delivery rate, segments per second."""
 
 @final
 class DelaySample:
-    """The sender's delay and delivery measurements on one ACK, taken for every algorithm."""
+    """The sender's delay and delivery measurements on one ACK (``AckSample.delay``), taken
+    for every algorithm, in every state (recovery included)."""
 
     @property
     def latest(self) -> int:
-        """This ACK's RTT sample, ns."""
+        """This ACK's RTT sample for congestion control, ns: ``ca_rtt`` where there is one,
+        else the timestamp echo (``now - echoed_ts``). Every ACK has one."""
     @property
     def base(self) -> int:
-        """Smallest RTT sample since the connection opened, ns."""
+        """Smallest ``latest`` since the flow opened (the base RTT), this ACK's included, ns;
+        never aged or reset."""
     @property
     def max(self) -> int:
-        """Largest RTT sample since the connection opened, ns."""
+        """Largest ``latest`` since the flow opened, this ACK's included, ns; never reset."""
     @property
     def round(self) -> RoundRtt:
-        """The current round's samples (on a round-start ACK: the round that just ended)."""
+        """The current round's samples, this ACK's included (on a round-start ACK: the round
+        that just ended)."""
     @property
     def one_way_delay(self) -> int | None:
-        """One-way delay of the echoed segment, ns (signed: the hosts' clocks may disagree)."""
+        """Same as ``AckSample.one_way_delay``: the echoed segment's one-way delay, ns
+        (signed); None when the ACK carries no arrival time for it."""
     @property
     def rate(self) -> RateSample | None:
-        """Delivery-rate sample, or None."""
+        """Delivery-rate sample; None when no segment this ACK newly delivers has a send record
+        (none yet, or none kept: under ``ns2`` without SACK only for an algorithm with
+        ``wants_delivery_rate``) or when its interval is shorter than the minimum RTT."""
 
 @final
 class AckSample:
-    """An ACK that advanced the cumulative ACK (the Rust AckSample). Times in ns."""
+    """An ACK that advanced the cumulative ACK, as ``on_ack`` and ``on_ack_in_recovery``
+    receive it. Times and RTTs in integer ns, amounts of data in segments."""
 
     @property
-    def now(self) -> int: ...
+    def now(self) -> int:
+        """Simulated time the ACK reached the sender, ns."""
     @property
     def acked(self) -> float:
-        """Segments newly acknowledged (cumulative advance)."""
+        """Segments newly acknowledged by this ACK (how far the cumulative ACK moved)."""
     @property
     def increase_units(self) -> float:
-        """Units of increase this ACK earns: 1 under per-ACK counting (ns-2), else acked."""
+        """Units of window increase this ACK earns: 1 under per-ACK counting (``ns2``), else
+        ``acked``."""
     @property
     def rtt(self) -> int | None:
-        """The RTT estimator's sample from this ACK, if any."""
+        """The RTT sample the RTT estimator (``srtt``, the RTO) took from this ACK, ns, exact
+        (not truncated to clock ticks): the timestamp echo under every-ACK sampling, or, under
+        ``ns2``'s one timed segment per round trip, that segment's RTT on the ACK that covers
+        it. None when this ACK gave the estimator no sample (most ACKs under ``ns2``)."""
     @property
     def ca_rtt(self) -> int | None:
-        """Linux's ca_rtt under every-ACK sampling, else None."""
+        """Under every-ACK sampling (``linux``, ``rfc``), Linux's ``ca_rtt``: the RTT of the
+        most recently sent segment this ACK newly acknowledges (the echo when only
+        retransmissions were), ns. None under ``ns2``'s one-per-RTT timing."""
     @property
-    def srtt(self) -> int: ...
+    def srtt(self) -> int:
+        """Smoothed RTT (RFC 6298) after this ACK's sample, ns, from the estimator's samples
+        (truncated to clock ticks under ``ns2``). 0 until the first sample: the SYN-ACK gives
+        one under profiles with a handshake, else the first ``rtt``."""
     @property
-    def min_rtt(self) -> int: ...
+    def min_rtt(self) -> int:
+        """Smallest of the estimator's samples so far (the SYN-ACK's included), exact, ns; 0
+        until the first sample, as ``srtt``."""
     @property
-    def one_way_delay(self) -> int | None: ...
+    def one_way_delay(self) -> int | None:
+        """One-way delay of the segment this ACK echoes, ns: the receiver's timestamp of its
+        arrival minus the sender's of its departure. Signed: with a flow's ``clock_offset`` or
+        ``clock_drift_ppm`` the two clocks disagree. None when the ACK carries no arrival time
+        for it."""
     @property
     def echoed_ts(self) -> int:
-        """Send timestamp of the segment this ACK echoes."""
+        """Send time of the segment whose timestamp this ACK echoes, ns (so ``now -
+        echoed_ts`` is the echo RTT)."""
     @property
-    def prior_in_flight(self) -> float: ...
+    def prior_in_flight(self) -> float:
+        """Segments in flight before this ACK."""
     @property
-    def in_flight(self) -> float: ...
+    def in_flight(self) -> float:
+        """Segments in flight after this ACK."""
     @property
     def delivered(self) -> int:
-        """Segments cumulatively acknowledged so far."""
+        """Segments cumulatively acknowledged since the flow opened, this ACK's included."""
     @property
     def round_start(self) -> bool:
-        """Whether this ACK starts a new round."""
+        """This ACK starts a new round: it acknowledges data sent after the previous round
+        started (the first ACK of a flow does)."""
     @property
-    def round(self) -> int: ...
+    def round(self) -> int:
+        """Rounds started so far, this ACK's included (1 from the flow's first ACK)."""
     @property
-    def cwnd_limited(self) -> bool: ...
+    def cwnd_limited(self) -> bool:
+        """The sender was limited by ``cwnd``, not by the receiver window or a lack of data."""
     @property
     def ece(self) -> bool:
-        """The ACK echoes a congestion mark (ECN-Echo, RFC 3168)."""
+        """The ACK echoes a congestion mark (ECN-Echo, RFC 3168; only on flows with ECN). Such
+        an ACK goes to ``on_ack_in_recovery``: it never grows the window."""
     @property
-    def growth(self) -> Growth: ...
+    def growth(self) -> Growth:
+        """How the flow's stack profile counts increases and gates growth."""
     @property
-    def delay(self) -> DelaySample: ...
+    def delay(self) -> DelaySample:
+        """The delay and delivery measurements the sender takes on every ACK."""
 
 @final
 class CongestionEvent:
-    """The start of a loss episode (the Rust CongestionEvent)."""
+    """The start of a loss episode, as ``on_congestion`` receives it: called once per episode
+    (the sender guarantees it)."""
 
     @property
-    def now(self) -> int: ...
+    def now(self) -> int:
+        """Simulated time the episode was detected, ns."""
     @property
-    def kind(self) -> Literal["loss", "ecn", "timeout"]: ...
+    def kind(self) -> Literal["loss", "ecn", "timeout"]:
+        """What started the episode. "loss": duplicate ACKs (or SACK) detected a loss, fast
+        retransmit follows; "ecn": an ACK echoed a congestion mark (at most once per window,
+        never in recovery; nothing is retransmitted); "timeout": the retransmission timer
+        expired."""
     @property
-    def in_flight(self) -> float: ...
+    def in_flight(self) -> float:
+        """Segments in flight when the loss was detected."""
     @property
     def basis(self) -> float:
-        """What the stack profile computes a reduction from (window, flight size or cwnd)."""
+        """Segments a reduction is computed from, as the stack's ``ssthresh_basis`` says:
+        min(cwnd, receiver window) for "window" (``ns2``), the flight size for "flight_size"
+        (``rfc``), cwnd for "cwnd" (``linux``)."""
     @property
     def first_timeout(self) -> bool:
-        """For timeouts: the first expiry for the segment (only it lowers ssthresh)."""
+        """For "timeout": this is the segment's first expiry; only the first lowers ssthresh
+        (RFC 5681 eq. 4). For "loss" and "ecn": no timeout has expired since the last ACK of
+        new data (normally True)."""
     @property
-    def srtt(self) -> int: ...
+    def srtt(self) -> int:
+        """Smoothed RTT, ns; 0 until the first RTT sample (as ``AckSample.srtt``)."""
     @property
-    def min_rtt(self) -> int: ...
+    def min_rtt(self) -> int:
+        """Smallest RTT sample so far, ns; 0 until the first (as ``AckSample.min_rtt``)."""
 
 @final
 class SentSample:
-    """A segment leaving the sender."""
+    """A segment leaving the sender, as ``on_sent`` receives it."""
 
     @property
-    def now(self) -> int: ...
+    def now(self) -> int:
+        """Simulated time the segment left, ns."""
     @property
-    def seq(self) -> int: ...
+    def seq(self) -> int:
+        """The segment's sequence number, in segments from 0."""
     @property
-    def retransmission(self) -> bool: ...
+    def retransmission(self) -> bool:
+        """The segment was sent before: this is a retransmission."""
     @property
-    def in_flight(self) -> float: ...
+    def in_flight(self) -> float:
+        """Segments in flight, as the sender counts them once the segment has left."""
 
 @final
 class PacingContext:
-    """What a pacing algorithm sees when asked for the next transmission time."""
+    """What a pacing algorithm sees when asked for the next transmission time
+    (``next_send_time``)."""
 
     @property
-    def now(self) -> int: ...
+    def now(self) -> int:
+        """Simulated time of the question, ns."""
     @property
-    def cwnd(self) -> float: ...
+    def cwnd(self) -> float:
+        """The sender's congestion window now, segments (the current value, which the
+        algorithm's own ``cwnd`` attribute may lag in this hook)."""
     @property
-    def ssthresh(self) -> float: ...
+    def ssthresh(self) -> float:
+        """The sender's slow-start threshold now, segments (``math.inf``: none)."""
     @property
-    def srtt(self) -> int: ...
+    def srtt(self) -> int:
+        """Smoothed RTT, ns; 0 until the first RTT sample."""
     @property
-    def in_flight(self) -> float: ...
+    def in_flight(self) -> float:
+        """Segments in flight."""
