@@ -514,3 +514,137 @@ def test_ctrl_c_stops_a_run_with_a_python_algorithm_promptly(tmp_path: Path) -> 
     assert process.returncode == 130, stderr
     assert "interrupted; nothing was written" in stderr and "Traceback" not in stderr
     assert not (tmp_path / "out").exists()
+
+
+# ---- the window before the first ACK -------------------------------------------------------------
+
+WATCHER = """
+from examples.python_cc.reno import Reno
+
+class Watcher(Reno):
+    # Reads the window in the hooks that may run before the first ACK.
+    first_sent = None
+
+    def on_sent(self, sent):
+        if type(self).first_sent is None:
+            type(self).first_sent = (self.cwnd, self.ssthresh)
+
+    def inspect(self, now):
+        return {"cwnd": self.cwnd, "ssthresh": self.ssthresh}
+"""
+
+
+@pytest.mark.parametrize(
+    ("overrides", "opening"),
+    [
+        ({}, (2.0, 1_000_000.0)),  # ns2: ssthresh is the receiver window
+        ({"flows.0.max_window": 64}, (2.0, 64.0)),
+        ({"profile": "linux"}, (10.0, float("inf"))),
+        ({"profile": "rfc", "flows.0.mss": 1500}, (3.0, float("inf"))),  # RFC 5681 on the MSS
+        ({"profile": "rfc", "stack.initial_window": 7}, (7.0, float("inf"))),
+    ],
+)
+def test_hooks_before_the_first_ack_see_the_window_the_flow_opens_with(
+    module: Callable[[str], str], overrides: dict[str, Any], opening: tuple[float, float]
+) -> None:
+    name = module(WATCHER)
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {"flows.0.cc": f"{name}:Watcher", "flows.0.count": 1, "trace.sample_interval": "1ms"}
+        | overrides
+    )
+    series = ccsim.run(scenario).series
+    rows = series[series["flow"] == 0].reset_index(drop=True)
+    # The first sample is taken when the flow starts, before any ACK can have arrived.
+    assert (rows.loc[0, "cc_cwnd"], rows.loc[0, "cc_ssthresh"]) == opening
+    assert sys.modules[name].Watcher.first_sent == opening
+    # Once the connection is open (after the handshake, where there is one) and until the
+    # first ACK, the sender's window is that one too.
+    opened = rows[rows["cwnd_pkts"] == opening[0]].iloc[0]
+    assert opened["ssthresh_pkts"] == opening[1]
+
+
+# ---- modules beside the scenario file ------------------------------------------------------------
+
+BESIDE = """
+from examples.python_cc.reno import Reno
+from {helper} import WHERE
+
+class Beside(Reno):
+    where = WHERE
+"""
+
+
+def write_beside(directory: Path, module: str, where: str) -> None:
+    """``module`` (class Beside) and the helper it imports, which says which copy was read."""
+    directory.mkdir(exist_ok=True)
+    helper = f"{module}_helper"
+    (directory / f"{helper}.py").write_text(f"WHERE = {where!r}\n", encoding="utf-8")
+    (directory / f"{module}.py").write_text(BESIDE.format(helper=helper), encoding="utf-8")
+
+
+def scenario_with(cc: str) -> str:
+    return SMALL_DUMBBELL.replace('cc = "newreno"', f'cc = "{cc}"', 1)
+
+
+def test_a_module_beside_the_scenario_file_is_found_from_another_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = f"beside_{os.getpid()}_a"
+    here = tmp_path / "scenarios"  # not on sys.path (tmp_path is)
+    write_beside(here, name, "scenarios")
+    (here / "s.toml").write_text(scenario_with(f"{name}:Beside"), encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    scenario = ccsim.Scenario.load(here / "s.toml")
+    assert sys.modules[name].Beside.where == "scenarios"  # its own import of a neighbour works
+    flows = ccsim.run(scenario).flows
+    assert list(flows["cc"]) == [f"{name}:Beside", f"{name}:Beside", "reno"]
+    # A copy with overrides looks there too, for a module not read yet.
+    other = f"beside_{os.getpid()}_b"
+    write_beside(here, other, "scenarios")
+    changed = scenario.with_overrides({"flows.1.cc": f"{other}:Beside"})
+    assert changed.flows[1].cc == f"{other}:Beside" and changed.directory == here
+
+
+def test_sys_path_comes_before_the_scenario_files_directory(tmp_path: Path) -> None:
+    name = f"beside_{os.getpid()}_c"
+    write_beside(tmp_path, name, "sys.path")  # tmp_path is on sys.path
+    write_beside(tmp_path / "scenarios", name, "scenarios")
+    (tmp_path / "scenarios" / "s.toml").write_text(scenario_with(f"{name}:Beside"), "utf-8")
+    ccsim.Scenario.load(tmp_path / "scenarios" / "s.toml")
+    assert sys.modules[name].Beside.where == "sys.path"
+
+
+def test_a_module_found_nowhere_says_where_it_was_looked_for(tmp_path: Path) -> None:
+    (tmp_path / "s.toml").write_text(scenario_with("nowhere_at_all_xyz:Cc"), encoding="utf-8")
+    with pytest.raises(ScenarioError) as caught:
+        ccsim.Scenario.load(tmp_path / "s.toml")
+    assert str(caught.value).startswith('flows[0].cc: cannot import "nowhere_at_all_xyz:Cc"')
+    assert "beside the scenario file" in str(caught.value)
+
+
+def test_sweep_workers_find_a_module_beside_the_scenario_file(tmp_path: Path) -> None:
+    name = f"beside_{os.getpid()}_d"
+    here = tmp_path / "scenarios"
+    write_beside(here, name, "scenarios")
+    (here / "base.toml").write_text(SMALL_DUMBBELL, encoding="utf-8")
+    sweep = here / "sweep.toml"
+    sweep.write_text(
+        f'scenario = "base.toml"\n{SWEEP.format(path=f"{name}:Beside")}', encoding="utf-8"
+    )
+    result = ccsim.sweep(sweep, tmp_path / "out", workers=2)
+    assert result.ok and result.completed == 2, [f.error for f in result.failures]
+    flows = sweep_flows(result)
+    assert set(flows["cc"]) == {"reno", f"{name}:Beside"}
+
+
+def test_parameters_left_for_a_python_algorithm_say_whose_they_are() -> None:
+    cubic = SMALL_DUMBBELL.replace('cc = "newreno"', 'cc = "cubic"\nparams = { c = 0.5 }', 1)
+    with pytest.raises(ScenarioError) as caught:
+        ccsim.Scenario.from_toml(cubic).with_overrides({"flows.0.cc": PY_RENO})
+    assert caught.value.path == ("flows", 0, "params", "c")
+    assert caught.value.detail.startswith(
+        f'"c" is a parameter of cubic, kept when flows.0.cc was set to {PY_RENO}, which has no '
+        'parameter "c" (it takes alpha, beta)'
+    )

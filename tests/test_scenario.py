@@ -1089,3 +1089,83 @@ def test_a_list_that_is_not_of_tables_keeps_the_plain_message() -> None:
     assert "[[flows]]" not in str(caught.value)
     with pytest.raises(ScenarioError, match=r"^stack: 3 is not a table; expected a TOML table$"):
         Scenario.model_validate(dumbbell(stack=3))
+
+
+# ---- an override of the algorithm keeps the old algorithm's parameters ---------------------------
+
+# cubic's parameters, of which newreno takes beta only (in the fake registry and the engine alike).
+CUBIC_WITH_PARAMS = SMALL_DUMBBELL.replace(
+    'cc = "newreno"\ncount = 2',
+    'cc = "cubic"\ncount = 2\nparams = { beta = 0.8, hystart_low_window = 8 }',
+)
+
+
+def test_parameters_left_from_the_old_algorithm_say_whose_they_are_and_how_to_drop_them() -> None:
+    base = Scenario.from_toml(CUBIC_WITH_PARAMS)
+    with pytest.raises(ScenarioError) as caught:
+        base.with_overrides({"flows[0].cc": "newreno"})
+    error = caught.value
+    assert error.path == ("flows", 0, "params", "hystart_low_window")  # beta is newreno's too
+    assert error.detail == (
+        '"hystart_low_window" is a parameter of cubic, kept when flows.0.cc was set to newreno, '
+        'which has no parameter "hystart_low_window" (it takes beta); drop cubic\'s parameters '
+        "by also setting flows.0.params to {} (--set 'flows.0.params={}'), or give newreno's own"
+    )
+    # Doing what it says, or giving the new algorithm's parameters, is accepted.
+    dropped = base.with_overrides({"flows.0.cc": "newreno", "flows.0.params": "{}"})
+    assert dropped.flows[0].params == {}
+    given = base.with_overrides({"flows.0.cc": "newreno", "flows.0.params": {"beta": 0.6}})
+    assert given.flows[0].params == {"beta": 0.6}
+    # An algorithm that takes every parameter left keeps them.
+    only_beta = Scenario.from_toml(CUBIC_WITH_PARAMS.replace(", hystart_low_window = 8", ""))
+    assert only_beta.with_overrides({"flows.0.cc": "newreno"}).flows[0].params == {"beta": 0.8}
+
+
+def test_parameters_set_with_the_new_algorithm_count_as_its_own() -> None:
+    # The user set this parameter for newreno: the usual message, about newreno alone.
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.from_toml(CUBIC_WITH_PARAMS).with_overrides(
+            {"flows.0.cc": "newreno", "flows.0.params.c": 0.5, "flows.0.params.beta": 0.5}
+        )
+    message = str(caught.value)
+    assert message.startswith("flows[0].params.")
+    assert "parameter of cubic" in message  # hystart_low_window was left, c was not
+    assert "hystart_low_window" in message
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+            {"flows.0.cc": "reno", "flows.0.params.c": 0.5}
+        )
+    assert str(caught.value) == (
+        'flows[0].params.c: reno has no parameter "c"; expected none (it takes no parameters)'
+    )
+
+
+@requires_engine
+def test_the_command_line_names_the_old_algorithms_parameters_and_exits_2(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    (tmp_path / "cubic.toml").write_text(CUBIC_WITH_PARAMS, encoding="utf-8")
+    done = run_cli("run", "cubic.toml", "--set", "flows.0.cc=newreno", "--out", "out", cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith('error: flows[0].params.hystart_low_window: "hystart_low_window"')
+    assert "is a parameter of cubic" in lines[0] and "--set 'flows.0.params={}'" in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_sweep_axis_over_the_algorithm_names_the_point_and_the_old_parameters(
+    tmp_path: Path,
+) -> None:
+    import ccsim
+
+    (tmp_path / "base.toml").write_text(CUBIC_WITH_PARAMS, encoding="utf-8")
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(
+        'scenario = "base.toml"\n[axes]\n"flows.0.cc" = ["cubic", "newreno"]\n', encoding="utf-8"
+    )
+    with pytest.raises(ScenarioError) as caught:
+        ccsim.Sweep.load(sweep).points()
+    message = str(caught.value)
+    assert "newreno" in message and "flows[0].params.hystart_low_window" in message
+    assert "is a parameter of cubic" in message

@@ -7,6 +7,9 @@ of a generator). The engine calls the instance's hooks, the same ones as the Rus
 ``CongestionControl`` (crates/ccsim-core/src/cc/mod.rs), with the same samples; flows running a
 built-in algorithm never touch Python. See docs/python-cc.md for a tutorial.
 
+A module named by an import path is looked for on ``sys.path`` first, then in the directory of
+the scenario file that names it (:func:`modules_beside`), then in the current directory.
+
 When a hook raises, the run stops: :func:`ccsim.run` raises
 :class:`~ccsim.CongestionControlError` (``ccsim._core``), whose ``__cause__`` is the exception
 raised, with its traceback through the hook's own file and line. Nothing is written. A hook that
@@ -18,11 +21,17 @@ one included), no other flow's instance is built.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import inspect
 import json
+import math
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from pathlib import Path
 from types import FrameType, ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
@@ -31,19 +40,33 @@ from ccsim.errors import ScenarioError, show_value
 if TYPE_CHECKING:
     from ccsim._core import AckSample, CongestionEvent, PacingContext, SentSample
 
-__all__ = ["CongestionControl", "is_python_cc", "register_cc", "registered", "resolve"]
+__all__ = [
+    "CongestionControl",
+    "is_python_cc",
+    "modules_beside",
+    "register_cc",
+    "registered",
+    "resolve",
+]
 
 
 class ScenarioLike(Protocol):
     """What this module reads of a :class:`ccsim.scenario.Scenario`: its flow groups and
-    generators, each with a ``cc`` and its ``params``. (The scenario module checks Python
-    algorithms with this one, so this one does not import it.)"""
+    generators, each with a ``cc``, its ``params``, ``mss`` and ``max_window``, and its stack
+    (``profile``, and ``stack`` whose ``resolve()`` gives the overrides by engine name). (The
+    scenario module checks Python algorithms with this one, so this one does not import it.)"""
 
     @property
     def flows(self) -> Sequence[Any]: ...
 
     @property
     def generators(self) -> Sequence[Any]: ...
+
+    @property
+    def profile(self) -> str: ...
+
+    @property
+    def stack(self) -> Any: ...
 
 
 #: The hooks a subclass may leave out; the engine calls only those a class overrides.
@@ -67,7 +90,11 @@ class CongestionControl:
     the current values, and reads them back afterwards; ``cwnd`` must stay a finite number above
     0 and ``ssthresh`` above 0. Other hooks only observe: what they write to the window is ignored
     (and they may see values older than the sender's, e.g. during recovery). The attributes are
-    not set yet when the constructor runs.
+    set as soon as the constructor returns, to the window the flow opens with (the stack's
+    initial window; ``ssthresh`` ``math.inf``, or the flow's ``max_window`` under
+    ``initial_ssthresh_is_window``), so every hook may read them, :meth:`inspect`, :meth:`on_sent`
+    and :meth:`next_send_time` before the first ACK included; they do not exist yet inside the
+    constructor.
 
     Times and durations (``now``, RTTs) are integers in nanoseconds, as in the engine.
 
@@ -93,9 +120,11 @@ class CongestionControl:
     #: stack's ``ecn`` says, and ``ack.ece`` tells which ACKs echo a congestion mark.
     needs_ecn: ClassVar[bool] = False
 
-    #: Congestion window, segments (set by the sender before each hook that receives it).
+    #: Congestion window, segments: the flow's initial window from construction on, then set by
+    #: the sender before each hook that receives the window and read back after it.
     cwnd: float
-    #: Slow-start threshold, segments.
+    #: Slow-start threshold, segments: ``math.inf`` (no threshold) until a reduction sets one, or
+    #: the flow's ``max_window`` from the start under the stack's ``initial_ssthresh_is_window``.
     ssthresh: float
 
     def on_ack(self, ack: AckSample) -> None:
@@ -129,7 +158,8 @@ class CongestionControl:
 
     def inspect(self, now: int) -> dict[str, float]:
         """The algorithm's own state, by name, when the scenario samples series: each name
-        becomes a ``cc_<name>`` column of the ``series`` table."""
+        becomes a ``cc_<name>`` column of the ``series`` table. Called from the flow's start on,
+        possibly before any other hook: the window is then the flow's initial one."""
         return {}
 
 
@@ -140,6 +170,26 @@ class CongestionControl:
 _REGISTERED: dict[str, type[CongestionControl] | str] = {}
 #: Classes resolved from import paths, by path.
 _RESOLVED: dict[str, type[CongestionControl]] = {}
+#: The directory of the scenario file being read, if any: where a module not found on
+#: ``sys.path`` is looked for next (:func:`modules_beside`).
+_SCENARIO_DIRECTORY: ContextVar[Path | None] = ContextVar("scenario_directory", default=None)
+
+
+@contextmanager
+def modules_beside(directory: str | os.PathLike[str] | None) -> Iterator[None]:
+    """While the block runs, a module that an import path names and ``sys.path`` does not hold
+    is looked for in ``directory`` (the scenario file's), before the current directory.
+
+    ``sys.path`` comes first so that a name means the same module here and in a sweep's workers:
+    the directory a module is found in is appended to ``sys.path``, which local workers inherit,
+    so they find it there in the same order. A module is imported once per process: a second
+    scenario directory with a module of the same name gets the first one.
+    """
+    token = _SCENARIO_DIRECTORY.set(Path(os.path.abspath(directory)) if directory else None)
+    try:
+        yield
+    finally:
+        _SCENARIO_DIRECTORY.reset(token)
 
 
 def register_cc(name: str, cls: type[CongestionControl] | str) -> None:
@@ -201,7 +251,7 @@ def resolve(name: str) -> type[CongestionControl]:
     except ImportError as error:
         raise ScenarioError(
             f"cannot import {shown}: {error}; the module must be importable by this Python "
-            "(installed, on PYTHONPATH or under the current directory)"
+            "(installed, on PYTHONPATH, beside the scenario file or under the current directory)"
         ) from None
     except Exception as error:
         raise ScenarioError(f"importing {shown} raised {type(error).__name__}: {error}") from None
@@ -229,14 +279,9 @@ def check(name: str, params: Mapping[str, Any]) -> None:
         signature = inspect.signature(cls)
     except (TypeError, ValueError):
         return  # a constructor Python cannot describe: it will say so itself
-    accepted = [
-        p.name
-        for p in signature.parameters.values()
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
-    takes_any = any(p.kind == inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+    accepted = _parameter_names(signature)
     for key in params:
-        if key not in accepted and not takes_any:
+        if accepted is not None and key not in accepted:
             expected = (
                 f"one of: {', '.join(accepted)}" if accepted else "none (it takes no parameters)"
             )
@@ -255,6 +300,25 @@ def check(name: str, params: Mapping[str, Any]) -> None:
             )
 
 
+def parameter_names(name: str) -> list[str] | None:
+    """The parameters the class that ``name`` names takes; None when it takes any keyword or
+    its constructor cannot be described. Raises :class:`ScenarioError` when ``name`` does not
+    resolve (:func:`resolve`)."""
+    try:
+        signature = inspect.signature(resolve(name))
+    except (TypeError, ValueError):
+        return None
+    return _parameter_names(signature)
+
+
+def _parameter_names(signature: inspect.Signature) -> list[str] | None:
+    parameters = signature.parameters.values()
+    if any(p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p.name for p in parameters if p.kind in keyword]
+
+
 # ---- what the engine calls -------------------------------------------------------------------
 
 
@@ -270,20 +334,31 @@ class _BuildStopped(Exception):
     engine keeps the first failure and ignores this one."""
 
 
+class _Use:
+    """One transfer's use of a Python algorithm: its parameters as the scenario gave them and
+    the window its flows open with, ``(cwnd, ssthresh)``."""
+
+    def __init__(self, params: Mapping[str, Any], window: tuple[float, float]) -> None:
+        self.params = dict(params)
+        self.as_floats = _as_floats(params)
+        self.window = window
+
+
 class _Maker:
     """Builds one flow's instance from the parameters the engine hands over (all floats, as the
-    engine carries them), restoring the types the scenario gave them (ints, booleans)."""
+    engine carries them), restoring the types the scenario gave them (ints, booleans), and gives
+    it the window its flow opens with."""
 
     def __init__(
         self,
         name: str,
         cls: type[CongestionControl],
-        originals: list[dict[str, Any]],
+        uses: list[_Use],
         build: _Build,
     ) -> None:
         self.name = name
         self.cls = cls
-        self.originals = originals
+        self.uses = uses
         self.hooks = tuple(hook for hook in OPTIONAL_HOOKS if _overrides(cls, hook))
         self.build = build
 
@@ -293,12 +368,15 @@ class _Maker:
         try:
             if self.build.failed:
                 raise _BuildStopped
-            given: Mapping[str, Any] = next(
-                (o for o in self.originals if _as_floats(o) == params), params
-            )
-            instance = self.cls(**given)
+            # The engine says only the parameters: transfers with equal ones that open with
+            # different windows (MSS, max_window) start from the first one's until a window hook.
+            use = next((u for u in self.uses if u.as_floats == params), None)
+            instance = self.cls(**(use.params if use is not None else params))
             if not isinstance(instance, CongestionControl):
                 raise TypeError(f"{self.cls.__qualname__}() did not return a CongestionControl")
+            # The sender lends its window only to the hooks that receive it; the others (inspect,
+            # on_sent, next_send_time) may run before the first of those, and read it too.
+            instance.cwnd, instance.ssthresh = (use or self.uses[0]).window
         except BaseException:
             self.build.failed = True
             raise
@@ -307,12 +385,46 @@ class _Maker:
 
 def makers(scenario: ScenarioLike) -> dict[str, _Maker]:
     """For each Python algorithm the scenario names, the callable the engine builds it with."""
-    originals: dict[str, list[dict[str, Any]]] = {}
+    uses: dict[str, list[_Use]] = {}
     for transfer in _transfers(scenario):
         if is_python_cc(transfer.cc):
-            originals.setdefault(transfer.cc, []).append(dict(transfer.params))
+            window = opening_window(scenario, transfer)
+            uses.setdefault(transfer.cc, []).append(_Use(transfer.params, window))
     build = _Build()
-    return {name: _Maker(name, resolve(name), found, build) for name, found in originals.items()}
+    return {name: _Maker(name, resolve(name), found, build) for name, found in uses.items()}
+
+
+def opening_window(scenario: ScenarioLike, transfer: Any) -> tuple[float, float]:
+    """``(cwnd, ssthresh)`` of a flow of ``transfer`` when it opens, as the sender sets them
+    (crates/ccsim-core/src/tcp/sender.rs): the stack's ``initial_window`` (the RFC 5681 rule
+    on the flow's MSS under the ``rfc`` profile when ``initial_window`` is not written), and
+    ``ssthresh`` infinite, or the flow's receiver window under ``initial_ssthresh_is_window``."""
+    overrides: Mapping[str, Any] = scenario.stack.resolve()
+    stack = {**_stack_profiles()[scenario.profile], **overrides}
+    if scenario.profile == "rfc" and "initial_window" not in overrides:
+        cwnd = _rfc5681_initial_window(transfer.mss)
+    else:
+        cwnd = float(stack["initial_window"])
+    if stack["initial_ssthresh_is_window"]:
+        max_window = transfer.max_window
+        ssthresh = float(max_window if max_window is not None else stack["default_max_window_pkts"])
+    else:
+        ssthresh = math.inf
+    return cwnd, ssthresh
+
+
+def _rfc5681_initial_window(mss: int) -> float:
+    """RFC 5681 section 3.1: the initial window for a sender maximum segment size, segments."""
+    if mss <= 1095:
+        return 4.0
+    return 3.0 if mss <= 2190 else 2.0
+
+
+@cache
+def _stack_profiles() -> dict[str, dict[str, Any]]:
+    from ccsim import _core  # the engine: a run needs it, so it is built when this is called
+
+    return dict(_core.stack_profiles())
 
 
 def hook_error(error: BaseException, scenario: ScenarioLike) -> Exception | None:
@@ -414,18 +526,27 @@ def _split_path(path: str) -> tuple[str, str]:
 
 
 def _import(module_name: str) -> ModuleType:
-    """Import a module; when it is not found, look in the current directory too (as
-    ``python -m`` would), since the ``ccsim`` command's own directory is what Python searches."""
+    """Import a module from ``sys.path``; when it is not found there, from the scenario file's
+    directory (:func:`modules_beside`), then from the current directory (as ``python -m`` would,
+    since the ``ccsim`` command's own directory is what Python searches). A directory the module
+    is found in is appended to ``sys.path``: the module's own imports of its neighbours work, and
+    a sweep's local workers, which start with this ``sys.path``, find it the same way."""
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         missing = error.name or ""
-        ours = module_name == missing or module_name.startswith(f"{missing}.")
-        cwd = os.getcwd()
-        if not ours or cwd in sys.path or "" in sys.path:
-            raise
-        sys.path.append(cwd)
-        return importlib.import_module(module_name)
+        if not (module_name == missing or module_name.startswith(f"{missing}.")):
+            raise  # the module was found; something it imports was not
+        top = module_name.partition(".")[0]
+        if top in sys.modules:
+            raise  # a package found on sys.path lacks the submodule: another directory cannot help
+        for directory in (_SCENARIO_DIRECTORY.get(), Path.cwd()):
+            if directory is None or str(directory) in sys.path:
+                continue
+            if importlib.machinery.PathFinder.find_spec(top, [str(directory)]) is not None:
+                sys.path.append(str(directory))
+                return importlib.import_module(module_name)
+        raise
 
 
 def _builtin_names() -> set[str]:

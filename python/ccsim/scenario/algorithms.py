@@ -45,6 +45,19 @@ def check_algorithm(transfer: Transfer, path: KeyPath) -> None:
         _check_param_value(value, params[name], param_path)
 
 
+def parameters_taken(cc: str) -> list[str] | None:
+    """The names of the parameters algorithm ``cc`` takes; None when that is not known here
+    (the engine is not built, the name is unknown, the class does not import or takes any
+    keyword): then the scenario's own check says what is wrong, if anything."""
+    if pycc.is_python_cc(cc):
+        try:
+            return pycc.parameter_names(cc)
+        except ScenarioError:
+            return None
+    info = (engine.algorithm_registry() or {}).get(cc)
+    return [param["name"] for param in info["params"]] if info is not None else None
+
+
 def _check_param_value(value: Any, param: Mapping[str, Any], path: KeyPath) -> None:
     _check_param_kind(value, param, path)
     low, high = param.get("min"), param.get("max")

@@ -24,6 +24,7 @@ import tomli_w
 from pydantic import PrivateAttr, ValidationError, field_validator, model_validator
 
 import ccsim.scenario.engine as engine
+from ccsim import pycc
 from ccsim.errors import ScenarioError, format_path, show_value
 from ccsim.scenario.algorithms import check_algorithm
 from ccsim.scenario.fields import KeyPath
@@ -56,6 +57,9 @@ class Scenario(ScenarioTables):
     # The input as given, so that overrides apply to what the user wrote, not to filled defaults
     # (an override of bottleneck_rate must still move the default access_rate with it).
     _source: dict[str, Any] = PrivateAttr(default_factory=dict)
+    # The directory of the file it was read from: a Python algorithm's module is looked for
+    # there too, also when an override names one later (ccsim.pycc.modules_beside).
+    _directory: Path | None = PrivateAttr(default=None)
 
     def __init__(self, **data: Any) -> None:
         check_depth(data)
@@ -144,9 +148,12 @@ class Scenario(ScenarioTables):
         path = Path(path)
         text = read_scenario_file(path)
         try:
-            return cls.from_toml(text, name=name_from_stem(path.stem), overrides=overrides)
+            with pycc.modules_beside(path.parent):
+                scenario = cls.from_toml(text, name=name_from_stem(path.stem), overrides=overrides)
         except TomlSyntaxError as error:
             raise ScenarioError(f"{path}: {error}") from None
+        scenario._directory = path.parent
+        return scenario
 
     @classmethod
     def from_toml(
@@ -168,8 +175,19 @@ class Scenario(ScenarioTables):
         (``"100Mbps"``). A path may index into a list: ``flows.0.cc`` or ``flows[0].cc``.
         """
         data = self.data()
-        apply_overrides(data, overrides)
-        return Scenario.model_validate(data)
+        with pycc.modules_beside(self._directory):
+            apply_overrides(data, overrides)
+            scenario = Scenario.model_validate(data)
+        scenario._directory = self._directory
+        return scenario
+
+    @property
+    def directory(self) -> Path | None:
+        """The directory of the file the scenario was read from (None when it was not read from
+        a file): a Python algorithm's module is looked for there after ``sys.path``. A copy made
+        by :meth:`with_overrides` keeps it; to validate data of it yourself, do so inside
+        ``ccsim.pycc.modules_beside(scenario.directory)``."""
+        return self._directory
 
     def data(self) -> dict[str, Any]:
         """The scenario as the user wrote it: a dict shaped like the TOML file (a copy).

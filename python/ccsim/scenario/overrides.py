@@ -32,15 +32,86 @@ def parse_override_value(text: str) -> Any:
 
 def apply_overrides(data: dict[str, Any], overrides: Mapping[str, Any]) -> None:
     """Set each ``key: value`` of ``overrides`` in scenario ``data`` (in place); a string value
-    is read as TOML when it parses as a TOML value (:func:`parse_override_value`)."""
+    is read as TOML when it parses as a TOML value (:func:`parse_override_value`).
+
+    An override of a transfer's ``cc`` keeps its ``params``: when the new algorithm does not
+    take them, the error says they are the old one's and how to drop them."""
+    replaced_cc = _written_algorithms(data, overrides)
     for key, value in overrides.items():
         parsed = parse_override_value(value) if isinstance(value, str) else value
         _set_path(data, key, parsed)
+    for (group, index), old_cc in replaced_cc.items():
+        _check_kept_params(data, group, index, old_cc, overrides)
+
+
+def _key_parts(key: str) -> list[str]:
+    """``a.b[0].c`` or ``a.b.0.c`` as ``["a", "b", "0", "c"]``."""
+    return re.sub(r"\[(\d+)\]", r".\1", key).split(".")
+
+
+def _written_algorithms(
+    data: Mapping[str, Any], overrides: Mapping[str, Any]
+) -> dict[tuple[str, int], str]:
+    """The ``cc`` written in ``data`` of each transfer whose ``cc`` an override sets, by
+    (group, index): ``("flows", 0)``."""
+    found: dict[tuple[str, int], str] = {}
+    for key in overrides:
+        parts = _key_parts(key)
+        if len(parts) != 3 or parts[0] not in _TRANSFERS or not parts[1].isdigit():
+            continue
+        if parts[2] != "cc":
+            continue
+        transfers = data.get(parts[0])
+        index = int(parts[1])
+        if isinstance(transfers, list) and index < len(transfers):
+            transfer = transfers[index]
+            if isinstance(transfer, Mapping) and isinstance(transfer.get("cc"), str):
+                found.setdefault((parts[0], index), transfer["cc"])
+    return found
+
+
+#: The tables of transfers, each with a ``cc`` and its ``params``.
+_TRANSFERS = ("flows", "generators")
+
+
+def _check_kept_params(
+    data: Mapping[str, Any], group: str, index: int, old_cc: str, overrides: Mapping[str, Any]
+) -> None:
+    """When overrides replaced the ``cc`` of ``data[group][index]`` but left parameters of the
+    old algorithm that the new one does not take, say so (the usual check would only say that
+    the new algorithm has no such parameter)."""
+    # Imported here: the algorithms' checks need the scenario's models, which need this module.
+    from ccsim.scenario.algorithms import parameters_taken
+
+    transfer = data[group][index]
+    new_cc, params = transfer.get("cc"), transfer.get("params")
+    if not isinstance(new_cc, str) or new_cc == old_cc or not isinstance(params, Mapping):
+        return
+    written = [_key_parts(key) for key in overrides]
+    prefix = [group, str(index), "params"]
+    if prefix in written:
+        return  # the overrides give the new algorithm's parameters themselves
+    given_now = {parts[3] for parts in written if len(parts) == 4 and parts[:3] == prefix}
+    taken = parameters_taken(new_cc)
+    if taken is None:
+        return
+    for name in params:
+        if name in taken or name in given_now:
+            continue
+        takes = f"it takes {', '.join(taken)}" if taken else "it takes none"
+        where = f"{group}.{index}"
+        raise ScenarioError(
+            f"{show_value(name)} is a parameter of {old_cc}, kept when {where}.cc was set to "
+            f"{new_cc}, which has no parameter {show_value(name)} ({takes}); "
+            f"drop {old_cc}'s parameters by also setting {where}.params to {{}} "
+            f"(--set '{where}.params={{}}'), or give {new_cc}'s own",
+            (group, index, "params", name),
+        )
 
 
 def _set_path(data: dict[str, Any], key: str, value: Any) -> None:
     """Set ``data[a][b][0][c] = value`` for the key ``a.b.0.c`` (or ``a.b[0].c``)."""
-    parts = re.sub(r"\[(\d+)\]", r".\1", key).split(".")
+    parts = _key_parts(key)
     if any(part == "" for part in parts):
         raise ScenarioError(
             f"{show_value(key)} is not a key path; expected something like topology.loss"
