@@ -1,23 +1,28 @@
 """Reports: one self-contained HTML file for a run, a sweep or a study directory.
 
-``ccsim report DIR`` (:func:`write_report`) writes ``DIR/report.html``: the setup and the
-assumptions, the stack profile, the tables (means with their 95% confidence intervals over
-replicates, by Student's t; a study's comparison with the published values and its verdicts),
-every figure as a PNG embedded in the page (base64), the command that reproduces the results and
-the ccsim version. The file refers to nothing outside itself (no scripts, style sheets, images or
-links to files), so it can be mailed, archived or opened anywhere.
+``ccsim report DIR`` (:func:`write_report`) writes ``DIR/report.html``. Results come first: a
+summary, then the tables (means with their 95% confidence intervals over replicates, by Student's
+t; a study's comparison with the published values and its verdicts) and every figure as a PNG
+embedded in the page (base64); then the setup and assumptions, the stack profile, the command
+that reproduces the results and the ccsim version; the full scenario last, folded. Numbers carry
+their units (``21.1 Mb/s``, ``0.0087 %``, ``60.3 ms``: :mod:`~ccsim.report.numbers`), wide tables
+scroll in their own box, long ones are folded after their first rows (a run's links the busiest
+first), and the page names no absolute local path (paths are relative to the report). The file
+refers to nothing outside itself (no scripts, style sheets, images or links to files), so it can
+be mailed, archived, published or opened anywhere.
 
 What each kind of directory gives:
 
-* a **run** (``ccsim run``): the scenario (its ``scenario.toml``), the profile's knobs, the
-  flows and links tables, and the figures of ``ccsim plot`` (time series when traced, goodput per
-  flow, its CDF);
-* a **sweep** (``ccsim sweep``): the sweep (axes, seeds, compared algorithms, base scenario),
-  the knobs of its runs, the summary per parameter combination (mean +- 95% CI over seeds, n),
-  the runs table, failures, and the figures of ``ccsim plot`` on a sweep;
-* a **study** (``ccsim study``): its setup, warm-up, assumptions and settings, the knobs of each
-  of its sweeps, the comparison table (ours with its 95% CI and n next to the published value),
-  the verdicts with their checks, the notes, and every figure the study wrote.
+* a **run** (``ccsim run``): its headline numbers (total goodput, fairness, bottleneck
+  utilisation, loss rate, ...), the flows and links tables, the figures of ``ccsim plot`` (time
+  series when traced, goodput per flow, its CDF), the run's facts, the profile's knobs and the
+  scenario (its ``scenario.toml``);
+* a **sweep** (``ccsim sweep``): the summary per parameter combination (mean +- 95% CI over
+  seeds, n), failures, the runs table (folded), the figures of ``ccsim plot`` on a sweep, then
+  the sweep (axes, seeds, compared algorithms), the knobs of its runs and the base scenario;
+* a **study** (``ccsim study``): the verdicts, the comparison table (ours with its 95% CI and n
+  next to the published value), each claim's checks, the notes and every figure the study wrote,
+  then its setup, warm-up, assumptions and settings and the knobs of each of its sweeps.
 
 :func:`results_html` and :func:`study_report_html` render a :class:`ccsim.Results` and a
 :class:`ccsim.studies.StudyReport` the same way for Jupyter: importing this module registers them
@@ -25,6 +30,7 @@ in :mod:`ccsim.display`, where the objects' ``_repr_html_`` finds them.
 
 This module holds the entry points; the pages are built by :mod:`~ccsim.report.markup` (the HTML
 pieces every report shares: page, sections, tables, figures, stack profiles),
+:mod:`~ccsim.report.numbers` (numbers with their units),
 :mod:`~ccsim.report.run_report`, :mod:`~ccsim.report.sweep_report` and
 :mod:`~ccsim.report.study_report`.
 """
@@ -87,19 +93,23 @@ def report_kind(directory: str | os.PathLike[str]) -> Kind:
     return "sweep" if kind == "sweep" else "run"
 
 
-def report_html(directory: str | os.PathLike[str]) -> str:
-    """The whole report of a run, sweep or study directory, as one HTML page."""
+def report_html(
+    directory: str | os.PathLike[str], location: str | os.PathLike[str] | None = None
+) -> str:
+    """The whole report of a run, sweep or study directory, as one HTML page, to be saved in the
+    directory ``location`` (default: ``directory``): the paths it names are relative to it."""
     import duckdb  # imported only to read a sweep's store
 
     path = Path(directory)
+    where = path if location is None else Path(location)
     kind = report_kind(path)
     try:
         if kind == "study":
-            title, body = study_body(study_from_directory(path))
+            title, body = study_body(study_from_directory(path), location=where)
         elif kind == "sweep":
-            title, body = sweep_body(path)
+            title, body = sweep_body(path, location=where)
         else:
-            title, body = run_body(path)
+            title, body = run_body(path, location=where)
     except duckdb.Error as error:
         # The catalogue's views could not read a run's Parquet file (truncated, damaged): DuckDB
         # names the file in the first line.
@@ -112,10 +122,10 @@ def write_report(
 ) -> Path:
     """Write the report of ``directory`` to ``out`` (default ``DIRECTORY/report.html``); returns
     the file. It is written whole or not at all (a temporary file renamed into place)."""
-    page = report_html(directory)
     target = Path(out) if out is not None else Path(directory) / REPORT_FILE
     if target.is_dir():
         raise ScenarioError(f"{target}: is a directory; expected the HTML file to write")
+    page = report_html(directory, location=target.parent)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
@@ -140,7 +150,8 @@ def results_html(results: Results) -> str:
 def study_report_html(report: StudyReport) -> str:
     """A study's setup, comparison table (mean, 95% CI, n), verdicts, notes and figures as HTML:
     what a :class:`ccsim.studies.StudyReport` shows in Jupyter."""
-    _, body = study_body(study_from_report(report), headings=3)
+    # Paths relative to where the notebook runs.
+    _, body = study_body(study_from_report(report), headings=3, location=Path.cwd())
     return html_fragment(body)
 
 

@@ -1,5 +1,6 @@
-"""The pieces of a report's HTML: the page and its style, sections, tables, figures, the
-reproduce section and the stack-profile table."""
+"""The pieces of a report's HTML: the page and its style, sections, tables (each in its own
+horizontally scrolling box; long ones folded), figures, folded blocks, the reproduce section and
+the stack-profile table."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import html
 import io
 import json
 import math
+import os
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ccsim.report.numbers import column_format, format_number
 from ccsim.runner import version as ccsim_version
 from ccsim.units import format_setting
 
@@ -23,6 +27,8 @@ if TYPE_CHECKING:
 
 #: Longer tables are cut to this many rows in a report (the rest is in the directory's files).
 MAX_TABLE_ROWS = 500
+#: Rows of a long table shown open; the others are folded under it.
+SHOWN_ROWS = 12
 
 _STYLE = """
 .ccsim-report { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1b1b;
@@ -32,13 +38,23 @@ _STYLE = """
 .ccsim-report h3 { font-size: 1.05rem; margin-bottom: 0.3rem; }
 .ccsim-report .meta { color: #555; margin-top: 0; }
 .ccsim-report pre { background: #f5f5f5; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }
-.ccsim-report table.data { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
+.ccsim-report .table-scroll { overflow-x: auto; max-width: 100%; margin: 0.5rem 0 1rem; }
+.ccsim-report table.data { border-collapse: collapse; font-size: 0.85rem; }
 .ccsim-report table.data caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
 .ccsim-report table.data th, .ccsim-report table.data td { border: 1px solid #d0d0d0;
   padding: 0.2rem 0.5rem; vertical-align: top; }
 .ccsim-report table.data th { background: #eef1f5; }
 .ccsim-report td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .ccsim-report .note { color: #555; font-size: 0.85rem; }
+.ccsim-report details { margin: 0.5rem 0 1rem; }
+.ccsim-report details > summary { cursor: pointer; color: #0b4f8a; font-weight: 600; }
+.ccsim-report dl.key-numbers { display: grid; grid-template-columns: repeat(auto-fill,
+  minmax(11rem, 1fr)); gap: 0.6rem; margin: 0.8rem 0 1rem; }
+.ccsim-report dl.key-numbers div { background: #f3f6f9; border: 1px solid #dde3ea;
+  border-radius: 4px; padding: 0.4rem 0.6rem; }
+.ccsim-report dl.key-numbers dt { color: #555; font-size: 0.8rem; }
+.ccsim-report dl.key-numbers dd { margin: 0; font-size: 1.15rem; font-weight: 600;
+  font-variant-numeric: tabular-nums; }
 .ccsim-report figure { margin: 1rem 0; }
 .ccsim-report figure img { max-width: 100%; border: 1px solid #e0e0e0; }
 .ccsim-report figcaption { color: #555; font-size: 0.85rem; }
@@ -106,12 +122,11 @@ def is_missing(value: Any) -> bool:
 
 
 def _cell(value: Any) -> str:
-    """A table cell's text: ``-`` for missing values, 6 significant digits for floats."""
+    """A table cell's text: ``-`` for missing values, numbers in plain decimals (never
+    ``2.1e+07``)."""
     if is_missing(value):
         return "-"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+    return format_number(value)
 
 
 def html_table(
@@ -122,11 +137,12 @@ def html_table(
     note: str | None = None,
     right: Iterable[str] = (),
 ) -> str:
-    """An HTML table. Numbers, and every cell of the columns named in ``right``, are
-    right-aligned; ``name`` is its ``data-table`` attribute, ``note`` a line under it."""
+    """An HTML table in its own horizontally scrolling box (a wide table scrolls there, not the
+    page). Numbers, and every cell of the columns named in ``right``, are right-aligned;
+    ``name`` is its ``data-table`` attribute, ``note`` a line under it."""
     aligned = {i for i, h in enumerate(header) if h in set(right)}
     label = f' data-table="{escape_attribute(name)}"' if name else ""
-    parts = [f'<table class="data"{label}>']
+    parts = [f'<div class="table-scroll"><table class="data"{label}>']
     if caption:
         parts.append(f"<caption>{escape(caption)}</caption>")
     parts.append("<thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr></thead>")
@@ -140,27 +156,68 @@ def html_table(
                 f'<td class="num">{escape(text)}</td>' if numeric else f"<td>{escape(text)}</td>"
             )
         parts.append("<tr>" + "".join(cells) + "</tr>")
-    parts.append("</tbody></table>")
+    parts.append("</tbody></table></div>")
     if note:
         parts.append(paragraph(note, "note"))
     return "".join(parts) + "\n"
 
 
-def frame_table(frame: pd.DataFrame, caption: str, max_rows: int = MAX_TABLE_ROWS) -> str:
-    """A DataFrame as an HTML table of at most ``max_rows`` rows (the caption says so)."""
+def folded(summary: str, content: str, open_: bool = False) -> str:
+    """``content`` under a line the reader clicks to unfold (``<details>``)."""
+    opened = " open" if open_ else ""
+    return f"<details{opened}><summary>{escape(summary)}</summary>\n{content}</details>\n"
+
+
+def key_numbers(items: Iterable[tuple[str, str]], name: str = "summary") -> str:
+    """The headline numbers of a report, each a label over its value with its unit."""
+    entries = "".join(
+        f"<div><dt>{escape(label)}</dt><dd>{escape(value)}</dd></div>" for label, value in items
+    )
+    return f'<dl class="key-numbers" data-summary="{escape_attribute(name)}">{entries}</dl>\n'
+
+
+def frame_table(
+    frame: pd.DataFrame,
+    caption: str,
+    max_rows: int = MAX_TABLE_ROWS,
+    shown_rows: int | None = SHOWN_ROWS,
+    order_note: str | None = None,
+) -> str:
+    """A DataFrame as an HTML table of at most ``max_rows`` rows (the caption says so), with
+    human headers and units (:func:`~ccsim.report.numbers.column_format`: ``goodput (Mb/s)``,
+    ``21.1``). Beyond ``shown_rows`` rows, the first ones are shown and the others folded under
+    them; ``order_note`` says how the rows are ordered."""
     if frame.empty:
         return paragraph(f"{caption}: no rows.", "note")
-    shown = frame.head(max_rows)
-    rows = [[_native(v) for v in row] for row in shown.itertuples(index=False)]
-    note = None
+    kept = frame.head(max_rows)
+    values = {c: [None if is_missing(v) else native(v) for v in kept[c]] for c in kept.columns}
+    formats = [column_format(str(c), values[c]) for c in kept.columns]
+    header = [f.header for f in formats]
+    right = [f.header for f in formats if f.numeric]
+    rows = [
+        [fmt.format(values[c][i]) for fmt, c in zip(formats, kept.columns, strict=True)]
+        for i in range(len(kept))
+    ]
+    notes = [order_note] if order_note else []
     if len(frame) > max_rows:
-        note = (
+        notes.append(
             f"The first {max_rows} of {len(frame)} rows; all of them are in the directory's files."
         )
-    return html_table([str(c) for c in frame.columns], rows, caption, name=caption, note=note)
+    note = " ".join(notes) or None
+    if shown_rows is None or len(rows) <= shown_rows:
+        return html_table(header, rows, caption, name=caption, note=note, right=right)
+    first = html_table(
+        header,
+        rows[:shown_rows],
+        f"{caption} (the first {shown_rows} of {len(frame)})",
+        name=caption,
+        right=right,
+    )
+    rest = html_table(header, rows[shown_rows:], name=f"{caption} (rest)", note=note, right=right)
+    return first + folded(f"{caption}: the other {len(rows) - shown_rows} rows", rest)
 
 
-def _native(value: Any) -> Any:
+def native(value: Any) -> Any:
     """numpy scalars as Python numbers (so they format as numbers)."""
     item = getattr(value, "item", None)
     if callable(item) and not isinstance(value, str):
@@ -177,35 +234,87 @@ def png_of(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
+def figure_caption(name: str) -> str:
+    """A figure's file or key name as words: ``goodput_bps_vs_bottleneck_rate_bps`` ->
+    ``goodput vs bottleneck rate``."""
+    stem = name.removesuffix(".png")
+    words = [part.removesuffix("_bps").removesuffix("_s") for part in stem.split("_vs_")]
+    return " vs ".join(w.replace("_", " ") for w in words)
+
+
 def _image(name: str, png: bytes, caption: str | None = None) -> str:
     data = base64.b64encode(png).decode("ascii")
-    text = caption or name
+    text = caption or figure_caption(name)
     return (
         f'<figure data-figure="{escape_attribute(name)}"><img alt="{escape_attribute(text)}" '
         f'src="data:image/png;base64,{data}"><figcaption>{escape(text)}</figcaption></figure>\n'
     )
 
 
-def figures_section(figures: Sequence[tuple[str, bytes]], notes: Sequence[str] = ()) -> str:
+def figures_section(
+    figures: Sequence[tuple[str, bytes]], notes: Sequence[str] = (), level: int = 2
+) -> str:
     content = "".join(_image(name, png) for name, png in figures)
     if not figures:
         content += paragraph("No figures.", "note")
     content += "".join(paragraph(note, "note") for note in notes)
-    return section(f"Figures ({len(figures)})", content, "figures")
+    return section(f"Figures ({len(figures)})", content, "figures", level)
+
+
+# ---- paths: a report names no absolute local path --------------------------------------------------
+
+
+def relative_path(path: str | os.PathLike[str], start: str | os.PathLike[str]) -> str:
+    """``path`` relative to ``start`` (a report's directory, or where a command ran): a report
+    that is mailed or published then leaks no local directory, and still says where things are
+    next to it."""
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(start))
+
+
+def _relative_token(token: str, start: str | os.PathLike[str]) -> str:
+    option, equals, value = token.partition("=")
+    if equals and option.startswith("-") and os.path.isabs(value):
+        return f"{option}={relative_path(value, start)}"
+    return relative_path(token, start) if os.path.isabs(token) else token
+
+
+def relative_command(command: str, start: str | os.PathLike[str]) -> str:
+    """``command`` with each absolute path in it made relative to ``start`` (where it is to be
+    run); unchanged, byte for byte, when it names none."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:  # unbalanced quotes: shown as recorded
+        return command
+    rewritten = [_relative_token(token, start) for token in tokens]
+    return command if rewritten == tokens else shlex.join(rewritten)
 
 
 def reproduce_section(
-    command: str | None, cwd: str | None, *, note: str | None = None, extra: str = ""
+    command: str | None,
+    cwd: str | None,
+    *,
+    location: Path,
+    note: str | None = None,
+    extra: str = "",
+    level: int = 2,
 ) -> str:
+    """The command that made the directory and where it was run, its paths relative (to where it
+    ran, and that place to the report's directory ``location``)."""
     if command:
-        content = preformatted(command)
+        content = preformatted(relative_command(command, cwd or location))
         if cwd:
-            content += paragraph(f"Run in {cwd}.", "note")
+            where = relative_path(cwd, location)
+            text = (
+                "Run in the directory of this report."
+                if where == "."
+                else f"Run in {where} (relative to the directory of this report)."
+            )
+            content += paragraph(text, "note")
     else:
         content = paragraph("The command that made this directory was not recorded.", "note")
     if note:
         content += paragraph(note, "note")
-    return section("Reproduce", content + extra, "reproduce")
+    return section("Reproduce", content + extra, "reproduce", level)
 
 
 def version_line(made_with: str | None) -> str:
@@ -241,7 +350,9 @@ def stack_table(stacks: Mapping[str, Mapping[str, Any]], caption: str) -> str:
     note = None
     if len(stacks) > 1 and len(names) == 1:
         note = "Every run has these settings."
-    return html_table(header, rows, caption, name="stack", note=note)
+    table = html_table(header, rows, caption, name="stack", note=note)
+    profiles = ", ".join(dict.fromkeys(str(distinct[n].get("profile")) for n in names))
+    return folded(f"{caption}: profile {profiles}, {len(keys)} knobs", table)
 
 
 def run_stacks(run_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:

@@ -1,11 +1,12 @@
-"""The report of a study directory, or of a study report in Jupyter."""
+"""The report of a study directory, or of a study report in Jupyter: the verdicts, the comparison
+with the published values, the checks and figures first; the setup and command after them."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -17,6 +18,8 @@ from ccsim.report.markup import (
     escape_attribute,
     figures_section,
     html_table,
+    is_missing,
+    native,
     paragraph,
     reproduce_section,
     run_stacks,
@@ -24,6 +27,7 @@ from ccsim.report.markup import (
     stack_table,
     version_line,
 )
+from ccsim.report.numbers import format_number
 from ccsim.runner import version as ccsim_version
 from ccsim.studies.core import (
     CI_LEVEL,
@@ -37,10 +41,6 @@ from ccsim.studies.core import (
     study_command,
     with_intervals,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 # ---- a study ---------------------------------------------------------------------------------------
 
@@ -226,12 +226,89 @@ def study_from_report(report: StudyReport) -> _StudyData:
     )
 
 
-def study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
+def comparison_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """The comparison table's header and cells (:func:`~ccsim.studies.core.shown_rows`' columns)
+    with the numbers in plain decimals: four significant digits, never ``8.711e-05``."""
+    header, _ = shown_rows(table)
+    keys = header[: len(header) - len(SHOWN_COLUMNS)]
+    rows = []
+    for _, row in table.iterrows():
+        low, high = row.get("ci_low"), row.get("ci_high")
+        interval = (
+            "-"
+            if is_missing(low) or is_missing(high)
+            else f"[{format_number(native(low))}, {format_number(native(high))}]"
+        )
+        rows.append(
+            [
+                *(format_number(native(row[k])) for k in keys),
+                format_number(native(row["metric"])),
+                format_number(native(row["ours"])),
+                interval,
+                format_number(native(row["runs"])),
+                format_number(native(row["published"])),
+            ]
+        )
+    return header, rows
+
+
+def study_body(
+    data: _StudyData, headings: int = 2, location: Path | None = None
+) -> tuple[str, str]:
+    """The title and body of a study's report; the command's paths relative to ``location``
+    (where the report is written; the working directory by default)."""
+    location = Path.cwd() if location is None else location
     title = f"ccsim study {data.id}: {data.title}"
     top = "h1" if headings == 2 else "h3"
-    parts = [f"<{top}>{escape(title)}</{top}>", paragraph(version_line(data.version), "meta")]
-    parts.append(reproduce_section(data.command, data.cwd, note=data.command_note))
+    sub = f"h{headings + 1}"
     settings = data.settings
+    parts = [f"<{top}>{escape(title)}</{top}>"]
+    if data.source:
+        parts.append(paragraph(f"Reproducing {data.source}.", "meta"))
+    parts.append(paragraph(version_line(data.version), "meta"))
+    # Results first: the verdicts, then the numbers behind them.
+    counts = {v: sum(r.get("verdict") == v for r in data.verdicts) for v in VERDICTS}
+    verdict_counts = ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "none"
+    if settings.get("quick"):
+        verdict_counts = f"quick run (a first look, not results): {verdict_counts}"
+    verdict_rows = [
+        [r.get("verdict", ""), r.get("claim", ""), r.get("criterion", "")] for r in data.verdicts
+    ]
+    summary = html_table(
+        ["verdict", "claim", "criterion"],
+        verdict_rows,
+        f"Verdicts: {verdict_counts}",
+        name="verdicts",
+    )
+    parts.append(section("Summary", summary, "summary", headings))
+    tables = ""
+    if not data.table.empty:
+        header, cells = comparison_rows(data.table)
+        tables += html_table(
+            header,
+            cells,
+            f"{data.id}: ccsim vs published",
+            name="comparison",
+            right=SHOWN_COLUMNS[1:],
+            note=f"ours: the mean over n runs; {CI_LEVEL:.0%} CI: the Student t confidence "
+            "interval of that mean within the quantity's range (- with fewer than "
+            f"{MIN_REPLICATES} runs, or for a value not taken over runs); published: the "
+            "paper's value (- where it gives none).",
+        )
+    for index, result in enumerate(data.verdicts, 1):
+        verdict = str(result.get("verdict", ""))
+        css = verdict.replace(" ", "-")
+        tables += (
+            f"<{sub}>Claim {index}: {'quick verdict ' if settings.get('quick') else ''}"
+            f'<span class="{escape_attribute(css)}">{escape(verdict)}</span>'
+            f"</{sub}>" + paragraph(str(result.get("claim", "")))
+        )
+        checks = [[c.get("outcome", ""), c.get("text", "")] for c in result.get("checks", [])]
+        tables += html_table(["outcome", "check"], checks, name=f"checks-{index}")
+    if data.notes:
+        tables += f"<{sub}>Notes</{sub}>" + bullet_list(data.notes)
+    parts.append(section("Results and checks", tables, "results", headings))
+    parts.append(figures_section(data.figures, level=headings))
     mode = "quick (fewer points and seeds, shorter runs)" if settings.get("quick") else "full"
     rows = [
         ["source", data.source],
@@ -245,46 +322,14 @@ def study_body(data: _StudyData, headings: int = 2) -> tuple[str, str]:
     if data.runs is not None:
         rows.append(["distinct runs", data.runs])
     setup = html_table(["", ""], rows, "Setup", name="setup")
-    setup += "<h3>Assumptions</h3>" + (bullet_list(data.assumptions) or paragraph("None stated."))
-    parts.append(section("Setup and assumptions", setup, "setup", headings))
-    stack = stack_table(data.stacks, "Stack settings of each sweep's runs")
-    parts.append(section("Stack profile", stack, "stack", headings))
-    tables = ""
-    if not data.table.empty:
-        header, cells = shown_rows(data.table)
-        tables += html_table(
-            header,
-            cells,
-            f"{data.id}: ccsim vs published",
-            name="comparison",
-            right=SHOWN_COLUMNS[1:],
-            note=f"ours: the mean over n runs; {CI_LEVEL:.0%} CI: the Student t confidence "
-            "interval of that mean within the quantity's range (- with fewer than "
-            f"{MIN_REPLICATES} runs, or for a value not taken over runs); published: the "
-            "paper's value (- where it gives none).",
-        )
-    counts = {v: sum(r.get("verdict") == v for r in data.verdicts) for v in VERDICTS}
-    summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "none"
-    if settings.get("quick"):
-        summary = f"quick run (a first look, not results): {summary}"
-    verdict_rows = [
-        [r.get("verdict", ""), r.get("claim", ""), r.get("criterion", "")] for r in data.verdicts
-    ]
-    tables += html_table(
-        ["verdict", "claim", "criterion"], verdict_rows, f"Verdicts: {summary}", name="verdicts"
+    setup += f"<{sub}>Assumptions</{sub}>" + (
+        bullet_list(data.assumptions) or paragraph("None stated.")
     )
-    for index, result in enumerate(data.verdicts, 1):
-        verdict = str(result.get("verdict", ""))
-        css = verdict.replace(" ", "-")
-        tables += (
-            f"<h{headings + 1}>Claim {index}: {'quick verdict ' if settings.get('quick') else ''}"
-            f'<span class="{escape_attribute(css)}">{escape(verdict)}</span>'
-            f"</h{headings + 1}>" + paragraph(str(result.get("claim", "")))
+    setup += stack_table(data.stacks, "Stack settings of each sweep's runs")
+    parts.append(section("Setup and assumptions", setup, "setup", headings))
+    parts.append(
+        reproduce_section(
+            data.command, data.cwd, location=location, note=data.command_note, level=headings
         )
-        checks = [[c.get("outcome", ""), c.get("text", "")] for c in result.get("checks", [])]
-        tables += html_table(["outcome", "check"], checks, name=f"checks-{index}")
-    if data.notes:
-        tables += f"<h{headings + 1}>Notes</h{headings + 1}>" + bullet_list(data.notes)
-    parts.append(section("Results and verdicts", tables, "results", headings))
-    parts.append(figures_section(data.figures))
+    )
     return title, "".join(parts)
