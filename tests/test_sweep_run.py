@@ -316,3 +316,96 @@ def test_sweeps_sharing_one_pool_need_their_own_directories(tmp_path: Path) -> N
     with pytest.raises(ValueError, match="same directory"):
         run_sweeps([(light, tmp_path / "x"), (heavy, tmp_path / "x")], workers=1)
     assert not (tmp_path / "x").exists()
+
+
+# ---- Ctrl-C ----------------------------------------------------------------------------------
+
+# Three runs on three workers: a short one, whose worker then waits idle for work, and two long
+# ones (half a minute each), in progress when Ctrl-C comes.
+_SHORT_AND_LONG_RUNS = """
+[set]
+"flows.0.count" = 10
+"trace.sample_interval" = "10s"
+"trace.drops" = false
+[axes]
+duration = ["1s", "10000s", "10001s"]
+"""
+
+
+def _process_group(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` but its leader (Linux's /proc)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except (OSError, ValueError):
+            continue  # not a process, or one that has just ended
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses
+        pgrp = int(stat.rsplit(")", 1)[1].split()[2])
+        if pgrp == pgid and int(entry) != pgid:
+            members.append(int(entry))
+    return members
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux's /proc")
+def test_ctrl_c_prints_one_line_and_no_worker_traceback(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C sends SIGINT to the whole process group, the pool's workers included,
+    and may reach them before the sweep acts: the workers ignore it, and only the sweep reacts (it
+    stops them). stderr holds its one line, not a worker's KeyboardInterrupt traceback (as an idle
+    worker, or one still starting, would print)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from contextlib import suppress
+
+    from conftest import PACKAGE_PARENT, SWEEP_BASE
+
+    (tmp_path / "base.toml").write_text(SWEEP_BASE)
+    (tmp_path / "slow.toml").write_text(f'scenario = "base.toml"\n{_SHORT_AND_LONG_RUNS}')
+    out = tmp_path / "out"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_PARENT), env.get("PYTHONPATH")]))
+
+    def as_in_a_terminal() -> None:
+        # Its own process group, as a shell gives a foreground job, and SIGINT's default action
+        # (a job started in the background by a non-interactive shell inherits it ignored).
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "sweep", str(tmp_path / "slow.toml"), "--out", str(out),
+         "--workers", "3", "-q"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=as_in_a_terminal,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not ((out / "runs").is_dir() and os.listdir(out / "runs")):
+            assert process.poll() is None, f"the sweep ended first: {process.communicate()}"
+            assert time.monotonic() < deadline, "no run finished within a minute"
+            time.sleep(0.02)
+        # The short run is done: one worker waits for work, two are in their runs.
+        workers = _process_group(process.pid)
+        assert len(workers) >= 3, workers  # and multiprocessing's resource tracker
+        for pid in workers:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGINT)
+        time.sleep(0.5)  # long enough for a worker that took it to print its traceback
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr
+    assert stderr.count("interrupted") == 1, stderr
+    assert stderr.startswith("error: interrupted; finished runs are kept in"), stderr
+    assert len(stderr.splitlines()) == 1, stderr
+    assert len(os.listdir(out / "runs")) == 1  # the long runs were stopped, not finished
+    # The workers did not outlive the sweep: nothing is left of its process group.
+    deadline = time.monotonic() + 10
+    while _process_group(process.pid):
+        assert time.monotonic() < deadline, "a worker of the interrupted sweep is still running"
+        time.sleep(0.05)
