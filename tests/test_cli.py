@@ -133,7 +133,7 @@ def test_version(tmp_path: Path) -> None:
         (["report", "--help"], ["DIR", "--out", "FILE", "self-contained", "docs/reports.md"]),
         (["run", "--help"], ["SCENARIO", "--out", "--set", "--quiet", "KEY=VALUE"]),
         (["validate", "--help"], ["SCENARIO", "--set"]),
-        (["algorithms", "--help"], ["parameters"]),
+        (["algorithms", "--help"], ["NAME", "parameters", "--format", "--wide"]),
         (
             ["sweep", "--help"],
             [
@@ -192,12 +192,18 @@ def test_validate_ok(tmp_path: Path) -> None:
 def test_algorithms(tmp_path: Path) -> None:
     result = run_cli("algorithms", cwd=tmp_path)
     assert result.returncode == 0
-    assert "newreno" in result.stdout and "beta = 0.5" in result.stdout
+    assert "newreno" in result.stdout and "loss, high speed" in result.stdout
+    reno = run_cli("algorithms", "reno", cwd=tmp_path)
+    assert reno.returncode == 0, reno.stderr
+    beta = next(line for line in reno.stdout.splitlines() if line.startswith("beta "))
+    assert beta.split()[:2] == ["beta", "0.5"]
+    unknown = run_cli("algorithms", "renoo", cwd=tmp_path)
+    assert unknown.returncode == 2 and 'unknown algorithm "renoo"' in unknown.stderr
 
 
 @requires_engine
 def test_algorithms_show_defaults_that_depend_on_the_profile() -> None:
-    from ccsim.cli.run_commands import describe_param
+    from ccsim.cli.algorithm_tables import describe_param
     from ccsim.runner import engine
 
     cubic = next(a for a in engine().algorithms() if a["name"] == "cubic")
@@ -217,7 +223,7 @@ def test_run_writes_the_results_directory(tmp_path: Path, write_scenario) -> Non
     for word in [
         "profile ns2",
         "Flows",
-        "goodput (Mbps)",
+        "goodput Mb/s",
         "retransmits",
         "timeouts",
         "utilization",

@@ -34,6 +34,7 @@ app = typer.Typer(
     "then `ccsim query` and `ccsim plot` the results, and `ccsim report` them as one HTML "
     "file (docs/reports.md).",
     add_completion=False,
+    cls=common.Group,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",  # help paragraphs are re-wrapped to the terminal
@@ -65,14 +66,14 @@ def _root(
 
 # Each command is a plain function of its module, registered here (so that no command module
 # imports this one) in the order ``ccsim --help`` lists them.
-app.command()(run_commands.run)
-app.command()(run_commands.validate)
-app.command()(run_commands.algorithms)
-app.command()(sweep_commands.sweep)
-app.command()(study_command.study)
-app.command()(sweep_commands.query)
-app.command()(sweep_commands.plot)
-app.command()(sweep_commands.report)
+app.command(cls=common.Command)(run_commands.run)
+app.command(cls=common.Command)(run_commands.validate)
+app.command(cls=common.Command)(run_commands.algorithms)
+app.command(cls=common.Command)(sweep_commands.sweep)
+app.command(cls=common.Command)(study_command.study)
+app.command(cls=common.Command)(sweep_commands.query)
+app.command(cls=common.Command)(sweep_commands.plot)
+app.command(cls=common.Command)(sweep_commands.report)
 
 
 # ---- entry point -------------------------------------------------------------------------------

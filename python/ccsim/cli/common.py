@@ -1,5 +1,5 @@
-"""What every command shares: exit statuses, the console, the scenario argument and --set option,
-loading a scenario, the recorded command line and the one-line failure."""
+"""What every command shares: exit statuses, the help's display of flags, the scenario argument
+and --set option, loading a scenario, the recorded command line and the one-line failure."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
+from typer.core import TyperCommand, TyperGroup
 
 from ccsim.errors import ScenarioError
 from ccsim.scenario import Scenario
@@ -25,7 +25,28 @@ EXIT_INTERRUPTED = 130
 #: The running command's arguments (see :func:`record_arguments`), recorded in what it writes.
 _ARGUMENTS: list[str] | None = None
 
-console = Console(highlight=False)
+
+def _flags_without_type(params: list[Any]) -> list[Any]:
+    # typer's help shows a type after every option, "<bool>" after a flag that takes no value;
+    # an empty metavar leaves the flag on its own, as it is typed (--dry-run, --help).
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class Command(TyperCommand):
+    """A command whose help shows its flags as flags (``--quiet``, not ``--quiet <bool>``)."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_without_type(list(super().get_params(ctx)))
+
+
+class Group(TyperGroup):
+    """The ``ccsim`` group, its flags shown as :class:`Command` shows them."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_without_type(list(super().get_params(ctx)))
 
 
 def record_arguments(arguments: list[str]) -> None:

@@ -7,10 +7,17 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from ccsim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, console, fail
+from ccsim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, fail
+from ccsim.cli.tables import (
+    Column,
+    FormatOption,
+    OutputFormat,
+    OutputTable,
+    WideOption,
+    new_console,
+    print_tables,
+)
 
 
 def study(
@@ -81,6 +88,8 @@ def study(
             show_default=False,
         ),
     ] = None,
+    output: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Run a named study of the seed papers and print ours next to the published numbers.
 
@@ -94,16 +103,24 @@ def study(
     effect goes the other way), or not run. A full run adds seeds while a check is inconclusive,
     up to the study's cap; --quick is a first look, labelled so. Writes ID.csv, ID-runs.csv
     (every run's values), ID.png, ID-verdicts.csv and study.json (what `ccsim report DIR` reads).
+    --format csv, json or markdown applies to --list.
     """
     from ccsim import studies  # the studies import pandas and scipy: only for this command
 
     if list_all:
-        table = Table(title="Studies (ccsim study NAME)")
-        for column in ("ID", "slug", "title", "algorithms"):
-            table.add_column(column)
-        for entry in studies.list_studies():
-            table.add_row(entry.id, entry.slug, escape(entry.title), ", ".join(entry.algorithms))
-        console.print(table)
+        entries = studies.list_studies()
+        table = OutputTable(
+            "studies",
+            "Studies (ccsim study NAME)",
+            [
+                Column("id", [e.id for e in entries], name="ID", fold_constant=False),
+                Column("slug", [e.slug for e in entries], fold_constant=False, drop_rank=1),
+                Column("title", [e.title for e in entries], wrap=True, fold_constant=False),
+                Column("algorithms", [", ".join(e.algorithms) for e in entries], wrap=True,
+                       fold_constant=False, drop_rank=2),
+            ],
+        )  # fmt: skip
+        print_tables([table], output, wide=wide)
         return
     if name is None:
         fail("a study NAME or --list is needed (see ccsim study --help)", EXIT_BAD_INPUT)
@@ -116,7 +133,7 @@ def study(
             first_seed=first_seed,
             out=out,
             workers=workers,
-            console=console,
+            console=new_console(),
             progress=sys.stderr.isatty(),
         )
     except KeyboardInterrupt:

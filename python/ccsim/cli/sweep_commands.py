@@ -12,9 +12,22 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from ccsim.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, console, fail, recorded_command_line
+from ccsim.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, fail, recorded_command_line
+from ccsim.cli.tables import (
+    Column,
+    FormatOption,
+    OutputFormat,
+    OutputTable,
+    WideOption,
+    compact_numbers,
+    format_rate,
+    frame_columns,
+    new_console,
+    print_table,
+    print_tables,
+    rate_unit,
+)
 from ccsim.errors import ScenarioError
 from ccsim.sweeps import Sweep, record_command, summarise_runs
 
@@ -70,6 +83,8 @@ def sweep(
         bool,
         typer.Option("--quiet", "-q", help="Print nothing but errors and failed runs."),
     ] = False,
+    output: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Run a sweep or a comparative study: many runs of one base scenario.
 
@@ -78,12 +93,14 @@ def sweep(
     finishes, and DIR/catalog.duckdb catalogues them for `ccsim query`. Interrupt it at any
     moment and run the same command again: it runs only what is missing. A failed run is
     reported with its parameters and error and does not stop the others; the exit status is then 1.
+    --format csv, json or markdown prints the summary (or the --dry-run plan) as data: every
+    row, the means and the half-widths of their 95% intervals in full.
     """
     loaded = Sweep.load(sweep_file)
     if dry_run:
-        _print_plan(loaded)
+        print_tables([_plan_table(loaded)], output, wide=wide)
         return
-    from ccsim.sweep_run import failures_table, run_sweep  # pandas: only to run the sweep
+    from ccsim.sweep_run import run_sweep  # pandas: only to run the sweep
 
     target = out if out is not None else Path("results") / loaded.name
     show = not quiet and sys.stderr.isatty()
@@ -98,80 +115,123 @@ def sweep(
     command = recorded_command_line("sweep") or shlex.join(["ccsim", "sweep", str(sweep_file)])
     record_command(target, command)
     if not quiet:
-        console.print(_sweep_summary(result))
-        console.print(
-            f"{result.distinct_runs} runs ({len(result.points)} points): {result.completed} run "
-            f"now{f' ({result.damaged} of them damaged before)' if result.damaged else ''}, "
-            f"{result.skipped} already done, {len(result.failures)} failed, in "
-            f"{result.wall_s:.1f} s; results in {escape(str(result.store.root))}"
-        )
+        print_tables([sweep_summary_table(result)], output, wide=wide)
+        if output is OutputFormat.table:
+            new_console().print(
+                f"{result.distinct_runs} runs ({len(result.points)} points): {result.completed} "
+                f"run now{f' ({result.damaged} of them damaged before)' if result.damaged else ''}"
+                f", {result.skipped} already done, {len(result.failures)} failed, in "
+                f"{result.wall_s:.1f} s; results in {escape(str(result.store.root))}"
+            )
     if result.failures:
-        Console(stderr=True, highlight=False).print(failures_table(result))
+        print_table(Console(stderr=True, highlight=False), _failures_table(result))
         sys.exit(EXIT_FAILURE)
 
 
-#: The sweep summary's columns: (runs-table column, header, scale, format).
-_SWEEP_COLUMNS = (
-    ("goodput_bps", "goodput Mb/s", 1e-6, "{:.2f}"),
-    ("jain", "Jain", 1.0, "{:.3f}"),
-    ("utilization", "util. %", 100.0, "{:.1f}"),
-    ("loss_rate", "loss %", 100.0, "{:.2f}"),
-    ("timeouts", "timeouts", 1.0, "{:.1f}"),
+#: The sweep summary's metrics: (runs-table column, name, unit, scale (None: a rate, its unit
+#: chosen by its values), rank among the means to leave out for width (0: never)).
+_SWEEP_METRICS = (
+    ("goodput_bps", "goodput", "", None, 0),
+    ("jain", "Jain", "", 1.0, 2),
+    ("utilization", "util.", "%", 100.0, 1),
+    ("loss_rate", "loss", "%", 100.0, 3),
+    ("timeouts", "timeouts", "", 1.0, 4),
 )
+#: A confidence interval is left out before any mean: its rank is this plus its mean's.
+_INTERVAL_RANK = 10
 
 
-def _sweep_summary(result: Any, max_rows: int = 40) -> Table:
+def _plus_minus() -> str:
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
+    return "±" if encoding.startswith("utf") else "+-"
+
+
+def _parameter_column(key: str, values: list[Any]) -> Column:
+    """A sweep parameter: numbers with the digits that tell its values apart, rates in Mb/s."""
+    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+    cells = compact_numbers(values, max_digits=9) if numeric else None
+    if not numeric and key.endswith("rate"):
+        from ccsim.units import parse_rate
+
+        try:
+            cells = [format_rate(parse_rate(v)) for v in values]
+        except (ScenarioError, TypeError, ValueError):
+            cells = None
+    return Column(key, values, cells, align="right" if numeric else "left")
+
+
+def sweep_summary_table(result: Any, max_rows: int = 40) -> OutputTable:
     """For each parameter combination (seeds pooled): the runs done, and the mean over them of
-    total goodput, Jain index, bottleneck utilization, loss rate and timeouts, each +- the
+    total goodput, Jain index, bottleneck utilization, loss rate and timeouts, each with the
     half-width of its 95% confidence interval (Student's t)."""
     columns = [c for c in result.store.manifest()["columns"] if c != "seed"]
-    summary = summarise_runs(result.runs, columns, [c for c, *_ in _SWEEP_COLUMNS])
-    table = Table(
-        title=f"Sweep {result.store.root.name}: mean over replicates +- 95% CI",
-        caption="mean +- half-width of the 95% confidence interval of the mean (Student's t over "
-        "the n runs done; n/a with one run)",
-    )
-    for name in [*columns, "n", *(header for _, header, _, _ in _SWEEP_COLUMNS)]:
-        table.add_column(name, justify="left" if name in columns else "right")
+    summary = summarise_runs(result.runs, columns, [c for c, *_ in _SWEEP_METRICS])
     groups = (
         list(summary.groupby(columns, sort=False, dropna=False)) if columns else [((), summary)]
     )
-    if len(groups) > max_rows:
-        table.caption = (
-            f'{max_rows} of {len(groups)} rows; all: ccsim query DIR "SELECT * FROM runs"; '
-            f"{table.caption}"
-        )
-    for key, group in groups[:max_rows]:
-        values = key if isinstance(key, tuple) else (key,)
-        by_metric = group.set_index("metric")
-        done = int(by_metric["n"].max())
-        cells = [
-            _mean_and_interval(by_metric.loc[column], scale, fmt)
-            for column, _, scale, fmt in _SWEEP_COLUMNS
+    keys = [k if isinstance(k, tuple) else (k,) for k, _ in groups]
+    by_metric = [group.set_index("metric") for _, group in groups]
+    done = [int(g["n"].max()) for g in by_metric]
+    points = [int(g["points"].iloc[0]) for g in by_metric]
+    table_columns = [_parameter_column(c, [k[i] for k in keys]) for i, c in enumerate(columns)]
+    table_columns += [
+        Column("n", done, [f"{d}/{p}" for d, p in zip(done, points, strict=True)],
+               name="runs", align="right", fold_constant=False),
+        Column("points", points, machine_only=True),
+    ]  # fmt: skip
+    sign = _plus_minus()
+    for metric, name, unit, scale, rank in _SWEEP_METRICS:
+        means = [float(g.loc[metric, "mean"]) for g in by_metric]
+        halves = [float(g.loc[metric, "half_width"]) for g in by_metric]
+        if scale is None:
+            unit, factor = rate_unit(means)
+            scale = 1 / factor
+        mean_cells = compact_numbers(means, scale)
+        half_cells = [
+            "-" if math.isnan(h) else f"{sign}{c}"
+            for h, c in zip(halves, compact_numbers(halves, scale, min_digits=2), strict=True)
         ]
-        points = int(by_metric["points"].iloc[0])
-        table.add_row(*(escape(str(v)) for v in values), f"{done}/{points}", *cells)
-    return table
+        table_columns += [
+            Column(f"{metric}_mean", means, mean_cells, name=name, unit=unit, align="right",
+                   drop_rank=rank, fold_constant=False),
+            Column(f"{metric}_ci95", halves, half_cells, name="95% CI", align="right",
+                   long_name=f"{name} 95% CI", drop_rank=_INTERVAL_RANK + rank, fold_constant=False),
+        ]  # fmt: skip
+    return OutputTable(
+        "summary",
+        f"Sweep {result.store.root.name}: mean over replicates +- 95% CI",
+        table_columns,
+        notes=[
+            "mean, and the half-width of the 95% confidence interval of the mean (Student's t "
+            "over the runs done; - with one run)"
+        ],
+        max_rows=max_rows,
+        more_rows_hint='all: --format csv, or ccsim query DIR "SELECT * FROM runs"',
+    )
 
 
-def _mean_and_interval(row: Any, scale: float, fmt: str) -> str:
-    """``mean +- half-width`` of one summary row; ``n/a`` for an undefined half-width."""
-    mean, half = float(row["mean"]), float(row["half_width"])
-    if math.isnan(mean):
-        return "-"
-    shown = "n/a" if math.isnan(half) else fmt.format(half * scale)
-    return f"{fmt.format(mean * scale)} +- {shown}"
-
-
-def _print_plan(loaded: Any) -> None:
-    table = Table(title=loaded.describe())
+def _plan_table(loaded: Any) -> OutputTable:
     columns = loaded.columns()
-    for column in ["point", *columns, "run"]:
-        table.add_column(column)
-    for point in loaded.points():
-        values = [str(point.params[c]) for c in columns]
-        table.add_row(str(point.index), *map(escape, values), point.run_id)
-    console.print(table)
+    points = list(loaded.points())
+    table_columns = [Column("point", [p.index for p in points], align="right",
+                            fold_constant=False)]  # fmt: skip
+    table_columns += [_parameter_column(c, [p.params[c] for p in points]) for c in columns]
+    table_columns.append(Column("run", [p.run_id for p in points], fold_constant=False))
+    return OutputTable("plan", loaded.describe(), table_columns)
+
+
+def _failures_table(result: Any) -> OutputTable:
+    failures = result.failures
+    return OutputTable(
+        "failures",
+        "Failed runs",
+        [
+            Column("run", [f.run_id for f in failures], fold_constant=False),
+            Column("parameters", ["; ".join(f.points) for f in failures], wrap=True,
+                   fold_constant=False),
+            Column("error", [f.error for f in failures], wrap=True, fold_constant=False),
+        ],
+    )  # fmt: skip
 
 
 def query(
@@ -191,15 +251,8 @@ def query(
             show_default=False,
         ),
     ] = None,
-    output: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="FORMAT",
-            help="table (default), csv or json (one object per row).",
-        ),
-    ] = "table",
+    output: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
     max_rows: Annotated[
         int,
         typer.Option("--max-rows", metavar="N", min=1, help="Rows shown in a table."),
@@ -231,15 +284,21 @@ def query(
         raise ScenarioError(
             'missing SQL: ccsim query DIR "SELECT ..." (or ccsim query --verify DIR)'
         )
-    if output not in ("table", "csv", "json"):
-        raise ScenarioError(f'--format "{output}": expected table, csv or json')
     frame = run_query(directory, sql)
-    if output == "csv":
+    if output is OutputFormat.csv:
         typer.echo(frame.to_csv(index=False), nl=False)
-    elif output == "json":
+    elif output is OutputFormat.json:
         typer.echo(frame.to_json(orient="records", lines=True), nl=False)
     else:
-        console.print(_frame_table(frame, max_rows))
+        table = OutputTable(
+            "query",
+            "",
+            frame_columns(frame),
+            notes=[f"{len(frame)} row{'s' if len(frame) != 1 else ''}"],
+            max_rows=max_rows,
+            more_rows_hint="--max-rows to see more, or --format csv",
+        )
+        print_tables([table], output, wide=wide)
 
 
 def _verify_store(directory: Path) -> None:
@@ -274,28 +333,6 @@ def _verify_store(directory: Path) -> None:
     typer.echo(line)
     if check.damaged:
         sys.exit(EXIT_FAILURE)
-
-
-def _frame_table(frame: Any, max_rows: int) -> Table:
-    table = Table(show_edge=True)
-    for column in frame.columns:
-        numeric = frame[column].dtype.kind in "iuf"
-        table.add_column(escape(str(column)), justify="right" if numeric else "left")
-    for row in frame.head(max_rows).itertuples(index=False):
-        table.add_row(*(escape(_format_value(v)) for v in row))
-    if len(frame) > max_rows:
-        table.caption = f"{max_rows} of {len(frame)} rows (--max-rows to see more)"
-    else:
-        table.caption = f"{len(frame)} row{'s' if len(frame) != 1 else ''}"
-    return table
-
-
-def _format_value(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
 
 
 PLOT_KINDS = ("cwnd", "throughput", "queue", "flows", "cdf", "metric")
@@ -381,7 +418,7 @@ def plot(
             raise ScenarioError(f'--kind "{kind}": expected one of: {", ".join(PLOT_KINDS)}')
     written = make_plots(directory, kinds, out, fmt, x=x, y=y, hue=hue)
     for path in written:
-        console.print(escape(str(path)))
+        new_console().print(escape(str(path)))
 
 
 def report(
@@ -415,4 +452,4 @@ def report(
     from ccsim.report import write_report  # pandas and the studies: only for this command
 
     written = write_report(directory, out)
-    console.print(f"wrote {escape(str(written))} ({written.stat().st_size / 1024:.0f} KiB)")
+    new_console().print(f"wrote {escape(str(written))} ({written.stat().st_size / 1024:.0f} KiB)")
