@@ -174,6 +174,10 @@ pub enum RecoveryProcedure {
     NewReno,
     /// RFC 6675: conservative SACK-based recovery with a scoreboard.
     Sack,
+    /// RFC 8985: RACK (losses detected by send time) and TLP (tail loss probes), with RFC 6675's
+    /// scoreboard and `pipe` for what to send.
+    #[serde(rename = "rack-tlp")]
+    RackTlp,
 }
 
 impl RecoveryProcedure {
@@ -183,7 +187,13 @@ impl RecoveryProcedure {
             RecoveryProcedure::Reno => "reno",
             RecoveryProcedure::NewReno => "newreno",
             RecoveryProcedure::Sack => "sack",
+            RecoveryProcedure::RackTlp => "rack-tlp",
         }
+    }
+
+    /// Whether receivers report SACK blocks for it (the stack's `sack` says so).
+    pub fn uses_sack(self) -> bool {
+        matches!(self, RecoveryProcedure::Sack | RecoveryProcedure::RackTlp)
     }
 }
 

@@ -8,7 +8,6 @@ use rand::Rng;
 use super::topology::Network;
 use super::Simulation;
 use crate::cc::CongestionControl;
-use crate::cc::RecoveryProcedure;
 use crate::event::Event;
 use crate::net::drops::FlowDrops;
 use crate::net::fabric::Fabric;
@@ -286,13 +285,8 @@ impl Simulation {
             clock: ClockSkew { offset_ns: t.clock_offset_ns, drift_ppm: t.clock_drift_ppm },
         };
         let delayed_ack = t.delayed_ack.unwrap_or(self.stack.delayed_ack);
-        let mut receiver = Receiver::new(
-            id,
-            place.ack_route,
-            delayed_ack,
-            self.stack.delayed_ack_timeout_ns,
-            recovery == RecoveryProcedure::Sack,
-        );
+        let mut receiver =
+            Receiver::new(id, place.ack_route, delayed_ack, self.stack.delayed_ack_timeout_ns, recovery.uses_sack());
         if ecn {
             receiver = receiver.with_ecn(feedback);
         }

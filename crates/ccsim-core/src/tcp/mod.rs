@@ -3,9 +3,11 @@
 
 pub mod clock;
 pub mod delay_meter;
+pub mod rack;
 pub mod ranges;
 pub mod receiver;
 pub mod recovery;
+pub mod retransmit_timer;
 pub mod rtt;
 pub mod sack;
 pub mod send_log;

@@ -31,6 +31,11 @@ impl RangeSet {
         self.ranges.partition_point(|&(_, end)| end <= seq)
     }
 
+    /// The ranges with segments at or above `seq`, in order (the first may start below it).
+    pub fn ranges_from(&self, seq: u32) -> &[(u32, u32)] {
+        &self.ranges[self.first_ending_after(seq)..]
+    }
+
     pub fn contains(&self, seq: u32) -> bool {
         self.range_containing(seq).is_some()
     }

@@ -16,14 +16,34 @@
 //! RFC 6675 cannot see a lost retransmission: only the timer recovers it. Like Linux
 //! (`tcp_mark_lost_retrans`, and RACK after it), the scoreboard presumes a retransmission lost
 //! once a segment first sent after it has been SACKed, and offers it for retransmission again.
+//!
+//! Under RACK (RFC 8985) neither SACK-count rule applies: its owner marks segments lost one by
+//! one ([`Scoreboard::mark_lost`], by send time), lost retransmissions included, and `pipe` and
+//! NextSeg() read those marks as they read the rules' ([`LossMarking`]).
 
 use std::collections::VecDeque;
 
 use super::ranges::RangeSet;
 
+/// `dupthresh` of a scoreboard whose losses are marked by its owner ([`LossMarking::Marked`]).
+const NO_SACK_COUNT_RULE: u32 = 0;
+
+/// Which rule, besides a timeout, marks segments lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossMarking {
+    /// RFC 6675 IsLost (DupThresh SACKed segments above), and a retransmission overtaken by
+    /// SACKed later data.
+    DupThresh(u32),
+    /// Only what the owner marks with [`Scoreboard::mark_lost`] (RACK: by send time).
+    Marked,
+}
+
 #[derive(Clone, Debug)]
 pub struct Scoreboard {
     sacked: RangeSet,
+    /// Segments marked lost by [`Scoreboard::mark_lost`] at or above the loss edge (below it,
+    /// unSACKed segments are lost anyway), none of them SACKed.
+    marked_lost: RangeSet,
     /// Segments retransmitted and neither acknowledged nor SACKed since.
     retransmitted: RangeSet,
     /// Each retransmission with the next new segment at the time it left, in sending order (so
@@ -49,18 +69,33 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// RFC 6675's scoreboard: lost by DupThresh SACKed segments above.
     pub fn new(dupthresh: u32) -> Self {
+        Self::with_marking(LossMarking::DupThresh(dupthresh))
+    }
+
+    pub fn with_marking(marking: LossMarking) -> Self {
         Scoreboard {
             sacked: RangeSet::default(),
+            marked_lost: RangeSet::default(),
             retransmitted: RangeSet::default(),
             rtx_order: VecDeque::new(),
             timeout_edge: 0,
             next_rxt: 0,
-            dupthresh,
+            dupthresh: match marking {
+                LossMarking::DupThresh(n) => n,
+                LossMarking::Marked => NO_SACK_COUNT_RULE,
+            },
             edge: 0,
             sacked_below_edge: 0,
             searched_to: 0,
         }
+    }
+
+    /// Whether losses are marked by the SACK-count rules (else only by the owner and timeouts).
+    #[inline]
+    pub fn counts_sacks(&self) -> bool {
+        self.dupthresh != NO_SACK_COUNT_RULE
     }
 
     /// Apply an ACK: everything below `una` is acknowledged; `blocks` are SACKed. Returns the
@@ -68,18 +103,27 @@ impl Scoreboard {
     /// ACK, RFC 6675 section 2).
     pub fn on_ack(&mut self, una: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
         let mut blocks = blocks.peekable();
-        if self.sacked.is_empty() && self.retransmitted.is_empty() && blocks.peek().is_none() {
+        if self.sacked.is_empty()
+            && self.retransmitted.is_empty()
+            && self.marked_lost.is_empty()
+            && blocks.peek().is_none()
+        {
             // Nothing to forget, to add or to overtake: the ACK of a window without holes.
             return 0;
         }
         self.sacked.remove_below(una);
         self.retransmitted.remove_below(una);
+        self.marked_lost.remove_below(una);
         let mut added = 0;
         for (start, end) in blocks {
             let start = start.max(una);
             if start < end {
                 added += self.sacked.insert_range(start, end);
                 self.retransmitted.remove_range(start, end);
+                if !self.marked_lost.is_empty() {
+                    // Delivered after all: late, or its retransmission arrived.
+                    self.marked_lost.remove_range(start, end);
+                }
             }
         }
         self.detect_lost_retransmissions();
@@ -88,7 +132,7 @@ impl Scoreboard {
     }
 
     fn refresh_edge(&mut self) {
-        let by_sack = self.sacked.nth_highest(self.dupthresh as u64).unwrap_or(0);
+        let by_sack = if self.counts_sacks() { self.sacked.nth_highest(self.dupthresh as u64).unwrap_or(0) } else { 0 };
         self.edge = by_sack.max(self.timeout_edge);
         self.sacked_below_edge = self.sacked.count() - self.sacked.count_from(self.edge);
     }
@@ -116,17 +160,27 @@ impl Scoreboard {
 
     /// Whether `seq` (not SACKed) is lost.
     pub fn is_lost(&self, seq: u32) -> bool {
-        seq < self.loss_edge() && !self.sacked.contains(seq)
+        seq < self.loss_edge() && !self.sacked.contains(seq) || self.marked_lost.contains(seq)
     }
 
-    /// Lost, unSACKed segments in [una, loss edge).
+    pub fn is_sacked(&self, seq: u32) -> bool {
+        self.sacked.contains(seq)
+    }
+
+    /// Whether any segment from `una` on is lost (Linux: `lost_out > 0`).
+    pub fn has_lost(&self, una: u32) -> bool {
+        self.lost(una) > 0
+    }
+
+    /// Lost, unSACKed segments from `una` on: those in [una, loss edge) and those marked above it.
     fn lost(&self, una: u32) -> u64 {
+        let marked = self.marked_lost.count();
         if self.edge <= una {
-            return 0;
+            return marked;
         }
         // Nothing below `una` is SACKed (each ACK forgets it), so the SACKed segments below the
         // edge all lie in [una, edge).
-        (self.edge - una) as u64 - self.sacked_below_edge
+        (self.edge - una) as u64 - self.sacked_below_edge + marked
     }
 
     /// RFC 6675 `pipe`: segments presumed in the network, given [una, snd_max) outstanding.
@@ -147,7 +201,7 @@ impl Scoreboard {
         if seq >= edge {
             // Nothing below the loss edge is left to look at (the common case, asked before
             // every segment sent).
-            return None;
+            return if self.marked_lost.is_empty() { None } else { self.next_marked_lost(seq) };
         }
         seq = seq.max(self.searched_to);
         let found = loop {
@@ -160,14 +214,44 @@ impl Scoreboard {
             }
         };
         self.searched_to = seq;
-        found
+        found.or_else(|| if self.marked_lost.is_empty() { None } else { self.next_marked_lost(edge) })
+    }
+
+    /// The first segment from `from` on marked lost and not retransmitted since.
+    #[inline(never)]
+    fn next_marked_lost(&self, from: u32) -> Option<u32> {
+        for &(start, end) in self.marked_lost.ranges_from(from) {
+            let mut seq = start.max(from);
+            while seq < end {
+                match self.retransmitted.range_containing(seq) {
+                    Some((_, rtx_end)) => seq = rtx_end,
+                    None => return Some(seq),
+                }
+            }
+        }
+        None
     }
 
     /// A loss retransmission of `seq` left while `snd_nxt` was the next new segment.
     pub fn on_retransmit(&mut self, seq: u32, snd_nxt: u32) {
         self.retransmitted.insert(seq);
-        self.rtx_order.push_back((seq, snd_nxt));
+        if self.counts_sacks() {
+            self.rtx_order.push_back((seq, snd_nxt));
+        }
         self.next_rxt = self.next_rxt.max(seq + 1);
+    }
+
+    /// `seq` (outstanding, not SACKed) is lost: its owner's rule says so (RACK: by send time).
+    /// A retransmission of it in flight is lost too: it leaves `pipe`, and `seq` is offered
+    /// for retransmission again.
+    pub fn mark_lost(&mut self, seq: u32) {
+        debug_assert!(!self.sacked.contains(seq), "a SACKed segment is not lost");
+        self.retransmitted.remove_range(seq, seq + 1);
+        if seq >= self.edge {
+            self.marked_lost.insert(seq);
+        }
+        self.next_rxt = self.next_rxt.min(seq);
+        self.searched_to = 0;
     }
 
     /// A new loss-recovery episode starts at `una`.
@@ -180,6 +264,7 @@ impl Scoreboard {
     /// SACKed is lost, earlier retransmissions included.
     pub fn on_timeout(&mut self, una: u32, snd_max: u32) {
         self.timeout_edge = snd_max;
+        self.marked_lost.clear();
         self.retransmitted.clear();
         self.rtx_order.clear();
         self.next_rxt = una;
@@ -262,6 +347,101 @@ mod tests {
         .collect();
         assert_eq!(order, vec![0, 1, 2, 3, 6, 7, 8, 9], "SACKed 4 and 5 are skipped");
         assert_eq!(sb.pipe(0, 10), 8);
+    }
+
+    /// Under RACK's marking: a segment marked lost (and not SACKed) is lost with nothing
+    /// SACKed above it; marking its retransmission lost offers it again; SACK clears a mark.
+    #[test]
+    fn marked_losses_count_in_pipe_and_are_offered_in_order() {
+        let mut sb = Scoreboard::with_marking(LossMarking::Marked);
+        // 0..10 outstanding, 4..10 SACKed: no DupThresh rule, nothing lost yet.
+        sb.on_ack(0, [(4, 10)].into_iter());
+        assert_eq!((sb.loss_edge(), sb.pipe(0, 10), sb.next_lost(0)), (0, 4, None));
+        sb.mark_lost(2);
+        sb.mark_lost(0);
+        assert!(sb.has_lost(0) && sb.is_lost(2) && !sb.is_lost(1));
+        assert_eq!(sb.pipe(0, 10), 2);
+        assert_eq!(sb.next_lost(0), Some(0));
+        sb.on_retransmit(0, 10);
+        assert_eq!((sb.next_lost(0), sb.pipe(0, 10)), (Some(2), 3));
+        sb.on_retransmit(2, 10);
+        assert_eq!(sb.next_lost(0), None);
+        // The retransmission of 0 is lost as well: offered again, out of pipe.
+        sb.mark_lost(0);
+        assert_eq!((sb.next_lost(0), sb.pipe(0, 10)), (Some(0), 3));
+        // 2's retransmission arrives: SACKed, no longer lost.
+        sb.on_ack(0, [(2, 3), (4, 10)].into_iter());
+        assert!(!sb.is_lost(2));
+        assert_eq!(sb.pipe(0, 10), 2, "1 and 3 in flight; 0 lost; 2 and 4..10 SACKed");
+    }
+
+    /// Random episodes under RACK's marking (marks, SACKs, retransmissions, timeouts): `pipe` and
+    /// `next_lost` agree with a model kept segment by segment.
+    #[test]
+    fn marked_losses_agree_with_a_segment_by_segment_model() {
+        use crate::rng::{stream, Entity, Purpose};
+        use rand::Rng;
+        use std::collections::BTreeSet;
+        let mut rng = stream(11, Entity::Flow, 0, Purpose::Start);
+        for _ in 0..50 {
+            let mut sb = Scoreboard::with_marking(LossMarking::Marked);
+            let (mut una, mut snd_nxt, mut edge, mut next_rxt) = (0u32, 40u32, 0u32, 0u32);
+            let (mut sacked, mut rtx, mut marked) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+            for _ in 0..300 {
+                match rng.gen_range(0..10) {
+                    0..=2 => {
+                        let start = una + rng.gen_range(0..40);
+                        let end = start + rng.gen_range(1..6);
+                        una += if rng.gen_bool(0.2) { rng.gen_range(0..4) } else { 0 };
+                        snd_nxt = snd_nxt.max(una + 1).max(end);
+                        sb.on_ack(una, [(start, end)].into_iter());
+                        for set in [&mut sacked, &mut rtx, &mut marked] {
+                            set.retain(|&q| q >= una);
+                        }
+                        for q in start.max(una)..end {
+                            sacked.insert(q);
+                            rtx.remove(&q);
+                            marked.remove(&q);
+                        }
+                    }
+                    3..=4 => {
+                        let seq = una + rng.gen_range(0..snd_nxt - una);
+                        if !sacked.contains(&seq) {
+                            sb.mark_lost(seq);
+                            rtx.remove(&seq);
+                            if seq >= edge {
+                                marked.insert(seq);
+                            }
+                            next_rxt = next_rxt.min(seq);
+                        }
+                    }
+                    5..=6 => {
+                        if let Some(seq) = sb.next_lost(una) {
+                            sb.on_retransmit(seq, snd_nxt);
+                            rtx.insert(seq);
+                            next_rxt = next_rxt.max(seq + 1);
+                        }
+                    }
+                    7 => {
+                        sb.start_episode(una);
+                        next_rxt = una;
+                    }
+                    8 if rng.gen_bool(0.1) => {
+                        sb.on_timeout(una, snd_nxt);
+                        (edge, next_rxt) = (snd_nxt, una);
+                        rtx.clear();
+                        marked.clear();
+                    }
+                    _ => snd_nxt += 1,
+                }
+                let lost = |q: &u32| !sacked.contains(q) && (*q < edge || marked.contains(q));
+                let lost_count = (una..snd_nxt).filter(lost).count() as u64;
+                let pipe = (snd_nxt - una) as u64 - sacked.len() as u64 - lost_count + rtx.len() as u64;
+                assert_eq!(sb.pipe(una, snd_nxt), pipe);
+                let first = (next_rxt.max(una)..snd_nxt).find(|q| lost(q) && !rtx.contains(q));
+                assert_eq!(sb.next_lost(una), first);
+            }
+        }
     }
 
     /// The first lost segment, searched from scratch as RFC 6675 NextSeg() reads.

@@ -45,6 +45,12 @@ impl Newest {
     pub fn stamp(&self) -> Option<RateStamp> {
         self.0.map(|(_, _, s)| s)
     }
+
+    /// The segment: its (last) send time, its number and whether it was ever retransmitted.
+    #[inline]
+    pub fn segment(&self) -> Option<(Time, u32, bool)> {
+        self.0.map(|(t, seq, s)| (t, seq, s.retransmission))
+    }
 }
 
 /// What newly SACKed segments tell.
@@ -55,6 +61,9 @@ pub struct Sacked {
     /// Segments newly SACKed.
     pub delivered: u32,
     pub newest: Newest,
+    /// The lowest-numbered newly SACKed segment that was never retransmitted (RACK's reordering
+    /// detection).
+    pub lowest_sent_once: Option<u32>,
 }
 
 /// Send records of segments `base..base + len`, in a ring: segment `base + i` is in slot
@@ -80,6 +89,8 @@ pub struct Covered {
     /// Segments newly delivered (cumulatively acknowledged and not SACKed before).
     pub delivered: u32,
     pub newest: Newest,
+    /// The lowest-numbered newly delivered segment that was never retransmitted.
+    pub lowest_sent_once: Option<u32>,
 }
 
 impl SendLog {
@@ -101,6 +112,13 @@ impl SendLog {
             let slot = self.slot(i);
             self.ring[slot].stamp = stamp;
         }
+    }
+
+    /// When outstanding segment `seq` was last sent, if it is in the log.
+    #[inline]
+    pub fn sent_at(&self, seq: u32) -> Option<Time> {
+        let i = seq.checked_sub(self.base)? as usize;
+        (i < self.len).then(|| self.ring[self.slot(i)].stamp.sent_at)
     }
 
     /// The ring slot of the `i`th record.
@@ -140,6 +158,7 @@ impl SendLog {
                 out.newest.offer(seq, &r.stamp);
                 if !r.stamp.retransmission {
                     out.latest_sent = out.latest_sent.max(Some(r.stamp.sent_at));
+                    out.lowest_sent_once = Some(out.lowest_sent_once.map_or(seq, |low| low.min(seq)));
                 }
             }
         }
@@ -166,6 +185,7 @@ impl SendLog {
                 covered.retransmission_acked = true;
             } else if !r.sacked {
                 covered.latest_sent = Some(r.stamp.sent_at);
+                covered.lowest_sent_once.get_or_insert(self.base + i as u32);
             }
         }
         if let Some((i, t)) = newest {

@@ -1,7 +1,9 @@
 //! The TCP sender: handshake, window-limited transmission (paced when the algorithm asks), RTT
-//! sampling, loss detection by duplicate ACKs (or SACK), fast retransmit and the recovery
-//! procedure the stack names ([`super::recovery`]: Reno, NewReno or RFC 6675 SACK), and the
-//! retransmission timer with exponential backoff (RFC 6298).
+//! sampling, loss detection by duplicate ACKs (or SACK, or RACK's send times), fast retransmit
+//! and the recovery procedure the stack names ([`super::recovery`]: Reno, NewReno, RFC 6675 SACK
+//! or RFC 8985 RACK-TLP), and the retransmission timer with exponential backoff (RFC 6298), which
+//! under RACK-TLP also serves as the loss-probe and reordering timers
+//! ([`super::retransmit_timer`]; the sender's part of RACK-TLP is in `sender_rack_tlp.rs`).
 //!
 //! The congestion-control algorithm owns the window arithmetic; the sender owns everything about
 //! which segment goes when, and calls the algorithm exactly once per loss episode. What differs
@@ -22,6 +24,7 @@ use std::sync::Arc;
 use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
 use super::recovery::{InRecovery, LossRecovery, SeqState};
+use super::retransmit_timer::{RetransmitTimer, TimerDuty};
 use super::rtt::RttEstimator;
 use super::send_log::{Newest, SendLog};
 use super::send_overhead::SendOverhead;
@@ -104,7 +107,8 @@ pub struct Sender {
     recovery: LossRecovery,
     ecn: EcnState,
     rtt: RttEstimator,
-    pub rto_timer: LazyTimer,
+    /// The retransmission timer (and, under RACK-TLP, the loss-probe and reordering timers).
+    pub retransmit_timer: RetransmitTimer,
     pub pace_timer: LazyTimer,
     backoff: u32,
     /// Expiries of the timer since snd_una last advanced.
@@ -188,7 +192,7 @@ impl Sender {
             recover: 0,
             recovery,
             ecn: EcnState { enabled: setup.ecn, cwr_pending: false, reduced_at: 0 },
-            rto_timer: LazyTimer::default(),
+            retransmit_timer: RetransmitTimer::default(),
             pace_timer: LazyTimer::default(),
             backoff: 1,
             una_timeouts: 0,
@@ -253,6 +257,12 @@ impl Sender {
         self.in_recovery
     }
 
+    /// The loss recovery as it runs, for tests that read its state.
+    #[cfg(test)]
+    pub(crate) fn recovery_state(&mut self) -> &mut LossRecovery {
+        &mut self.recovery
+    }
+
     /// The window transmissions are limited by: cwnd with the recovery inflation, capped by the
     /// receiver window (SACK recovery limits `pipe` by cwnd alone).
     pub fn window(&self) -> f64 {
@@ -304,12 +314,15 @@ impl Sender {
         self.state = SenderState::Open;
         self.w.cwnd = self.initial_window();
         self.try_send(now, fab);
+        if self.runs_rack_tlp() {
+            self.rearm_rack_tlp_timer(now, fab, true);
+        }
     }
 
     fn send_syn(&mut self, now: Time, fab: &mut Fabric) {
         fab.send(self.packet(PacketKind::Syn, 0, HEADER_BYTES, now), now);
         let at = now + self.rtt.backed_off(self.backoff);
-        self.rto_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Retransmit));
+        self.retransmit_timer.set_rto(at, &mut fab.events, self.timer_event(TimerKind::Retransmit));
     }
 
     fn initial_window(&self) -> f64 {
@@ -326,7 +339,7 @@ impl Sender {
             (PacketKind::SynAck, SenderState::Handshake) => {
                 self.rtt.sample(now - pkt.ts);
                 self.backoff = 1;
-                self.rto_timer.cancel();
+                self.retransmit_timer.cancel();
                 self.open(now, fab);
                 false
             }
@@ -338,7 +351,9 @@ impl Sender {
                 } else {
                     let sacked = self.send_log.on_sack(sack.iter());
                     self.meter.on_delivered(now, sacked.delivered, sacked.newest);
-                    if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
+                    if self.runs_rack_tlp() {
+                        self.rack_tlp_on_old_ack(pkt, &sack, &sacked, newly_sacked > 0, now, fab);
+                    } else if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
                         self.on_dupack(now, fab);
                         if self.ecn.enabled && pkt.ecn & ecn::ECE != 0 {
                             self.on_ecn_echo(now);
@@ -391,9 +406,9 @@ impl Sender {
     /// to the timestamp echo when a retransmission was acknowledged or nothing sent once was;
     /// None under one-per-RTT timing, where the algorithms use the echo), then the segments newly
     /// delivered and the most recently sent of them.
-    fn newly_acked(&mut self, pkt: &Packet, sack: &SackBlocks, now: Time) -> (Option<Dur>, u32, Newest) {
+    fn newly_acked(&mut self, pkt: &Packet, sack: &SackBlocks, now: Time) -> NewlyAcked {
         if !self.keeps_send_log {
-            return (None, 0, Newest::default());
+            return NewlyAcked::default();
         }
         let sacked = self.send_log.on_sack(sack.iter());
         let covered = self.send_log.on_cumulative_ack(pkt.seq);
@@ -403,7 +418,11 @@ impl Sender {
             let cumulative = covered.latest_sent.filter(|_| !covered.retransmission_acked);
             sacked.latest_sent.or(cumulative).map_or(now - pkt.ts, |sent| now - sent)
         });
-        (ca_rtt, sacked.delivered + covered.delivered, newest)
+        let lowest_sent_once = match (sacked.lowest_sent_once, covered.lowest_sent_once) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        NewlyAcked { ca_rtt, delivered: sacked.delivered + covered.delivered, newest, lowest_sent_once }
     }
 
     fn on_new_ack(&mut self, pkt: &Packet, sack: &SackBlocks, now: Time, fab: &mut Fabric) -> bool {
@@ -415,7 +434,7 @@ impl Sender {
         self.una_timeouts = 0;
         self.dupacks = 0;
         let rtt = self.rtt_sample(pkt, now);
-        let (ca_rtt, delivered, newest) = self.newly_acked(pkt, sack, now);
+        let NewlyAcked { ca_rtt, delivered, newest, lowest_sent_once } = self.newly_acked(pkt, sack, now);
         let round_start = pkt.seq >= self.round_end;
         if round_start {
             self.round += 1;
@@ -460,19 +479,26 @@ impl Sender {
         } else {
             self.cc.on_ack(&sample, &mut self.w);
         }
+        let rack_tlp = self.runs_rack_tlp();
+        if rack_tlp {
+            self.rack_tlp_on_new_ack(pkt, sack, newest, lowest_sent_once, now);
+        }
 
         if self.snd_una >= self.total_segs {
             self.state = SenderState::Done;
             self.completed_at = Some(now);
-            self.rto_timer.cancel();
+            self.retransmit_timer.cancel();
             self.pace_timer.cancel();
             self.release_transfer_state();
             return true;
         }
         if self.snd_una >= self.snd_max {
-            self.rto_timer.cancel();
+            self.retransmit_timer.cancel();
         } else if restart_timer {
             self.arm_rto(now, fab);
+        }
+        if rack_tlp {
+            self.rack_detect_losses(now);
         }
         // With SACK, the blocks of a new ACK may reveal a loss (RFC 6675 section 5); the loss
         // reduction then stands for any ECN-Echo on the same ACK.
@@ -483,6 +509,9 @@ impl Sender {
                 self.on_ecn_echo(now);
             }
             self.try_send(now, fab);
+        }
+        if rack_tlp {
+            self.rearm_rack_tlp_timer(now, fab, true);
         }
         false
     }
@@ -594,10 +623,15 @@ impl Sender {
         self.try_send(now, fab);
     }
 
+    /// The retransmission timer fired: a timeout, or under RACK-TLP a loss probe or the
+    /// reordering timer, as the timer says.
     pub fn on_rto_timer(&mut self, now: Time, fab: &mut Fabric) {
         let ev = self.timer_event(TimerKind::Retransmit);
-        if !self.rto_timer.fire(now, &mut fab.events, ev) {
-            return;
+        match self.retransmit_timer.fire(now, &mut fab.events, ev) {
+            None => return,
+            Some(TimerDuty::Retransmission) => {}
+            Some(TimerDuty::LossProbe) => return self.on_probe_timeout(now, fab),
+            Some(TimerDuty::Reordering) => return self.on_reordering_timeout(now, fab),
         }
         self.stats.timeouts += 1;
         self.backoff = (self.backoff * 2).min(self.stack.max_backoff);
@@ -654,16 +688,21 @@ impl Sender {
         if !self.pace_timer.fire(now, &mut fab.events, ev) || self.state != SenderState::Open {
             return;
         }
+        let snd_max = self.snd_max;
         if self.next_segment().is_some() {
             self.try_send(now, fab);
         } else {
             self.cc.on_send_blocked(now);
         }
+        if self.runs_rack_tlp() {
+            self.rearm_rack_tlp_timer(now, fab, self.snd_max > snd_max);
+        }
     }
 
+    #[inline(never)]
     fn arm_rto(&mut self, now: Time, fab: &mut Fabric) {
         let at = now + self.rtt.backed_off(self.backoff);
-        self.rto_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Retransmit));
+        self.retransmit_timer.set_rto(at, &mut fab.events, self.timer_event(TimerKind::Retransmit));
     }
 
     /// The segment the window allows next, and whether it is a retransmission.
@@ -684,7 +723,7 @@ impl Sender {
                     return;
                 }
             }
-            self.recovery.on_send(seq, retransmission, &mut self.snd_nxt);
+            self.recovery.on_send(seq, retransmission, &mut self.snd_nxt, now);
             self.transmit(seq, retransmission, now, fab);
         }
         let more_data = self.snd_nxt < self.total_segs;
@@ -730,7 +769,7 @@ impl Sender {
             self.timed = Some((seq, now));
         }
         self.snd_max = self.snd_max.max(seq + 1);
-        if !self.rto_timer.is_armed() {
+        if !self.retransmit_timer.is_rto_armed() {
             self.arm_rto(now, fab);
         }
         if self.watches_sends {
@@ -746,6 +785,23 @@ impl Sender {
         self.cc.next_send_time(&ctx).filter(|&at| at > now)
     }
 }
+
+/// What the send log says about the segments an ACK newly acknowledges
+/// ([`Sender::newly_acked`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct NewlyAcked {
+    /// Linux's `ca_rtt` under every-ACK sampling.
+    ca_rtt: Option<Dur>,
+    /// Segments newly delivered.
+    delivered: u32,
+    /// The most recently sent of them.
+    newest: Newest,
+    /// The lowest-numbered of them never retransmitted (RACK's reordering detection).
+    lowest_sent_once: Option<u32>,
+}
+
+#[path = "sender_rack_tlp.rs"]
+mod rack_tlp;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

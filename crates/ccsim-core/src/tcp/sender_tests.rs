@@ -54,7 +54,7 @@ fn a_timeout_goes_back_to_the_first_unacknowledged_segment_with_one_segment() {
     b.sender.start(0, &mut b.fab);
     b.ack_at(1, 10 * MS);
     b.sent();
-    let at = b.sender.rto_timer.deadline().expect("armed");
+    let at = b.sender.retransmit_timer.deadline().expect("armed");
     // Drain the event queue up to the deadline: the timer event fires there.
     while let Some((t, ev)) = b.fab.events.pop() {
         if let Event::Timer { kind: TimerKind::Retransmit, .. } = ev {

@@ -291,11 +291,12 @@ stack_settings! {
     /// customary one (Reno for `reno` and the Reno-based originals, NewReno otherwise; see
     /// [`crate::cc::CongestionControl::customary_recovery`]).
     recovery: Option<RecoveryProcedure>, written RecoveryProcedure, key "recovery",
-        SettingKind::Choice(&["reno", "newreno", "sack"]), [None, None, Some(RecoveryProcedure::Sack)],
+        SettingKind::Choice(&["reno", "newreno", "sack", "rack-tlp"]),
+        [None, None, Some(RecoveryProcedure::Sack)],
         "loss recovery of every flow; unset: each flow's algorithm's customary one";
-    /// Receivers report SACK blocks and senders recover with a SACK scoreboard (RFC 6675):
-    /// `recovery` is `sack`. Kept as a knob of its own for older scenarios; always equal to
-    /// `recovery == Some(Sack)`.
+    /// Receivers report SACK blocks and senders recover with a SACK scoreboard: `recovery` is
+    /// `sack` (RFC 6675) or `rack-tlp` (RFC 8985). Kept as a knob of its own for older scenarios,
+    /// where `true` means `sack`; always equal to whether `recovery` uses SACK.
     sack: bool, written bool, key "sack", SettingKind::Bool, [false, false, true],
         "the older spelling: true is recovery = \"sack\"";
     /// ECN (RFC 3168): senders mark new data ECN-capable and react to ECN-Echo, receivers echo
@@ -338,13 +339,14 @@ impl StackConfig {
             c.initial_window_from_mss = false;
         }
         c.recovery = Self::resolve_recovery(profile_recovery, o);
-        c.sack = c.recovery == Some(RecoveryProcedure::Sack);
+        c.sack = c.recovery.is_some_and(RecoveryProcedure::uses_sack);
         c
     }
 
     /// `recovery` as written; else `sack = true` means `sack`, and `sack = false` turns a
     /// profile's SACK off, leaving each flow its algorithm's customary procedure. (A scenario
-    /// that writes both must agree with itself: [`StackOverrides::recovery_conflict`].)
+    /// that writes both must agree with itself, `sack = true` with a procedure that uses SACK:
+    /// [`StackOverrides::recovery_conflict`].)
     fn resolve_recovery(profile: Option<RecoveryProcedure>, o: &StackOverrides) -> Option<RecoveryProcedure> {
         match (o.recovery, o.sack) {
             (Some(r), _) => Some(r),
@@ -364,12 +366,12 @@ impl StackOverrides {
     /// `sack` and `recovery` both written and disagreeing: the message naming both keys.
     pub fn recovery_conflict(&self) -> Option<String> {
         let (Some(r), Some(sack)) = (self.recovery, self.sack) else { return None };
-        (sack != (r == RecoveryProcedure::Sack)).then(|| {
+        (sack != r.uses_sack()).then(|| {
             format!(
                 "stack.sack: {sack} contradicts recovery = {:?}; expected {} with that recovery, \
                  or only one of the two keys (sack = true is recovery = \"sack\")",
                 r.as_str(),
-                r == RecoveryProcedure::Sack
+                r.uses_sack()
             )
         })
     }
@@ -412,6 +414,11 @@ mod tests {
         let o = overrides("recovery", "\"sack\"").unwrap();
         let c = StackConfig::resolve(Profile::Ns2, &o);
         assert_eq!((c.recovery, c.sack), (Some(RecoveryProcedure::Sack), true));
+        let o = overrides("recovery", "\"rack-tlp\"").unwrap();
+        let c = StackConfig::resolve(Profile::Linux, &o);
+        assert_eq!((c.recovery, c.sack), (Some(RecoveryProcedure::RackTlp), true), "RACK-TLP uses SACK");
+        let both: StackOverrides = serde_json::from_str(r#"{"recovery":"rack-tlp","sack":true}"#).unwrap();
+        assert_eq!(both.recovery_conflict(), None);
         let o = overrides("initial_window", "3").unwrap();
         assert!(!StackConfig::resolve(Profile::Rfc, &o).initial_window_from_mss);
     }

@@ -5,25 +5,29 @@
 //! - [`newreno`]: RFC 6582, left only when everything outstanding at its start is acknowledged,
 //!   one hole retransmitted per partial ACK (with ns-2's variants where the profile says);
 //! - [`sack`]: RFC 6675 conservative SACK-based recovery driven by a scoreboard
-//!   ([`crate::tcp::sack::Scoreboard`]) and `pipe`.
+//!   ([`crate::tcp::sack::Scoreboard`]) and `pipe`;
+//! - [`rack_tlp`]: RFC 8985, losses detected by send time ([`crate::tcp::rack`]) on the same
+//!   scoreboard and `pipe`, and tail loss probes.
 //!
-//! The sender owns what all three share: the duplicate-ACK count, the recovery point, whether
+//! The sender owns what they all share: the duplicate-ACK count, the recovery point, whether
 //! it is in recovery, the call into the congestion-control algorithm, the timer. A procedure owns
 //! its own state (window inflation, the pending retransmission, the scoreboard) and answers the
 //! sender's questions: how much is in flight, whether a loss is detected, what to send next, what
 //! a new ACK in recovery means. An enum rather than a trait object: the sender asks on every ACK
-//! and every transmission, and a match on three variants costs less than an indirect call.
+//! and every transmission, and a match on four variants costs less than an indirect call.
 //!
 //! Which procedure a flow runs ([`RecoveryProcedure`], named in [`crate::cc`] so that algorithms
 //! can name their customary one) is the stack's `recovery` setting
 //! ([`crate::tcp::stack_settings::StackConfig::recovery_for`]), else its algorithm's customary one.
 
 pub mod newreno;
+pub mod rack_tlp;
 pub mod reno;
 pub mod sack;
 
 use super::stack_settings::StackConfig;
 use crate::cc::{RecoveryProcedure, Window};
+use crate::units::Time;
 
 /// The sequence-space state a procedure reads: segments, as the sender counts them.
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +57,9 @@ pub enum LossRecovery {
     Reno(reno::Reno),
     NewReno(newreno::NewReno),
     Sack(sack::Sack),
+    /// Boxed: its state is larger than the others', and a flow's sender stays as small as before
+    /// for every other procedure.
+    RackTlp(Box<rack_tlp::RackTlp>),
 }
 
 impl LossRecovery {
@@ -61,6 +68,9 @@ impl LossRecovery {
             RecoveryProcedure::Reno => LossRecovery::Reno(reno::Reno::new(stack.dupack_threshold)),
             RecoveryProcedure::NewReno => LossRecovery::NewReno(newreno::NewReno::new(stack)),
             RecoveryProcedure::Sack => LossRecovery::Sack(sack::Sack::new(stack.dupack_threshold)),
+            RecoveryProcedure::RackTlp => {
+                LossRecovery::RackTlp(Box::new(rack_tlp::RackTlp::new(stack.dupack_threshold)))
+            }
         }
     }
 
@@ -69,12 +79,22 @@ impl LossRecovery {
             LossRecovery::Reno(_) => RecoveryProcedure::Reno,
             LossRecovery::NewReno(_) => RecoveryProcedure::NewReno,
             LossRecovery::Sack(_) => RecoveryProcedure::Sack,
+            LossRecovery::RackTlp(_) => RecoveryProcedure::RackTlp,
         }
     }
 
     /// Whether the receiver is asked for SACK blocks and the sender keeps send records for them.
     pub fn uses_sack(&self) -> bool {
-        matches!(self, LossRecovery::Sack(_))
+        self.procedure().uses_sack()
+    }
+
+    /// The RACK-TLP state, when this is RACK-TLP: the sender runs its timers and probes.
+    #[inline]
+    pub fn rack_tlp(&mut self) -> Option<&mut rack_tlp::RackTlp> {
+        match self {
+            LossRecovery::RackTlp(p) => Some(p),
+            _ => None,
+        }
     }
 
     /// Segments presumed in the network: RFC 6675 `pipe` with SACK, else everything sent and not
@@ -83,6 +103,7 @@ impl LossRecovery {
     pub fn flight(&self, s: &SeqState) -> u32 {
         match self {
             LossRecovery::Sack(p) => p.pipe(s),
+            LossRecovery::RackTlp(p) => p.pipe(s),
             _ => s.snd_nxt - s.snd_una,
         }
     }
@@ -93,7 +114,7 @@ impl LossRecovery {
         match self {
             LossRecovery::Reno(p) => p.inflation,
             LossRecovery::NewReno(p) => p.reno.inflation,
-            LossRecovery::Sack(_) => 0.0,
+            LossRecovery::Sack(_) | LossRecovery::RackTlp(_) => 0.0,
         }
     }
 
@@ -103,18 +124,20 @@ impl LossRecovery {
     pub fn on_ack(&mut self, ack: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
         match self {
             LossRecovery::Sack(p) => p.on_ack(ack, blocks),
+            LossRecovery::RackTlp(p) => p.on_ack(ack, blocks),
             _ => 0,
         }
     }
 
     /// Outside recovery and past the last recovery point: whether the sender must enter
-    /// recovery, given `dupacks` duplicate ACKs in a row.
+    /// recovery, given `dupacks` duplicate ACKs in a row (RACK-TLP: whether RACK marked a loss).
     #[inline]
     pub fn detects_loss(&self, snd_una: u32, dupacks: u32) -> bool {
         match self {
             LossRecovery::Reno(p) => p.detects_loss(dupacks),
             LossRecovery::NewReno(p) => p.reno.detects_loss(dupacks),
             LossRecovery::Sack(p) => p.detects_loss(snd_una, dupacks),
+            LossRecovery::RackTlp(p) => p.detects_loss(snd_una),
         }
     }
 
@@ -124,6 +147,7 @@ impl LossRecovery {
             LossRecovery::Reno(p) => p.on_enter(),
             LossRecovery::NewReno(p) => p.on_enter(),
             LossRecovery::Sack(p) => p.on_enter(snd_una),
+            LossRecovery::RackTlp(p) => p.on_enter(snd_una),
         }
     }
 
@@ -133,7 +157,7 @@ impl LossRecovery {
         match self {
             LossRecovery::Reno(p) => p.on_dupack_in_recovery(),
             LossRecovery::NewReno(p) => p.reno.on_dupack_in_recovery(),
-            LossRecovery::Sack(_) => {}
+            LossRecovery::Sack(_) | LossRecovery::RackTlp(_) => {}
         }
     }
 
@@ -144,6 +168,7 @@ impl LossRecovery {
             LossRecovery::Reno(p) => p.on_new_ack_in_recovery(w),
             LossRecovery::NewReno(p) => p.on_new_ack_in_recovery(s, newly, recover, w),
             LossRecovery::Sack(p) => p.on_new_ack_in_recovery(s.snd_una, recover, w),
+            LossRecovery::RackTlp(p) => p.on_new_ack_in_recovery(s.snd_una, recover, w),
         }
     }
 
@@ -155,6 +180,7 @@ impl LossRecovery {
             LossRecovery::Reno(p) => p.on_timeout(snd_una, snd_nxt),
             LossRecovery::NewReno(p) => p.reno.on_timeout(snd_una, snd_nxt),
             LossRecovery::Sack(p) => p.on_timeout(snd_una, snd_max),
+            LossRecovery::RackTlp(p) => p.on_timeout(snd_una, snd_max),
         }
     }
 
@@ -165,23 +191,28 @@ impl LossRecovery {
             LossRecovery::Reno(p) => p.next_segment(s, cwnd, rwnd),
             LossRecovery::NewReno(p) => p.reno.next_segment(s, cwnd, rwnd),
             LossRecovery::Sack(p) => p.next_segment(s, cwnd, rwnd),
+            LossRecovery::RackTlp(p) => p.next_segment(s, cwnd, rwnd),
         }
     }
 
-    /// The segment `next_segment` offered leaves: advances `snd_nxt` when it was new data.
+    /// The segment `next_segment` offered (or a loss probe) leaves at `now`: advances `snd_nxt`
+    /// when it was new data.
     #[inline]
-    pub fn on_send(&mut self, seq: u32, retransmission: bool, snd_nxt: &mut u32) {
+    pub fn on_send(&mut self, seq: u32, retransmission: bool, snd_nxt: &mut u32, now: Time) {
         match self {
             LossRecovery::Reno(p) => p.on_send(snd_nxt),
             LossRecovery::NewReno(p) => p.reno.on_send(snd_nxt),
             LossRecovery::Sack(p) => p.on_send(seq, retransmission, snd_nxt),
+            LossRecovery::RackTlp(p) => p.on_send(seq, retransmission, snd_nxt, now),
         }
     }
 
     /// The transfer is complete: give large state back to the allocator.
     pub fn release(&mut self) {
-        if let LossRecovery::Sack(p) = self {
-            p.release();
+        match self {
+            LossRecovery::Sack(p) => p.release(),
+            LossRecovery::RackTlp(p) => p.release(),
+            _ => {}
         }
     }
 }

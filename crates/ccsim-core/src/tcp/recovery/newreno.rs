@@ -175,10 +175,10 @@ mod tests {
                 b.ack(6);
             }
             b.ack(8);
-            let first = b.sender.rto_timer.deadline();
+            let first = b.sender.retransmit_timer.deadline();
             b.advance(5);
             b.ack(11);
-            (first, b.sender.rto_timer.deadline())
+            (first, b.sender.retransmit_timer.deadline())
         };
         let (first, second) = deadlines(Profile::Rfc);
         assert_eq!(second, first, "impatient: the second keeps the deadline");

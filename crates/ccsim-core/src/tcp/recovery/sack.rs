@@ -11,7 +11,7 @@
 use super::{InRecovery, SeqState};
 use crate::cc::Window;
 use crate::math::below_floor;
-use crate::tcp::sack::Scoreboard;
+use crate::tcp::sack::{LossMarking, Scoreboard};
 
 #[derive(Clone, Debug)]
 pub struct Sack {
@@ -24,6 +24,15 @@ impl Sack {
         Sack { scoreboard: Scoreboard::new(dupthresh), dupthresh }
     }
 
+    /// The same recovery on a scoreboard whose losses its owner marks (RACK-TLP's).
+    pub(super) fn with_marked_losses(dupthresh: u32) -> Self {
+        Sack { scoreboard: Scoreboard::with_marking(LossMarking::Marked), dupthresh }
+    }
+
+    pub(super) fn scoreboard(&mut self) -> &mut Scoreboard {
+        &mut self.scoreboard
+    }
+
     #[inline]
     pub(super) fn pipe(&self, s: &SeqState) -> u32 {
         self.scoreboard.pipe(s.snd_una, s.snd_max) as u32
@@ -31,6 +40,11 @@ impl Sack {
 
     pub(super) fn on_ack(&mut self, ack: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
         self.scoreboard.on_ack(ack, blocks)
+    }
+
+    /// Whether any segment from `snd_una` on is lost.
+    pub(super) fn has_lost(&self, snd_una: u32) -> bool {
+        self.scoreboard.has_lost(snd_una)
     }
 
     pub(super) fn detects_loss(&self, snd_una: u32, dupacks: u32) -> bool {
@@ -78,7 +92,9 @@ impl Sack {
     }
 
     pub(super) fn release(&mut self) {
-        self.scoreboard = Scoreboard::new(self.dupthresh);
+        let marking =
+            if self.scoreboard.counts_sacks() { LossMarking::DupThresh(self.dupthresh) } else { LossMarking::Marked };
+        self.scoreboard = Scoreboard::with_marking(marking);
     }
 }
 

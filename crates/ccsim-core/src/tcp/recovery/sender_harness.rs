@@ -13,6 +13,7 @@ use crate::net::loss::LossModel;
 use crate::net::packet::{Packet, PacketKind, SackBlocks, SackRef};
 use crate::net::qdisc::{droptail::DropTail, Qdisc};
 use crate::profile::Profile;
+use crate::tcp::retransmit_timer::TimerDuty;
 use crate::tcp::sender::{Sender, SenderSetup};
 use crate::tcp::stack_settings::StackConfig;
 use crate::units::Time;
@@ -47,6 +48,26 @@ impl SenderHarness {
         profile: Profile,
         tweak: impl FnOnce(&mut StackConfig),
     ) -> Self {
+        Self::build(cc, recovery, profile, None, tweak)
+    }
+
+    /// A Reno-window sender with `recovery` and a transfer of `size_bytes` (1000-byte segments).
+    pub fn transfer(
+        recovery: RecoveryProcedure,
+        profile: Profile,
+        size_bytes: u64,
+        tweak: impl FnOnce(&mut StackConfig),
+    ) -> Self {
+        Self::build("newreno", recovery, profile, Some(size_bytes), tweak)
+    }
+
+    fn build(
+        cc: &str,
+        recovery: RecoveryProcedure,
+        profile: Profile,
+        size_bytes: Option<u64>,
+        tweak: impl FnOnce(&mut StackConfig),
+    ) -> Self {
         let q = Qdisc::DropTail(DropTail { limit_pkts: None, limit_bytes: None });
         let mut fab = Fabric::new(vec![Link::new(0, 1, 10_000_000_000, MS, q, LossModel::None)], false);
         fab.add_route(&[0]);
@@ -57,7 +78,7 @@ impl SenderHarness {
             flow: 0,
             data_route: 0,
             mss: 1000,
-            size_bytes: None,
+            size_bytes,
             max_window: 1000.0,
             ecn: stack.ecn,
             stack: std::sync::Arc::new(stack),
@@ -154,6 +175,38 @@ impl SenderHarness {
         }
     }
 
+    /// Start at time 0 with a handshake whose SYN-ACK arrives `rtt` later (the first RTT
+    /// sample): the first window leaves then. The test then plays the receiver with [`Self::reply`].
+    pub fn start_with_rtt(&mut self, rtt: Time) {
+        self.sender.start(0, &mut self.fab);
+        assert_eq!(self.sent(), vec![(PacketKind::Syn, 0)]);
+        self.now = rtt;
+        let syn_ack = Packet { kind: PacketKind::SynAck, ..self.ack_packet(0, &[], 0) };
+        self.sender.on_ack(&syn_ack, rtt, &mut self.fab);
+    }
+
+    /// When segment `seq` last left.
+    pub fn last_sent_at(&self, seq: u32) -> Time {
+        let sends = self.fab.links[0].in_link().filter(|p| p.kind == PacketKind::Data && p.seq == seq);
+        sends.map(|p| p.ts).last().expect("sent")
+    }
+
+    /// The receiver's ACK at time `at`: cumulative ACK `cum`, SACK blocks `blocks`, sent on the
+    /// arrival of (the last transmission of) segment `echo`, whose timestamp it echoes.
+    pub fn reply(&mut self, cum: u32, blocks: &[(u32, u32)], echo: u32, at: Time) {
+        let ts = self.last_sent_at(echo);
+        self.now = at;
+        let pkt = Packet { ts, ..self.ack_packet(cum, blocks, 0) };
+        self.sender.on_ack(&pkt, at, &mut self.fab);
+    }
+
+    /// Fire the retransmission timer at its deadline, whatever it is armed for: what it fired for.
+    pub fn fire_timer(&mut self) -> TimerDuty {
+        let duty = self.sender.retransmit_timer.duty().expect("armed");
+        self.fire_rto();
+        duty
+    }
+
     /// Start and acknowledge every segment up to `una`, one ACK each, reading what was sent.
     pub fn open_to(&mut self, una: u32) {
         self.handshake();
@@ -163,9 +216,9 @@ impl SenderHarness {
         self.sent();
     }
 
-    /// Fire the retransmission timer at its deadline.
+    /// Fire the retransmission timer at its deadline (whatever it is armed for).
     pub fn fire_rto(&mut self) {
-        let at = self.sender.rto_timer.deadline().expect("armed");
+        let at = self.sender.retransmit_timer.deadline().expect("armed");
         while let Some((t, ev)) = self.fab.events.pop() {
             if let Event::Timer { kind: TimerKind::Retransmit, .. } = ev {
                 self.now = t;
