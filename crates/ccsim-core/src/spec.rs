@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use crate::profile::Profile;
 use crate::tcp::stack_settings::{SettingKind, StackConfig, StackOverrides};
-use crate::units::format_time;
 pub use crate::tcp::stack_settings::{MAX_WINDOW_PKTS, MIN_RTO_NS};
+use crate::units::format_time;
 
 /// The largest time the engine accepts anywhere (a duration, a delay, a start, a timeout):
 /// 10^16 ns, about 116 days. Every sum the engine forms of a few such times stays far below
