@@ -25,7 +25,7 @@ from ccsim.studies.evidence import CI_LEVEL, MIN_REPLICATES
 from ccsim.studies.model import Settings, Study, StudyReport
 from ccsim.studies.tables import SHOWN_COLUMNS, shown_rows
 
-__all__ = ["VERDICT_COLOURS", "print_report", "print_setup", "timing_line"]
+__all__ = ["VERDICT_COLOURS", "duration_text", "print_report", "print_setup", "timing_line"]
 
 
 def print_setup(study: Study, settings: Settings, console: Any) -> None:
@@ -101,8 +101,19 @@ def timing_line(report: StudyReport) -> str:
     """How long the study took: its runs (those reused from the directory apart), the wall
     time and the workers, e.g. ``L1: 52 runs (0 reused) in 14.2 min on 2 workers``."""
     workers = report.workers if report.workers is not None else (os.cpu_count() or 1)
-    minutes = report.elapsed_s / 60
     return (
         f"{report.study.id}: {report.runs} runs ({report.reused} reused) in "
-        f"{minutes:.1f} min on {workers} worker{'s' if workers != 1 else ''}"
+        f"{duration_text(report.elapsed_s)} on {workers} worker{'s' if workers != 1 else ''}"
     )
+
+
+def duration_text(seconds: float) -> str:
+    """A wall time as a person reads it: seconds under a minute ("4 s", "0.3 s"), minutes under
+    an hour ("14.2 min"), hours above ("2.5 h")."""
+    if seconds < 1:
+        return f"{seconds:.1f} s"
+    if seconds < 59.5:  # rounds to at most "59 s"; 59.5 s on reads "1.0 min"
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -358,43 +358,67 @@ def _f1_analyse(c: Context) -> pd.DataFrame:
 
 def _f1_loglog(c: Context, frame: pd.DataFrame, plan: dict[str, Any]) -> None:
     """``F1-loglog.png`` next to the study's files: the packet-level points (mean over seeds),
-    the fluid model's curves, and the fitted shifted curves beta/sqrt(p - eps), log-log."""
-    import matplotlib
+    the fluid model's curves, and the fitted shifted curves beta/sqrt(p - eps), log-log. A
+    configuration has one colour in both panels (TCP is NewReno's)."""
+    from matplotlib.figure import Figure  # slow to import: only to draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ccsim.plots import outside_legend, palette, tidy_log_ticks
 
     store = next(r for r in c.results.values() if r is not None).store
     path = store.root.parent.parent / "F1-loglog.png"
     means = frame.groupby(["config", "p"], as_index=False)["goodput_bps"].mean()
     to_mbps = MSS * 8 / 1e6
     grid = np.geomspace(min(plan["p"]), max(plan["p"]), 60)
-    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
-    for config in [TCP, *(fixed_window_name(w) for w in plan["w"])]:
+    configs = [TCP, *(fixed_window_name(w) for w in plan["w"])]
+    shifted = [shifted_name(eps) for eps in plan["eps"]]
+    looks = palette.looks([*configs, *shifted], {TCP: "newreno"})
+    figure = Figure(figsize=(13, 5.2), layout="constrained")
+    left, right = figure.subplots(1, 2)
+    for config in configs:
         rows = means[means["config"] == config]
-        dots = left.loglog(rows["p"], rows["goodput_bps"] / 1e6, "o", label=f"{config} (ccsim)")
+        look = looks[config]
+        left.loglog(
+            rows["p"],
+            rows["goodput_bps"] / 1e6,
+            ls="none",
+            marker=look.marker,
+            color=look.colour,
+            label=f"{config} (ccsim)",
+        )
         w = math.inf if config == TCP else int(config.removeprefix("FD w="))
         curve = [fluid.fd_packet_throughput(p, w, RTT_S) * to_mbps for p in grid]
-        left.loglog(
-            grid, curve, "-", color=dots[0].get_color(), alpha=0.6, label=f"{config} (fluid)"
-        )
-    left.axhline(600, color="grey", ls=":", label="link rate")
-    left.set_title("F1: goodput vs p, packet level (dots) and fluid model (lines)")
+        left.loglog(grid, curve, alpha=0.6, label=f"{config} (fluid)", **look.line())
+    left.axhline(600, color=palette.NEUTRAL, ls=":", label="link rate")
+    left.set_title("F1: packet level (dots) and fluid model (lines)")
     tcp = means[means["config"] == TCP]
-    right.loglog(tcp["p"], tcp["goodput_bps"] / 1e6, "ko", label="TCP (ccsim)")
+    right.loglog(
+        tcp["p"],
+        tcp["goodput_bps"] / 1e6,
+        ls="none",
+        marker="o",
+        color=looks[TCP].colour,
+        label="TCP (ccsim)",
+    )
     for eps in plan["eps"]:
-        rows = means[means["config"] == shifted_name(eps)]
+        name = shifted_name(eps)
+        rows = means[means["config"] == name]
         if rows.empty:
             continue
-        dots = right.loglog(
-            rows["p"], rows["goodput_bps"] / 1e6, "s", label=f"{shifted_name(eps)} (ccsim, w(p))"
+        colour = looks[name].colour
+        right.loglog(
+            rows["p"],
+            rows["goodput_bps"] / 1e6,
+            ls="none",
+            marker="s",
+            color=colour,
+            label=f"{name} (ccsim, w(p))",
         )
         target = np.geomspace(max(eps * 1.05, min(rows["p"])), max(rows["p"]), 60)
         right.loglog(
             target,
             np.sqrt(2 / (target - eps)) / RTT_S * to_mbps,
             ":",
-            color=dots[0].get_color(),
+            color=colour,
             label=f"TCP fluid shifted by {eps:g}",
         )
         if len(rows) >= 3:
@@ -409,18 +433,17 @@ def _f1_loglog(c: Context, frame: pd.DataFrame, plan: dict[str, Any]) -> None:
                 ps,
                 beta_fit / np.sqrt(ps - eps_fit) * to_mbps,
                 "-",
-                color=dots[0].get_color(),
+                color=colour,
                 label=f"fit beta/sqrt(p - {eps_fit:.2g})",
             )
     right.set_title("shifted curves: w(p) = k (p - eps)/p^2")
     for ax in (left, right):
         ax.set_xlabel("loss probability p")
-        ax.set_ylabel("goodput Mb/s")
+        ax.set_ylabel("goodput (Mb/s)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
-    figure.tight_layout()
+        tidy_log_ticks(ax)
+        outside_legend(ax, fontsize=7)
     figure.savefig(path, dpi=110)
-    plt.close(figure)
     c.notes.append(f"F1: log-log figure {path}")
 
 

@@ -120,18 +120,21 @@ def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
     """``L1-figures.png``: the seed's figures for the judged condition (heavy load without loss
     when run): relative throughput vs hop count and vs RTT, Reno friendliness vs hop count (means
     over seeds), per-flow throughput vs RTT and its CDF (the flows of every seed), and the
-    efficiency-friendliness trade-off (means with their 95% intervals)."""
-    import matplotlib
+    efficiency-friendliness trade-off (means with their 95% intervals). Each algorithm has one
+    colour in every panel; one legend under them."""
+    from matplotlib.figure import Figure  # slow to import: only to draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ccsim.plots import palette, tidy_log_ticks
+    from ccsim.studies.figures import figure_legend
 
     condition = judged_condition(table)
     rows = table[(table["load"] == condition["load"]) & (table["loss"] == condition["loss"])]
     flows = per_flow[
         (per_flow["load"] == condition["load"]) & (per_flow["loss"] == condition["loss"])
     ]
-    figure, axes = plt.subplots(2, 3, figsize=(15, 8.5), squeeze=False)
+    figure = Figure(figsize=(15, 9.2), layout="constrained")
+    axes = figure.subplots(2, 3, squeeze=False)
+    looks = palette.looks(str(a) for a in [*rows["algorithm"], *flows["algorithm"]])
     panels = [
         (axes[0][0], RELATIVE, "all", "hops", "relative throughput vs hop count"),
         (axes[0][1], RELATIVE, "all", "rtt", "relative throughput vs RTT"),
@@ -142,26 +145,43 @@ def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
         for algorithm, group in mine.groupby("algorithm", sort=False):
             order = [_bin_order(by, str(label)) for label in group["bin"]]
             group = group.assign(order=order).sort_values("order")
-            ax.plot(group["bin"], group["ours"], marker="o", label=str(algorithm))
-        ax.axhline(1.0, color="grey", ls=":")
+            ax.plot(
+                group["bin"], group["ours"], label=str(algorithm), **looks[str(algorithm)].points()
+            )
+        ax.axhline(1.0, color=palette.NEUTRAL, ls=":")
         ax.set_title(f"{title} (mean over seeds)", fontsize=10)
+        ax.set_xlabel("hop count" if by == "hops" else "RTT bin")
+        ax.set_ylabel("ratio to Reno")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
     ax = axes[1][0]
     for algorithm, group in flows.groupby("algorithm", sort=False):
-        ax.scatter(group["rtt_ms"], group["goodput_mbps"], s=9, label=str(algorithm))
-    ax.set(xscale="log", yscale="log", xlabel="base RTT ms", ylabel="goodput Mb/s")
+        look = looks[str(algorithm)]
+        ax.scatter(
+            group["rtt_ms"],
+            group["goodput_mbps"],
+            s=9,
+            color=look.colour,
+            marker=look.marker,
+            label=str(algorithm),
+        )
+    ax.set(xscale="log", yscale="log", xlabel="base RTT (ms)", ylabel="goodput (Mb/s)")
     ax.set_title("per-flow throughput vs RTT (alone, every seed)", fontsize=10)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
+    tidy_log_ticks(ax)
     ax = axes[1][1]
     for algorithm, group in flows.groupby("algorithm", sort=False):
         cdf = metrics.ecdf(group["goodput_mbps"])
-        ax.step(cdf.iloc[:, 0], cdf.iloc[:, 1], where="post", label=str(algorithm))
-    ax.set(xscale="log", xlabel="goodput Mb/s", ylabel="fraction of long-lived flows")
+        ax.step(
+            cdf.iloc[:, 0],
+            cdf.iloc[:, 1],
+            where="post",
+            label=str(algorithm),
+            **looks[str(algorithm)].line(),
+        )
+    ax.set(xscale="log", xlabel="goodput (Mb/s)", ylabel="fraction of long-lived flows")
     ax.set_title("CDF of per-flow throughput (alone, every seed)", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    tidy_log_ticks(ax)
     ax = axes[1][2]
     for algorithm in dict.fromkeys(rows["algorithm"]):
         if algorithm == "reno":
@@ -181,8 +201,10 @@ def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
             [y],
             xerr=_error(friendly.iloc[0]),
             yerr=_error(efficiency.iloc[0]),
-            marker="o",
             capsize=2,
+            color=looks[str(algorithm)].colour,
+            marker=looks[str(algorithm)].marker,
+            label=str(algorithm),
         )
         ax.annotate(str(algorithm), (x, y), fontsize=8)
     ax.set(xlabel="Reno friendliness", ylabel="relative throughput")
@@ -193,11 +215,10 @@ def _figures(c: Context, table: pd.DataFrame, per_flow: pd.DataFrame) -> None:
         f"L1: {condition['load']} load, {condition['loss']}, {len(seeds)} seeds "
         f"(ccsim, {c.settings.profile}{', quick' if c.settings.quick else ''})"
     )
-    figure.tight_layout()
+    figure_legend(figure, list(axes.flat), fontsize=9)
     store = next(r for r in c.results.values() if r is not None).store
     path = store.root.parent.parent / "L1-figures.png"
     figure.savefig(path, dpi=100)
-    plt.close(figure)
     c.notes.append(f"L1: figures {path}")
 
 

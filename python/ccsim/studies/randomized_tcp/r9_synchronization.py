@@ -151,30 +151,34 @@ def _r9_analyse(c: Context) -> pd.DataFrame:
 def _r9_pairs_figure(c: Context, pairs: pd.DataFrame) -> None:
     """``R9-pairs.png`` next to the study's files: Fig. 10 as the paper draws it, the
     correlation of every pair (mean over seeds) against the pair's index in the order (0,1),
-    (0,2), ..., (1,2), ..., one panel per number of flows, a line per algorithm."""
-    import matplotlib
+    (0,2), ..., (1,2), ..., one panel per number of flows, a line per algorithm (one colour in
+    every panel, one legend under them)."""
+    from matplotlib.figure import Figure  # slow to import: only to draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ccsim.plots import palette
+    from ccsim.studies.figures import figure_legend
 
     path = study_directory(c) / "R9-pairs.png"
     cases = list(dict.fromkeys(pairs["case"]))
-    figure, axes = plt.subplots(len(cases), 1, figsize=(11, 3.6 * len(cases)), squeeze=False)
+    looks = palette.looks(str(tcp) for tcp in pairs["tcp"])
+    figure = Figure(figsize=(11, 3.6 * len(cases) + 0.6), layout="constrained")
+    axes = figure.subplots(len(cases), 1, squeeze=False)
     for ax, case in zip(axes[:, 0], cases, strict=True):
         rows = pairs[pairs["case"] == case]
         order = list(dict.fromkeys(rows["pair"]))
         for tcp, group in rows.groupby("tcp", sort=False):
             mean = group.groupby("pair")["value"].mean().reindex(order)
-            ax.plot(range(len(order)), mean.to_numpy(), lw=0.9, label=str(tcp))
-        ax.axhline(0, color="grey", lw=0.6)
+            ax.plot(
+                range(len(order)), mean.to_numpy(), lw=0.9, label=str(tcp), **looks[str(tcp)].line()
+            )
+        ax.axhline(0, color=palette.NEUTRAL, lw=0.6)
         ax.set_title(f"{case}: cwnd correlation per pair (Fig. 10)", fontsize=10)
         ax.set_xlabel("pair index ((0,1), (0,2), ..., (1,2), ...)")
         ax.set_ylabel("correlation")
+        ax.set_ylim(-1.05, 1.05)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    figure.tight_layout()
+    figure_legend(figure, list(axes[:, 0]), fontsize=9)
     figure.savefig(path, dpi=110)
-    plt.close(figure)
     c.notes.append(f"R9: per-pair figure (Fig. 10) {path}")
 
 

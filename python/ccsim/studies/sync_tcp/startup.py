@@ -169,34 +169,42 @@ def _label(sweep: str) -> str:
 
 def _cwnd_figure(c: Context, study_id: str, window: int) -> None:
     """``<ID>-cwnd.png``: the measured flow's cwnd over the first 25 s in the first seed's run
-    of every configuration (the paper's Fig. 2)."""
-    import matplotlib
+    of every configuration (the paper's Fig. 2), each in its algorithm's colour (configurations
+    of one algorithm told apart by line style)."""
+    from matplotlib.figure import Figure  # slow to import: only to draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ccsim.plots import outside_legend, palette
 
-    figure, ax = plt.subplots(figsize=(8, 4.8))
+    figure = Figure(figsize=(9.5, 4.8), layout="constrained")
+    ax = figure.subplots()
     store = None
-    for sweep in c.results:
-        if c.results[sweep] is None:
-            continue
+    drawn = [sweep for sweep in c.results if c.results[sweep] is not None]
+    looks = palette.looks([_label(sweep) for sweep in drawn])
+    for sweep in drawn:
         store = c.results[sweep].store
         first = min(c.points(sweep), key=lambda p: int(p[0]["seed"]))
         series = first[1]("series")
         mine = series[series["flow"] == 0]
-        ax.plot(mine["t_s"], mine["cwnd_pkts"].clip(upper=2 * window), lw=1, label=_label(sweep))
-    ax.axhline(window, color="grey", ls=":", label=f"maximum window {window}")
-    ax.set_xlabel("time s")
-    ax.set_ylabel(f"cwnd, segments (clipped at {2 * window})")
-    ax.set_title(f"{study_id}: cwnd of the measured flow, first seed (ccsim)")
+        label = _label(sweep)
+        ax.plot(
+            mine["t_s"],
+            mine["cwnd_pkts"].clip(upper=2 * window),
+            lw=1,
+            label=label,
+            **looks[label].line(),
+        )
+    ax.axhline(window, color=palette.NEUTRAL, ls=":", label=f"maximum window {window}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
+    ax.set_title(
+        f"{study_id}: cwnd of the measured flow, first seed (ccsim; clipped at {2 * window})"
+    )
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    figure.tight_layout()
+    outside_legend(ax, fontsize=7)
     if store is not None:
         path = store.root.parent.parent / f"{study_id}-cwnd.png"
         figure.savefig(path, dpi=100)
         c.notes.append(f"{study_id}: cwnd over time {path}")
-    plt.close(figure)
 
 
 def _startup_analyse(

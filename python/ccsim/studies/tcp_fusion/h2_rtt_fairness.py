@@ -228,39 +228,47 @@ def _h2_analyse(c: Context) -> pd.DataFrame:
 
 def _h2_throughput_figure(c: Context) -> None:
     """``H2-throughput.png``: each flow's delivered rate over time in the first seed's run of
-    every configuration (the paper's Fig. 4 and 5)."""
-    import matplotlib
+    every configuration (the paper's Fig. 4 and 5): a panel per algorithm and queue, a line per
+    flow in its RTT's colour (the same in every panel), one legend under the panels."""
+    from matplotlib.figure import Figure  # slow to import: only to draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ccsim.plots import palette
+    from ccsim.studies.figures import figure_legend
 
-    figure, axes = plt.subplots(2, 3, figsize=(13, 6.5), sharex=True, sharey=True, squeeze=False)
+    figure = Figure(figsize=(13, 7.0), layout="constrained")
+    axes = figure.subplots(2, 3, sharex=True, sharey=True, squeeze=False)
+    looks = palette.looks(f"{rtt} ms" for rtt in RTTS_MS)
     store = None
+    seeds: set[int] = set()
     for row, queue in enumerate(QUEUES):
         for col, cc in enumerate(H2_ALGORITHMS):
             ax = axes[row][col]
             ax.set_title(f"{cc}, {queue}", fontsize=10)
+            ax.grid(alpha=0.3)
             sweep = f"{cc}-{queue}"
             if c.results.get(sweep) is None:
                 continue
             store = c.results[sweep].store
             point, load = next(iter(c.points(sweep)))
+            seeds.add(int(point["seed"]))
             series = load("series")
             for i, rtt in enumerate(RTTS_MS):
                 mine = series[series["flow"] == i]
-                ax.plot(mine["t_s"], mine["rate_bps"] / 1e6, lw=0.9, label=f"{rtt} ms")
-            ax.grid(alpha=0.3)
-            ax.set_xlabel(f"time s (seed {int(point['seed'])})")
-    axes[0][0].set_ylabel("delivered Mb/s (1 s)")
-    axes[1][0].set_ylabel("delivered Mb/s (1 s)")
-    axes[0][0].legend(fontsize=7)
-    figure.suptitle("H2: four flows of one protocol, RTT 40/50/80/100 ms (ccsim)")
-    figure.tight_layout()
+                label = f"{rtt} ms"
+                ax.plot(
+                    mine["t_s"], mine["rate_bps"] / 1e6, lw=0.9, label=label, **looks[label].line()
+                )
+    for ax in axes[-1]:
+        ax.set_xlabel("time (s)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("delivered (Mb/s, 1 s bins)")
+    figure_legend(figure, list(axes.flat), fontsize=9)
+    seed = f"seed {min(seeds)}" if len(seeds) == 1 else "first seed"
+    figure.suptitle(f"H2: four flows of one protocol, RTT 40/50/80/100 ms (ccsim, {seed})")
     if store is not None:
         path = store.root.parent.parent / "H2-throughput.png"
         figure.savefig(path, dpi=100)
         c.notes.append(f"H2: throughput over time {path}")
-    plt.close(figure)
 
 
 SHORT = ["40 ms", "50 ms"]

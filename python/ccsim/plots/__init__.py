@@ -6,9 +6,12 @@ Each ``*_figure`` function takes result tables and returns a matplotlib
 for a results directory or a sweep directory (what ``ccsim plot`` does).
 
 Figures are made to be printed: titled, axes labelled with units, 11-point text, thick lines,
-a grid. Error bars over replicates are 95% confidence intervals of the mean (Student's t,
-:func:`ccsim.metrics.mean_ci`); a point of a single replicate has none (its interval is
-undefined). :func:`run_figures` and :func:`sweep_figures` return the figures without writing
+a grid, legends outside the data. Every algorithm has one colour in every figure, colour-blind
+safe (:mod:`ccsim.plots.palette`); per-flow lines of a run that mixes algorithms take their
+algorithm's colour, flows of one algorithm told apart by line style. Error bars over replicates
+are 95% confidence intervals of the mean (Student's t, :func:`ccsim.metrics.mean_ci`) within the
+range the quantity can take (no negative goodput, no Jain's index above 1); a point of a single
+replicate has none (its interval is undefined). :func:`run_figures` and :func:`sweep_figures` return the figures without writing
 them (``ccsim report`` embeds them).
 """
 
@@ -20,9 +23,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec
 
+import numpy as np
 import pandas as pd
 
 from ccsim import metrics
+from ccsim.plots import palette
 from ccsim.results import Results
 
 if TYPE_CHECKING:
@@ -36,23 +41,29 @@ __all__ = [
     "axis_label",
     "cdf_figure",
     "cwnd_figure",
+    "flow_algorithms",
     "flow_bars_figure",
     "metric_figure",
     "numeric_axes",
+    "outside_legend",
     "plot_run",
     "plot_sweep",
+    "quantity_range",
     "queue_figure",
     "run_figures",
     "save",
     "state_columns",
+    "state_label",
     "sweep_figures",
     "throughput_figure",
+    "tidy_log_ticks",
 ]
 
 FORMATS = ("png", "svg")
 P = ParamSpec("P")
-#: More lines than this and the legend is left out (it would hide the plot).
-MAX_LEGEND = 12
+#: More lines than this and the legend is left out (it would say nothing); past half of it the
+#: legend takes two columns.
+MAX_LEGEND = 24
 #: Prefix of the ``series`` columns that carry an algorithm's own state (its ``inspect`` hook).
 STATE_PREFIX = "cc_"
 #: The cwnd figure draws at most this many state panels under the window.
@@ -146,9 +157,38 @@ def _label(axes: Axes, x: str, y: str) -> tuple[float, float]:
 
 
 def _legend(axes: Axes, title: str | None = None) -> None:
+    outside_legend(axes, title)
+
+
+def outside_legend(axes: Axes, title: str | None = None, fontsize: float | None = None) -> None:
+    """The legend of ``axes`` to the right of it, outside the data area, so that it never hides
+    a line (the figure's constrained layout makes room for it); none past :data:`MAX_LEGEND`
+    entries."""
     handles, _ = axes.get_legend_handles_labels()
     if 0 < len(handles) <= MAX_LEGEND:
-        axes.legend(title=title, loc="best", frameon=True)
+        axes.legend(
+            title=title,
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            borderaxespad=0.0,
+            frameon=True,
+            ncols=1 if len(handles) <= MAX_LEGEND // 2 else 2,
+            fontsize=fontsize,
+        )
+
+
+def tidy_log_ticks(axes: Axes) -> None:
+    """Label only the decades of a log axis spanning more than one, so labels cannot run into
+    each other (matplotlib also labels minor ticks on short log spans)."""
+    from matplotlib.ticker import LogLocator, NullFormatter
+
+    for axis, scale in ((axes.xaxis, axes.get_xscale()), (axes.yaxis, axes.get_yscale())):
+        if scale != "log":
+            continue
+        low, high = sorted(axis.get_view_interval())
+        if low > 0 and high / low >= 10:
+            axis.set_major_locator(LogLocator(base=10, numticks=8))
+            axis.set_minor_formatter(NullFormatter())
 
 
 # ---- one run -----------------------------------------------------------------------------------
@@ -160,10 +200,13 @@ def _per_flow_lines(
     title: str,
     flows: Sequence[int] | None,
     labels: Mapping[int, str] | None,
+    algorithms: Mapping[int, str] | None = None,
 ) -> Figure:
     chosen = _chosen_flows(series, flows)
     figure, axes = _figure(title)
-    _draw_per_flow(axes, chosen, column, labels)
+    looks = _flow_looks(chosen, algorithms)
+    labels = labels or _mixed_labels(chosen, algorithms)
+    _draw_per_flow(axes, chosen, column, labels, looks)
     _legend(axes)
     return figure
 
@@ -174,13 +217,36 @@ def _chosen_flows(series: pd.DataFrame, flows: Sequence[int] | None) -> pd.DataF
     return series if flows is None else series[series["flow"].isin(list(flows))]
 
 
-def _flow_colours(flows: Sequence[Any]) -> dict[Any, Any]:
-    """A colour per flow, the same in every panel; tab20 past ten flows, where tab10 would
-    repeat colours and two flows would look like one."""
-    from matplotlib import colormaps  # matplotlib is slow to import: only to draw
+def _flow_looks(
+    chosen: pd.DataFrame, algorithms: Mapping[int, str] | None
+) -> dict[Any, palette.Look]:
+    """A look per flow, the same in every panel of a figure. Flows of a run that mixes algorithms
+    take their algorithm's colour (as in every other figure), flows sharing one told apart by
+    line style; otherwise (one algorithm, or none known) each flow its own colour, a line style
+    added past the palette's seven."""
+    flows = sorted(int(f) for f in chosen["flow"].unique())
+    ccs = {f: algorithms[f] for f in flows if algorithms and f in algorithms}
+    if len(set(ccs.values())) > 1:
+        return palette.looks(flows, ccs)
+    n = len(palette.COLOURS)
+    return {
+        flow: palette.Look(
+            palette.COLOURS[i % n],
+            palette.LINE_STYLES[(i // n) % len(palette.LINE_STYLES)],
+            palette.MARKERS[(i // n) % len(palette.MARKERS)],
+        )
+        for i, flow in enumerate(flows)
+    }
 
-    palette = colormaps["tab10" if len(flows) <= 10 else "tab20"]
-    return {flow: palette(i % palette.N) for i, flow in enumerate(flows)}
+
+def _mixed_labels(
+    chosen: pd.DataFrame, algorithms: Mapping[int, str] | None
+) -> dict[int, str] | None:
+    """Legend names by algorithm where lines are coloured by it (a run mixing algorithms), so
+    that the key says whose colour is whose."""
+    flows = [int(f) for f in chosen["flow"].unique()]
+    ccs = {f: algorithms[f] for f in flows if algorithms and f in algorithms}
+    return ccs if len(set(ccs.values())) > 1 else None
 
 
 def _draw_per_flow(
@@ -188,6 +254,7 @@ def _draw_per_flow(
     chosen: pd.DataFrame,
     column: str,
     labels: Mapping[int, str] | None,
+    looks: Mapping[Any, palette.Look],
     *,
     x_label: bool = True,
 ) -> None:
@@ -195,14 +262,15 @@ def _draw_per_flow(
     x_scale, y_scale = _label(axes, "t_s", column)
     if not x_label:
         axes.set_xlabel("")
-    groups = list(chosen.groupby("flow"))
-    colours = _flow_colours([flow for flow, _ in groups])
-    for flow, samples in groups:
+    for flow, samples in chosen.groupby("flow"):
         if samples[column].isna().all():
             continue
         name = f"{flow} {labels[flow]}" if labels and flow in labels else f"flow {flow}"
         axes.plot(
-            samples["t_s"] * x_scale, samples[column] * y_scale, color=colours[flow], label=name
+            samples["t_s"] * x_scale,
+            samples[column] * y_scale,
+            label=name,
+            **looks[int(flow)].line(),
         )
 
 
@@ -223,6 +291,13 @@ def flow_labels(flows: pd.DataFrame) -> dict[int, str] | None:
     return dict(zip(flows["flow"].astype(int), flows["label"].astype(str), strict=True))
 
 
+def flow_algorithms(flows: pd.DataFrame) -> dict[int, str] | None:
+    """Each flow's algorithm (flow id -> ``cc``), to colour per-flow lines by algorithm."""
+    if flows.empty or "cc" not in flows:
+        return None
+    return dict(zip(flows["flow"].astype(int), flows["cc"].astype(str), strict=True))
+
+
 @_styled
 def cwnd_figure(
     series: pd.DataFrame,
@@ -230,6 +305,7 @@ def cwnd_figure(
     title: str = "Congestion window",
     labels: Mapping[int, str] | None = None,
     state: bool | Sequence[str] = True,
+    algorithms: Mapping[int, str] | None = None,
 ) -> Figure:
     """cwnd (packets) over time, one line per flow (``flows``: which; default all; ``labels``:
     legend names by flow id).
@@ -238,7 +314,8 @@ def cwnd_figure(
     reported (an algorithm's own state: Vegas's diff, CUBIC's W_max and K...) gets a panel under
     the window, sharing its time axis, one line per reporting flow in the flow's colour; at most
     :data:`MAX_STATE_PANELS` of them, in name order. ``state`` may instead list the columns to
-    draw; ``False`` draws the window alone.
+    draw; ``False`` draws the window alone. Columns left out are named under the figure.
+    ``algorithms`` (flow id -> algorithm) colours a mixed run's flows by algorithm.
     """
     chosen = _chosen_flows(series, flows)
     left_out: list[str] = []
@@ -254,17 +331,20 @@ def cwnd_figure(
             present = ", ".join(state_columns(chosen)) or "none"
             raise ValueError(f"no state column {missing[0]!r} in the series; present: {present}")
     if not columns:
-        return _per_flow_lines(series, "cwnd_pkts", title, flows, labels)
-    figure = _window_and_state(chosen, columns, title, labels)
+        return _per_flow_lines(series, "cwnd_pkts", title, flows, labels, algorithms)
+    figure = _window_and_state(chosen, columns, title, labels, algorithms)
     if left_out:
-        bottom = figure.axes[-1]
-        names = ", ".join(_state_label(c) for c in left_out)
-        bottom.set_xlabel(f"{bottom.get_xlabel()}; not drawn: {names}")
+        names = ", ".join(c.removeprefix(STATE_PREFIX) for c in left_out)
+        figure.text(0.01, 0.0, f"Not drawn (over {MAX_STATE_PANELS} panels): {names}", fontsize=9)
     return figure
 
 
 def _window_and_state(
-    chosen: pd.DataFrame, columns: Sequence[str], title: str, labels: Mapping[int, str] | None
+    chosen: pd.DataFrame,
+    columns: Sequence[str],
+    title: str,
+    labels: Mapping[int, str] | None,
+    algorithms: Mapping[int, str] | None,
 ) -> Figure:
     from matplotlib.figure import Figure  # matplotlib is slow to import: only to draw
 
@@ -278,17 +358,52 @@ def _window_and_state(
     )[:, 0]
     window, *rest = panels
     window.set_title(title)
-    _draw_per_flow(window, chosen, "cwnd_pkts", labels, x_label=False)
+    looks = _flow_looks(chosen, algorithms)
+    labels = labels or _mixed_labels(chosen, algorithms)
+    _draw_per_flow(window, chosen, "cwnd_pkts", labels, looks, x_label=False)
     _legend(window)
     for i, (axes, column) in enumerate(zip(rest, columns, strict=True)):
-        _draw_per_flow(axes, chosen, column, labels, x_label=i == len(columns) - 1)
-        axes.set_ylabel(_state_label(column))
+        _draw_per_flow(axes, chosen, column, labels, looks, x_label=i == len(columns) - 1)
+        axes.set_ylabel(state_label(column))
+        # The flows that report this state: a key of its own, as not every flow does.
+        _legend(axes)
     return figure
 
 
-def _state_label(column: str) -> str:
-    """The axis label of a state column: its name without the prefix ("cc_w_max" -> "w_max")."""
-    return column.removeprefix(STATE_PREFIX)
+#: Units of the state the engine's algorithms report (their ``inspect`` hooks, crates/.../cc).
+_STATE_UNITS = {
+    "w_max": "packets",
+    "k": "s",
+    "diff": "packets",
+    "dwnd": "packets",
+    "reno": "packets",
+    "gamma": "packets",
+    "floor": "packets",
+    "pipe": "packets",
+    "bwe": "packets/s",
+    "avg_rtt": "s",
+    "base_rtt": "s",
+    "rtt_cong": "s",
+    "qdelay": "s",
+    "t": "s",
+    "c": "fraction",
+    "beta": "fraction",
+    "losses": "count",
+    "cuts": "count",
+    "phase": "code",
+    "region": "code",
+    "trend": "code",
+    "indication": "code",
+    "mode": "code",
+}
+
+
+def state_label(column: str) -> str:
+    """The axis label of a state column: its name without the prefix and its unit ("cc_w_max"
+    -> "w_max (packets)"); "as reported" for a name whose unit is not known (alpha: segments per
+    RTT for H-TCP and Illinois, a fraction for DCTCP; a Python algorithm's own names)."""
+    name = column.removeprefix(STATE_PREFIX)
+    return f"{name} ({_STATE_UNITS.get(name, 'as reported')})"
 
 
 @_styled
@@ -297,9 +412,10 @@ def throughput_figure(
     flows: Sequence[int] | None = None,
     title: str = "Throughput",
     labels: Mapping[int, str] | None = None,
+    algorithms: Mapping[int, str] | None = None,
 ) -> Figure:
     """Sampled sending rate (Mb/s) over time, one line per flow."""
-    return _per_flow_lines(series, "rate_bps", title, flows, labels)
+    return _per_flow_lines(series, "rate_bps", title, flows, labels, algorithms)
 
 
 @_styled
@@ -313,13 +429,22 @@ def queue_figure(
     figure, axes = _figure(title)
     x_scale, _ = _label(axes, "t_s", "queue_pkts")
     chosen = queues if link is None else queues[queues["link"] == link]
-    for link_id, samples in chosen.groupby("link"):
+    for i, (link_id, samples) in enumerate(chosen.groupby("link")):
+        colour = palette.COLOURS[i % len(palette.COLOURS)]
         axes.step(
-            samples["t_s"] * x_scale, samples["queue_pkts"], where="post", label=f"link {link_id}"
+            samples["t_s"] * x_scale,
+            samples["queue_pkts"],
+            where="post",
+            color=colour,
+            label=f"link {link_id}",
         )
         if "avg_queue_pkts" in samples and samples["avg_queue_pkts"].notna().any():
             axes.plot(
-                samples["t_s"], samples["avg_queue_pkts"], "--", label=f"link {link_id} average"
+                samples["t_s"] * x_scale,
+                samples["avg_queue_pkts"],
+                "--",
+                color=colour,
+                label=f"link {link_id} average",
             )
     _legend(axes)
     return figure
@@ -332,20 +457,22 @@ def flow_bars_figure(
     """One bar per flow of ``column`` (goodput by default), coloured by algorithm."""
     figure, axes = _figure(title or f"Per-flow {_quantity(column)}")
     _, y_scale = _label(axes, "flow", column)
-    colours = _colours(flows["cc"].unique().tolist())
+    looks = palette.looks(flows["cc"].astype(str).unique().tolist())
+    hatches = {"-": None, "--": "//", ":": "..", "-.": "xx"}
     for cc, rows in flows.groupby("cc", sort=False):
-        axes.bar(rows["flow"], rows[column] * y_scale, color=colours[cc], label=str(cc))
+        look = looks[str(cc)]
+        axes.bar(
+            rows["flow"],
+            rows[column] * y_scale,
+            color=look.colour,
+            hatch=hatches[look.linestyle],
+            edgecolor="white" if look.linestyle != "-" else None,
+            label=str(cc),
+        )
     axes.set_xticks(flows["flow"].tolist() if len(flows) <= 30 else axes.get_xticks())
     axes.grid(False, axis="x")
     _legend(axes, "algorithm")
     return figure
-
-
-def _colours(names: Sequence[Any]) -> dict[Any, Any]:
-    from matplotlib import colormaps  # matplotlib is slow to import: only to draw
-
-    palette = colormaps["tab10"]
-    return {name: palette(i % 10) for i, name in enumerate(names)}
 
 
 @_styled
@@ -359,12 +486,20 @@ def cdf_figure(
     figure, axes = _figure(title or f"CDF of {_quantity(column)}")
     x_scale, _ = _label(axes, column, "flow")
     axes.set_ylabel("fraction of flows at or below")
+    looks = palette.looks([str(name) for name in groups])
     for name, values in groups.items():
         cdf = metrics.ecdf(values)
-        axes.step(cdf["value"] * x_scale, cdf["p"], where="post", label=str(name))
+        axes.step(
+            cdf["value"] * x_scale,
+            cdf["p"],
+            where="post",
+            label=str(name),
+            **looks[str(name)].line(),
+        )
     axes.set_ylim(0, 1.02)
     if log_x:
         axes.set_xscale("log")
+        tidy_log_ticks(axes)
     _legend(axes)
     return figure
 
@@ -401,31 +536,56 @@ def metric_figure(
     default = f"{_quantity(y)} vs {_quantity(x)}"
     figure, axes = _figure(title or default[:1].upper() + default[1:])
     x_scale, y_scale = _label(axes, x, y)
-    groups = data.groupby(hue, sort=False) if hue else [(None, data)]
+    groups = list(data.groupby(hue, sort=False)) if hue else [(None, data)]
+    looks = palette.looks([str(name) for name, _ in groups])
     for name, rows in groups:
         stats = _mean_ci(rows, x, y)
+        mean = stats["mean"].to_numpy(float)
         axes.errorbar(
             stats["x"].to_numpy(float) * x_scale,
-            stats["mean"].to_numpy(float) * y_scale,
-            yerr=stats["ci"].to_numpy(float) * y_scale,
-            marker="o",
+            mean * y_scale,
+            yerr=np.vstack([mean - stats["ci_low"], stats["ci_high"] - mean]) * y_scale,
             capsize=3,
             label=None if name is None else str(name),
+            **looks[str(name)].points(),
         )
     if log_x:
         axes.set_xscale("log")
     if log_y:
         axes.set_yscale("log")
+    tidy_log_ticks(axes)
     _legend(axes, hue)
     return figure
 
 
 def _mean_ci(rows: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
-    """Mean of ``y`` per ``x`` (sorted) and the half-width of its 95% confidence interval, ``ci``
-    (NaN for one row: no error bar is drawn)."""
+    """Mean of ``y`` per ``x`` (sorted) and its 95% confidence interval, ``ci_low`` to
+    ``ci_high``, within the range ``y`` can take (:func:`quantity_range`); NaN for one row: no
+    error bar is drawn."""
     numeric = rows.assign(x=pd.to_numeric(rows[x]).astype(float))
     table = metrics.mean_ci(numeric, "x", y, level=0.95).sort_values("x", kind="stable")
-    return table.rename(columns={"half_width": "ci"}).reset_index(drop=True)
+    low, high = quantity_range(y)
+    table["ci_low"] = table["ci_low"].clip(lower=low, upper=high)
+    table["ci_high"] = table["ci_high"].clip(lower=low, upper=high)
+    return table.reset_index(drop=True)
+
+
+#: Columns whose values are fractions, in [0, 1].
+_FRACTIONS = frozenset({"jain", "loss_rate", "loss", "reno_friendliness_share"})
+#: Columns that cannot be negative besides the quantities with a unit suffix.
+_NONNEGATIVE = frozenset(
+    {"utilization", "drops", "retransmits", "timeouts", "relative_throughput", "reno_friendliness"}
+)
+
+
+def quantity_range(column: str) -> tuple[float, float]:
+    """The values a column can take, so that no interval drawn leaves them: [0, 1] for Jain's
+    index and loss rates, [0, inf) for rates, times, sizes and counts, else any."""
+    if column in _FRACTIONS:
+        return 0.0, 1.0
+    if column in _NONNEGATIVE or column.endswith(tuple(s for s, _, _ in _SUFFIXES)):
+        return 0.0, float("inf")
+    return float("-inf"), float("inf")
 
 
 # ---- files -------------------------------------------------------------------------------------
@@ -473,12 +633,16 @@ def run_figures(results: Any, kinds: Sequence[str] | None = None) -> dict[str, F
     ``kinds`` chooses (an untraced kind asked for raises ValueError)."""
     name = results.scenario.name
     labels = flow_labels(results.flows)
+    algorithms = flow_algorithms(results.flows)
     makers: dict[str, Callable[[], Figure]] = {
         "cwnd": lambda: cwnd_figure(
-            results.series, title=f"{name}: congestion window", labels=labels
+            results.series,
+            title=f"{name}: congestion window",
+            labels=labels,
+            algorithms=algorithms,
         ),
         "throughput": lambda: throughput_figure(
-            results.series, title=f"{name}: throughput", labels=labels
+            results.series, title=f"{name}: throughput", labels=labels, algorithms=algorithms
         ),
         "queue": lambda: queue_figure(results.queues, title=f"{name}: queue length"),
         "flows": lambda: flow_bars_figure(results.flows, title=f"{name}: goodput per flow"),
