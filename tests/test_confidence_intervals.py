@@ -97,7 +97,9 @@ def test_metric_figure_draws_no_bar_for_a_single_replicate() -> None:
     segments = container.lines[2][0].get_segments()
     low, high = segments[0][:, 1]
     # 1 and 3 Mb/s: s = sqrt(2) Mb/s, half-width t(0.975, 1) sqrt(2) / sqrt(2) Mb/s
-    assert (high - low) / 2 == pytest.approx(12.706205, rel=1e-6)
+    # above the mean of 2 Mb/s; below it the bar stops at 0, as goodput cannot be negative.
+    assert high - 2 == pytest.approx(12.706205, rel=1e-6)
+    assert low == 0
     # The point of one run has an undefined interval: its bar is NaN (not drawn), not zero.
     assert np.isnan(segments[1]).all()
 

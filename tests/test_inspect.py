@@ -91,7 +91,7 @@ def test_cwnd_figure_draws_a_panel_per_state_column(mixed: Any, tmp_path: Path) 
     figure = plots.cwnd_figure(mixed.series, title="mixed")
     window, *panels = figure.axes
     assert window.get_title() == "mixed" and window.get_ylabel() == "cwnd (packets)"
-    assert [axes.get_ylabel() for axes in panels] == ["diff", "k", "w_max"]
+    assert [axes.get_ylabel() for axes in panels] == ["diff (packets)", "k (s)", "w_max (packets)"]
     assert panels[-1].get_xlabel() == "time (s)" and window.get_xlabel() == ""
     # one line per reporting flow, in that flow's colour in the window panel
     assert [line.get_label() for line in window.get_lines()] == ["flow 0", "flow 1", "flow 2"]

@@ -634,7 +634,7 @@ BAD_INPUTS = [
     (_with(dumbbell(), "1.5pkts", "topology", "buffer"), "topology.buffer: ", "not a whole number of packets"),
     (_with(dumbbell(), "fast", "stack", "min_rto"), "stack.min_rto: ", '"fast" is not a time'),
     (_with(dumbbell(), 1, "stack", "delayed_ack"), "stack.delayed_ack: ", "expected a valid boolean"),
-    (_with(dumbbell(), "nwereno", "stack", "recovery"), "stack.recovery: ", 'expected "reno", "newreno" or "sack"'),
+    (_with(dumbbell(), "nwereno", "stack", "recovery"), "stack.recovery: ", 'expected "reno", "newreno", "sack" or "rack-tlp"'),
     (_with(dumbbell(), {"sack": True, "recovery": "newreno"}, "stack"), "stack.sack: ",
      'true contradicts recovery = "newreno"; expected false with that recovery'),
     (_with(dumbbell(), "x", "trace"), "trace: ", "is not a table"),
