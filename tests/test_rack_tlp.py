@@ -38,7 +38,9 @@ def runs() -> dict[str, list[ccsim.Results]]:
 def test_loss_probes_leave_far_fewer_timeouts_than_sack_recovery(
     runs: dict[str, list[ccsim.Results]],
 ) -> None:
-    timeouts = {r: sum(int(res.flows["timeouts"].sum()) for res in results) for r, results in runs.items()}
+    timeouts = {
+        r: sum(int(res.flows["timeouts"].sum()) for res in results) for r, results in runs.items()
+    }
     assert timeouts["sack"] >= 40, timeouts  # the scenario does lose tails
     assert timeouts["rack-tlp"] < 0.6 * timeouts["sack"], timeouts
     for results in runs.values():
@@ -47,7 +49,9 @@ def test_loss_probes_leave_far_fewer_timeouts_than_sack_recovery(
 
 
 @requires_engine
-def test_rack_tlp_conserves_packets_and_reports_its_stack(runs: dict[str, list[ccsim.Results]]) -> None:
+def test_rack_tlp_conserves_packets_and_reports_its_stack(
+    runs: dict[str, list[ccsim.Results]],
+) -> None:
     for res in runs["rack-tlp"]:
         check_conservation(res)
         stack = res.summary["stack"]

@@ -168,7 +168,9 @@ def test_a_study_reports_its_runs_the_reused_ones_and_its_wall_time(
     assert r4.runs > 0 and r4.reused == 0
     assert r10.runs > 0 and r10.reused == r10.runs
     line = core.timing_line(r10)
-    assert re.fullmatch(rf"R10: {r10.runs} runs \({r10.runs} reused\) in [0-9.]+ (s|min|h) on 1 worker", line), line
+    assert re.fullmatch(
+        rf"R10: {r10.runs} runs \({r10.runs} reused\) in [0-9.]+ (s|min|h) on 1 worker", line
+    ), line
 
 
 @requires_engine
