@@ -198,6 +198,26 @@ def test_one_algorithm_shows_every_parameter_in_full() -> None:
 # ---- a study's comparison table --------------------------------------------------------------------
 
 
+@requires_engine
+def test_a_study_run_prints_its_table_whole_within_80_columns(tmp_path: Path) -> None:
+    from ccsim.studies.tables import shown_rows
+
+    text = invoke("study", "F4", "--quick", "--out", tmp_path)
+    assert_fits(text)
+    header, rows = shown_rows(pd.read_csv(tmp_path / "F4.csv"))
+    lines = text.splitlines()
+    left_line = next((line for line in lines if line.startswith("left out for width: ")), "")
+    left_out = left_line.removeprefix("left out for width: ").split(" (")[0].split(", ")
+    shared = next((line for line in lines if line.startswith("every row: ")), "")
+    # a column is on each row's line unless left out for width or said once for every row
+    shown = [i for i, c in enumerate(header) if c not in left_out and f" {c} " not in shared]
+    assert header.index("ours") in shown and header.index("metric") in shown
+    for cells in rows:
+        # every shown cell of the row whole on one line, in order
+        pattern = r"\s+".join(re.escape(cells[i]) for i in shown)
+        assert any(re.search(pattern, line) for line in lines), (cells, text)
+
+
 def _comparison_frame() -> pd.DataFrame:
     from ccsim.studies.tables import VALUE_COLUMNS
 

@@ -103,7 +103,7 @@ def study(
     effect goes the other way), or not run. A full run adds seeds while a check is inconclusive,
     up to the study's cap; --quick is a first look, labelled so. Writes ID.csv, ID-runs.csv
     (every run's values), ID.png, ID-verdicts.csv and study.json (what `ccsim report DIR` reads).
-    --format csv, json or markdown applies to --list.
+    --format csv, json or markdown applies to --list; --wide to --list and the comparison table.
     """
     from ccsim import studies  # the studies import pandas and scipy: only for this command
 
@@ -135,6 +135,7 @@ def study(
             workers=workers,
             console=new_console(),
             progress=sys.stderr.isatty(),
+            wide=wide,
         )
     except KeyboardInterrupt:
         fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)

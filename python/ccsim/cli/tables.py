@@ -156,18 +156,21 @@ def text_table(
     *,
     right_aligned: Sequence[str] = (),
     optional: Sequence[str] = (),
+    prose: Sequence[str] = (),
     notes: Sequence[str] = (),
     name: str = "table",
 ) -> OutputTable:
     """A table of text cells (already formatted, e.g. a study's comparison table): columns named
     in ``right_aligned`` align right, those in ``optional`` may be left out for width (the last
-    named first), and a column with one value in every row is said once above the table."""
+    named first), those in ``prose`` may wrap at spaces when leaving columns out is not enough,
+    and a column with one value in every row is said once above the table."""
     columns = [
         Column(
             key=column,
             values=[row[i] for row in rows],
             align="right" if column in right_aligned else "left",
             drop_rank=(list(optional).index(column) + 1) if column in optional else 0,
+            wrap=column in prose,
         )
         for i, column in enumerate(header)
     ]

@@ -66,6 +66,7 @@ def run(
     workers: int | None = None,
     console: Any = None,
     progress: bool = False,
+    wide: bool = False,
 ) -> StudyReport:
     """Run the study ``name`` and return its report (table, verdicts, files written).
 
@@ -76,7 +77,7 @@ def run(
     ``first_seed + n - 1``; run one seed at a time to see how a result varies). Results go to
     ``out`` (default ``results/studies/<ID>``, with ``-<profile>`` and ``-quick`` suffixes when
     not the full ns2 run). ``console``: a rich Console to print the setup, the table and the
-    verdicts to.
+    verdicts to; the table is fitted to its width unless ``wide``.
     """
     study = get(name)
     profile = profile or study.profile
@@ -87,4 +88,6 @@ def run(
     if first_seed < 1:
         raise ScenarioError(f"first_seed: {first_seed} is not >= 1")
     settings = Settings(quick=quick, profile=profile, replicates=replicates, first_seed=first_seed)
-    return run_study(study, settings, out, workers=workers, console=console, progress=progress)
+    return run_study(
+        study, settings, out, workers=workers, console=console, progress=progress, wide=wide
+    )

@@ -8,8 +8,8 @@ import os
 from typing import Any
 
 from rich.markup import escape
-from rich.table import Table
 
+from ccsim.cli.tables import print_table, text_table
 from ccsim.scenario import Stack
 from ccsim.studies.checks import (
     INCONCLUSIVE,
@@ -57,23 +57,29 @@ VERDICT_COLOURS = {
 }
 
 
-def print_report(report: StudyReport, console: Any) -> None:
+def print_report(report: StudyReport, console: Any, *, wide: bool = False) -> None:
     """The comparison table, the notes, the verdicts with their checks, the files written and
     the time taken."""
-    study, table = report.study, report.table
-    rich_table = Table(
-        title=f"{study.id}: ccsim vs published ({study.source})",
-        caption=f"ours: mean of n runs; {CI_LEVEL:.0%} CI: Student's t within the quantity's "
-        f"range (-: fewer than {MIN_REPLICATES} runs, no interval)",
+    study = report.study
+    header, rows = shown_rows(report.table)
+    caption = (
+        f"ours: mean of n runs; {CI_LEVEL:.0%} CI: Student's t within the quantity's range "
+        f"(-: fewer than {MIN_REPLICATES} runs, no interval)"
     )
-    header, rows = shown_rows(table)
-    for column in header:
-        rich_table.add_column(
-            column, justify="left" if column not in SHOWN_COLUMNS[1:] else "right"
-        )
-    for cells in rows:
-        rich_table.add_row(*(escape(cell) for cell in cells))
-    console.print(rich_table)
+    # Fitted to the console as every ccsim table is: no value cut; what does not fit is left out
+    # (the interval and n first) and named, and ID.csv holds it all. Only the metric's
+    # description may wrap, at spaces, when leaving columns out is not enough.
+    table = text_table(
+        f"{study.id}: ccsim vs published ({study.source})",
+        header,
+        rows,
+        right_aligned=SHOWN_COLUMNS[1:],
+        optional=("published", "n", "95% CI"),
+        prose=("metric",),
+        notes=[caption],
+        name=study.id,
+    )
+    print_table(console, table, wide=wide)
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}")
     counts = {v: sum(r.verdict == v for r in report.verdicts) for v in VERDICTS}

@@ -77,6 +77,7 @@ def run_study(
     workers: int | None = None,
     console: Any = None,
     progress: bool = False,
+    wide: bool = False,
 ) -> StudyReport:
     """Run one study: its sweeps (cached), the analysis, the verdicts, the files, the printout.
 
@@ -87,7 +88,7 @@ def run_study(
 
     ``out`` defaults to ``results/studies/<ID>`` (``<ID>-<profile>`` under another profile, so
     that the two are kept side by side). ``console`` is a rich Console to print to (None: print
-    nothing).
+    nothing); ``wide`` prints the comparison table unfitted to its width.
     """
     started = time.perf_counter()
     directory = Path(out) if out is not None else default_directory(study, settings)
@@ -155,7 +156,7 @@ def run_study(
     report.elapsed_s = time.perf_counter() - started
     report.workers = workers
     if console is not None:
-        print_report(report, console)
+        print_report(report, console, wide=wide)
     return report
 
 
