@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, SMALL_DUMBBELL, UNCONNECTED_EXPLICIT, requires_engine, run_cli
+from conftest import (
+    EXAMPLES,
+    PACKAGE_PARENT,
+    SMALL_DUMBBELL,
+    UNCONNECTED_EXPLICIT,
+    requires_engine,
+    run_cli,
+)
 
 FILES = {"scenario.toml", "summary.json", "flows.parquet", "links.parquet"}
 
@@ -458,3 +467,20 @@ def test_a_tiny_rto_with_drops_traced_still_ends(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "o" / "summary.json").is_file()
+
+
+def test_a_ctrl_c_while_the_cli_loads_is_one_line(tmp_path: Path) -> None:
+    # A stand-in for typer that is interrupted while it loads, as a Ctrl-C on a cold start is.
+    (tmp_path / "typer").mkdir()
+    (tmp_path / "typer" / "__init__.py").write_text("raise KeyboardInterrupt\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(PACKAGE_PARENT)]))
+    result = subprocess.run(
+        [sys.executable, "-m", "ccsim", "--help"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 130
+    assert result.stderr == "error: interrupted\n"
