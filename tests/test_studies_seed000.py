@@ -393,7 +393,7 @@ def test_r12_reno_beating_iiad_is_reversed() -> None:
         ("SQRT", [520, 530, 510], [380, 390, 370]),
     ):
         key = {"config": f"{scheme} vs Reno"}
-        rows += _records(key, "binomial Kbps", binomial) + _records(key, "TCP Kbps", tcp)
+        rows += _records(key, "binomial kb/s", binomial) + _records(key, "TCP kb/s", tcp)
     checks = seed000.r12_beat_down(_table(rows, ["config"], seed000.R12_BOUNDS))
     assert _outcomes(checks) == [REVERSED, HELD]
     assert grade(checks) == NOT_REPRODUCED

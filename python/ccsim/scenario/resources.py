@@ -146,7 +146,7 @@ QUEUE_INSPECT_NAMES: dict[str, frozenset[str]] = {
     "pie": frozenset({"sojourn_s", "drop_prob", "aqm_drops", "marks"}),
 }
 # pcap: a record is a 16-byte header and the packet's headers: IPv4 (20) and TCP with the
-# timestamp option (32); SACK blocks lengthen some ACKs. Measured: 1 Gbps for 10 s captured at
+# timestamp option (32); SACK blocks lengthen some ACKs. Measured: 1 Gb/s for 10 s captured at
 # the bottleneck gave 80 882 640 bytes for 1 189 450 packets (68.0 B each, 99% of the link's
 # rate in 1040-byte packets); one flow's capture 68.2 B per data packet and ACK. The run holds
 # about twice the files' bytes at the end (the engine's records and files, then Python's copy).

@@ -17,7 +17,7 @@ Choices common to every study (printed with each):
   the wire), so the two queue and serialize identically. R13's "1000 B packets" are read the same
   way (``mss = 1000``).
 * Queues. Every link is DropTail. A bottleneck's buffer is the paper's, in packets as the paper
-  counts them ("1/4 BDP" at 4 Mbps and 100 ms is 25 packets of 500 B), not recomputed from
+  counts them ("1/4 BDP" at 4 Mb/s and 100 ms is 25 packets of 500 B), not recomputed from
   ccsim's 540-byte packets. Every link the paper gives no buffer for (the access links, both
   directions) has ns-2's default DropTail queue, ``limit_ 50``, which holds 49 waiting packets
   besides the one in transmission: ccsim counts waiting packets, so 49 (:data:`NS2_QUEUE`).

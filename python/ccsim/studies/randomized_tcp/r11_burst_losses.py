@@ -169,7 +169,7 @@ R11 = Study(
     slug="burst-losses",
     title="Burst losses (Table VIII)",
     source=f"{SOURCE}, Table VIII",
-    setup="Dumbbell 1 and 2 Mbps, 20/25/30 flows, RTT 200 ms, buffer 25 packets; burst loss = "
+    setup="Dumbbell 1 and 2 Mb/s, 20/25/30 flows, RTT 200 ms, buffer 25 packets; burst loss = "
     "more than one drop of a flow in one loss episode (drops of one flow at one queue less than "
     "one RTT apart).",
     warmup="none: every drop of the run counts (flows start in the first second)",

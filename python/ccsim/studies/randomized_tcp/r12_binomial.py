@@ -58,8 +58,8 @@ R12_BEATEN = 0.8
 #: "Markedly fairer": smaller/larger throughput at least this much higher randomized.
 R12_FAIRER = 0.1
 R12_BOUNDS = {
-    "binomial Kbps": NONNEGATIVE,
-    "TCP Kbps": NONNEGATIVE,
+    "binomial kb/s": NONNEGATIVE,
+    "TCP kb/s": NONNEGATIVE,
     "Jain": UNIT,
     "min/max": UNIT,
 }
@@ -148,8 +148,8 @@ def _r12_records(point: pd.Series, flows: pd.DataFrame, key: Mapping[str, Any]) 
     x = flows.sort_values("flow")["goodput_bps"].to_numpy()
     base = dict(key) | {"seed": run_seed(point)}
     return [
-        base | {"metric": "binomial Kbps", "value": kbps(x[0])},
-        base | {"metric": "TCP Kbps", "value": kbps(x[1])},
+        base | {"metric": "binomial kb/s", "value": kbps(x[0])},
+        base | {"metric": "TCP kb/s", "value": kbps(x[1])},
         base | {"metric": "Jain", "value": metrics.jain_index(x)},
         # Jain's index of two flows cannot fall below 0.5 and a 1:2 split still scores 0.9, so
         # the smaller/larger throughput ratio is what the verdict reads.
@@ -205,8 +205,8 @@ def r12_beat_down(table: pd.DataFrame) -> list[Check]:
     checks = []
     for scheme in ("IIAD", "SQRT"):
         config = f"{scheme} vs Reno"
-        ratio = measure(table, "TCP Kbps", config=config) / measure(
-            table, "binomial Kbps", config=config
+        ratio = measure(table, "TCP kb/s", config=config) / measure(
+            table, "binomial kb/s", config=config
         )
         checks.append(
             compare(
@@ -247,7 +247,7 @@ R12 = Study(
     slug="binomial",
     title="Binomial schemes (Fig. 12)",
     source=f"{SOURCE}, Fig. 12",
-    setup="Dumbbell 1 Mbps, RTT 100 ms, DropTail 25 packets; IIAD (k=1, l=0) vs Reno and SQRT "
+    setup="Dumbbell 1 Mb/s, RTT 100 ms, DropTail 25 packets; IIAD (k=1, l=0) vs Reno and SQRT "
     "(k=l=0.5) vs Reno, then randomized IIAD / SQRT vs Randomized TCP; one flow each. "
     "Sensitivity: the same pairs over a and b (sweeps sensitivity-*).",
     warmup="none: each flow's goodput over its whole 200 s run (flows start in the first second)",

@@ -136,10 +136,10 @@ def _r13_sweeps(s: Settings) -> list[dict[str, Any]]:
 
 def _r13_multi_scenario(duration: str) -> dict[str, Any]:
     """Fig. 15 as we read it (the figure did not survive the OCR; every choice is an assumption
-    printed with the study): Fig. 13's sources 1 and 2 (8 Mbps access, source 2 at 5 ms, source
+    printed with the study): Fig. 13's sources 1 and 2 (8 Mb/s access, source 2 at 5 ms, source
     1's delay swept) into gateway 1; bottleneck 1 gateway 1 -> gateway 2 and bottleneck 2
-    gateway 2 -> sink, both 800 Kbps / 50 ms / 15 packets (the single bottleneck's 100 ms split
-    in two, so RTT2 stays 210 ms); source 3 joins at gateway 2 (8 Mbps / 5 ms, RTT 110 ms) and
+    gateway 2 -> sink, both 800 kb/s / 50 ms / 15 packets (the single bottleneck's 100 ms split
+    in two, so RTT2 stays 210 ms); source 3 joins at gateway 2 (8 Mb/s / 5 ms, RTT 110 ms) and
     shares bottleneck 2 only. Access links have ns-2's default queue."""
 
     def link(src: str, dst: str, rate: str, delay: str, buffer: str) -> dict[str, Any]:
@@ -341,16 +341,16 @@ R13 = Study(
     slug="floyd-jacobson",
     title="Floyd-Jacobson phase effects (Fig. 13-16)",
     source=f"{SOURCE}, Fig. 13-16",
-    setup="Two sources on 8 Mbps access links (source 2: 5 ms) into a gateway, gateway to sink "
-    "800 Kbps / 100 ms, DropTail 15 packets, 1000 B packets; source 1's access delay swept so "
+    setup="Two sources on 8 Mb/s access links (source 2: 5 ms) into a gateway, gateway to sink "
+    "800 kb/s / 100 ms, DropTail 15 packets, 1000 B packets; source 1's access delay swept so "
     "that RTT1/RTT2 spans 1 to 2.2; shares over the last 50 s of each 100 s run. Multiple "
-    "bottlenecks (Fig. 15-16): the same two sources cross two 800 Kbps bottlenecks in a row, a "
+    "bottlenecks (Fig. 15-16): the same two sources cross two 800 kb/s bottlenecks in a row, a "
     "third source joins at the second; source 3's share of the second bottleneck's drops.",
     warmup="50 s of each 100 s run (quick: 10 s of 60 s): the shares are those of the last 50 s",
     assumptions=(
         *COMMON[1:],
         "packets of 1000 B read as ns-2 packetSize_ 1000 (ccsim mss = 1000: 1040 B on the wire)",
-        "access links (8 Mbps) with ns-2's default queue (limit_ 50: 49 waiting); bottlenecks 15 "
+        "access links (8 Mb/s) with ns-2's default queue (limit_ 50: 49 waiting); bottlenecks 15 "
         "packets",
         "'Randomized' runs both sources Randomized",
         "throughput over the last 50 s = mean of the sampled delivery rate (every 0.5 s)",
@@ -362,8 +362,8 @@ R13 = Study(
         ),
         (
             "Fig. 15 (lost in the OCR) read as: sources 1, 2 as in Fig. 13 into gateway 1; "
-            "bottlenecks gateway 1 -> gateway 2 and gateway 2 -> sink, each 800 Kbps / 50 ms / 15 "
-            "packets (Fig. 13's 100 ms split in two, RTT2 = 210 ms); source 3 on 8 Mbps / 5 ms into "
+            "bottlenecks gateway 1 -> gateway 2 and gateway 2 -> sink, each 800 kb/s / 50 ms / 15 "
+            "packets (Fig. 13's 100 ms split in two, RTT2 = 210 ms); source 3 on 8 Mb/s / 5 ms into "
             "gateway 2 (RTT3 110 ms), crossing bottleneck 2 only; source 1's access delay swept as "
             "in Fig. 13; all three sources Reno, then all three Randomized"
         ),

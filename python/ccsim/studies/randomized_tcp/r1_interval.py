@@ -39,9 +39,9 @@ from ccsim.studies.randomized_tcp.common import (
 #: Fig. 2/3's buffer is "one-fourth the delay bandwidth product" (section V.A): 1/4 of the BDP at
 #: 100 ms in 500 B packets, rounded to the nearest packet (halves up).
 R1_RATES = {"1Mbps": "6pkts", "2Mbps": "13pkts", "4Mbps": "25pkts"}
-#: Fig. 4: 1/4 BDP to 1 BDP at 4 Mbps and 100 ms (25 is Fig. 2's 4 Mbps curve, run there).
+#: Fig. 4: 1/4 BDP to 1 BDP at 4 Mb/s and 100 ms (25 is Fig. 2's 4 Mb/s curve, run there).
 R1_BUFFERS = ("25pkts", "50pkts", "75pkts", "100pkts")
-#: Section V: "a bottleneck link of 1 Mbps, all other links of bandwidth 4 Mbps" (not 4x the
+#: Section V: "a bottleneck link of 1 Mb/s, all other links of bandwidth 4 Mb/s" (not 4x the
 #: bottleneck, section IV's rule), for every variant of R1.
 R1_ACCESS = "4Mbps"
 R1_RTTS = "4Mbps rtt 80-120ms"
@@ -94,7 +94,7 @@ def _r1_sweeps(s: Settings) -> list[dict[str, Any]]:
             )
     if s.quick:
         return sweeps
-    # Fig. 4: 30 flows (the paper's); its 25-packet curve is the 4 Mbps curve above.
+    # Fig. 4: 30 flows (the paper's); its 25-packet curve is the 4 Mb/s curve above.
     sweeps.append(
         sweep_definition(
             "buffer",
@@ -210,10 +210,10 @@ R1 = Study(
     slug="randomization-interval",
     title="Randomization interval sweep (Fig. 2-5)",
     source=f"{SOURCE}, Fig. 2-5",
-    setup="Dumbbell, RTT 100 ms, access links 4 Mbps (section V); Randomized TCP with I = 0..1 "
-    "(step 0.1; I = 0 is Paced); Fig. 2/3: 30/50 flows, bottleneck 1/2/4 Mbps with a buffer of "
-    "1/4 BDP, 6/13/25 packets; Fig. 4: 30 flows, buffer 25..100 packets at 4 Mbps; Fig. 5: "
-    "30/50 flows, per-flow RTT 80 + i*40/N ms at 4 Mbps, 25 packets.",
+    setup="Dumbbell, RTT 100 ms, access links 4 Mb/s (section V); Randomized TCP with I = 0..1 "
+    "(step 0.1; I = 0 is Paced); Fig. 2/3: 30/50 flows, bottleneck 1/2/4 Mb/s with a buffer of "
+    "1/4 BDP, 6/13/25 packets; Fig. 4: 30 flows, buffer 25..100 packets at 4 Mb/s; Fig. 5: "
+    "30/50 flows, per-flow RTT 80 + i*40/N ms at 4 Mb/s, 25 packets.",
     warmup=(
         "none: loss rate, throughput and timeouts over each whole run (flows start in the first "
         "second)"
@@ -221,14 +221,14 @@ R1 = Study(
     assumptions=(
         *COMMON[:2],
         (
-            "access links 4 Mbps whatever the bottleneck (section V: 'all other links of bandwidth "
-            "4 Mbps'; at a 4 Mbps bottleneck they run at its rate), ns-2's default queue (limit_ "
+            "access links 4 Mb/s whatever the bottleneck (section V: 'all other links of bandwidth "
+            "4 Mb/s'; at a 4 Mb/s bottleneck they run at its rate), ns-2's default queue (limit_ "
             "50: 49 waiting)"
         ),
         "bottleneck buffers in packets as the paper counts them; 1/4 BDP rounded to the nearest "
         "packet",
         *COMMON[3:],
-        "run length 100 s (the paper gives none); bandwidths of Fig. 2/3: 1, 2 and 4 Mbps",
+        "run length 100 s (the paper gives none); bandwidths of Fig. 2/3: 1, 2 and 4 Mb/s",
         (
             "I = 0 runs the randomized algorithm with interval 0 (Paced spacing with Randomized's "
             "increase rule, as the paper's 'I = 0 is Paced' reads)"

@@ -185,7 +185,7 @@ R2 = Study(
     slug="bulk-same-rtt",
     title="Bulk transfer, same RTT (Fig. 6)",
     source=f"{SOURCE}, Fig. 6",
-    setup="Dumbbell 4 Mbps, RTT 100 ms, DropTail 25 packets; N = 10..50 flows, all Reno, all "
+    setup="Dumbbell 4 Mb/s, RTT 100 ms, DropTail 25 packets; N = 10..50 flows, all Reno, all "
     "Paced or all Randomized (I = 1).",
     warmup=(
         "none: throughput, loss rate, timeouts and fairness over each whole run (flows start in "
@@ -317,7 +317,7 @@ R3 = Study(
     slug="bulk-different-rtt",
     title="Bulk transfer, different RTTs (Fig. 7)",
     source=f"{SOURCE}, Fig. 7",
-    setup="Dumbbell 4 Mbps, DropTail 25 packets, RTT_i = 80 + i*40/N ms, N = 10..50; fairness is "
+    setup="Dumbbell 4 Mb/s, DropTail 25 packets, RTT_i = 80 + i*40/N ms, N = 10..50; fairness is "
     "the RTT-weighted Jain index (sum x_i RTT_i)^2 / (n sum (x_i RTT_i)^2).",
     warmup=(
         "none: throughput, loss rate, timeouts and fairness over each whole run (flows start in "

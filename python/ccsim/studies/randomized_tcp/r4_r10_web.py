@@ -204,7 +204,7 @@ R4 = Study(
     slug="web-latency",
     title="Short web-like transfers (Fig. 8)",
     source=f"{SOURCE}, Fig. 8",
-    setup="Dumbbell 4 Mbps, RTT 100 ms, buffer 1/4 BDP (25 packets); 25 transfers always active "
+    setup="Dumbbell 4 Mb/s, RTT 100 ms, buffer 1/4 BDP (25 packets); 25 transfers always active "
     "(closed loop); transfer size 10..2500 packets; mean transfer latency.",
     warmup="none: every transfer counts, from the first of the run",
     assumptions=_WEB_ASSUMPTIONS,

@@ -44,14 +44,14 @@ _R5_NAMES = {
 }
 #: Tables I-II, and the X/Reno throughput ratios they give.
 R5_PUBLISHED: dict[tuple[Any, ...], float] = {
-    ("Reno vs Paced", "Reno", "Kbps"): 480.21,
-    ("Reno vs Paced", "Paced", "Kbps"): 351.86,
+    ("Reno vs Paced", "Reno", "kb/s"): 480.21,
+    ("Reno vs Paced", "Paced", "kb/s"): 351.86,
     ("Reno vs Paced", "Reno", "losses"): 118,
     ("Reno vs Paced", "Paced", "losses"): 202,
     ("Reno vs Paced", "Reno", "timeouts"): 6,
     ("Reno vs Paced", "Paced", "timeouts"): 28,
-    ("Reno vs Randomized", "Reno", "Kbps"): 389.31,
-    ("Reno vs Randomized", "Randomized", "Kbps"): 408.92,
+    ("Reno vs Randomized", "Reno", "kb/s"): 389.31,
+    ("Reno vs Randomized", "Randomized", "kb/s"): 408.92,
     ("Reno vs Randomized", "Reno", "losses"): 162,
     ("Reno vs Randomized", "Randomized", "losses"): 210,
     ("Reno vs Randomized", "Reno", "timeouts"): 22,
@@ -60,7 +60,7 @@ R5_PUBLISHED: dict[tuple[Any, ...], float] = {
     ("Reno vs Randomized", "X/Reno", "throughput ratio"): 408.92 / 389.31,
 }
 R5_BOUNDS = {
-    "Kbps": NONNEGATIVE,
+    "kb/s": NONNEGATIVE,
     "losses": NONNEGATIVE,
     "timeouts": NONNEGATIVE,
     "throughput ratio": NONNEGATIVE,
@@ -97,7 +97,7 @@ def _r5_run(run: Run) -> list[dict[str, Any]]:
         if run.config == "Reno vs Reno":
             tcp = f"Reno {int(f['flow'])}"
         values = (
-            ("Kbps", kbps(f["goodput_bps"])),
+            ("kb/s", kbps(f["goodput_bps"])),
             ("losses", f["drops"]),
             ("timeouts", f["timeouts"]),
         )
@@ -167,7 +167,7 @@ R5 = Study(
     slug="interaction-with-reno",
     title="Interaction with Reno (Tables I, II)",
     source=f"{SOURCE}, Tables I-II",
-    setup="Dumbbell 1 Mbps, RTT 100 ms, DropTail 25 packets; one Reno flow against one Paced "
+    setup="Dumbbell 1 Mb/s, RTT 100 ms, DropTail 25 packets; one Reno flow against one Paced "
     "flow, then against one Randomized flow (I = 1).",
     warmup=(
         "none: each flow's goodput, losses and timeouts over its whole run (flows start in the "
@@ -176,8 +176,8 @@ R5 = Study(
     assumptions=(
         *COMMON,
         (
-            "100 s runs (quick: 30 s); throughput in Kbps (the tables' header says pkts/s, but "
-            "480 pkts/s of 500 B would exceed the 1 Mbps link; the text says Kbps)"
+            "100 s runs (quick: 30 s); throughput in kb/s (the tables' header says pkts/s, but "
+            "480 pkts/s of 500 B would exceed the 1 Mb/s link; the text says Kbps)"
         ),
         "the paper gives one run; ours are replicates over seeds",
         "losses: the flow's dropped packets at every queue (all at the bottleneck here)",

@@ -205,7 +205,7 @@ R6 = Study(
     slug="phase-effects",
     title="Phase effects, two flows (Table III)",
     source=f"{SOURCE}, Table III",
-    setup="Dumbbell, DropTail 25 packets, bottleneck 2 and 3 Mbps; a short (60 ms) and a long "
+    setup="Dumbbell, DropTail 25 packets, bottleneck 2 and 3 Mb/s; a short (60 ms) and a long "
     "(80 ms) flow: both Reno, then long Reno + short Randomized. Fair shares by 1/RTT: 0.57 "
     "short / 0.43 long.",
     warmup=(
@@ -220,7 +220,7 @@ R6 = Study(
         ),
         (
             "Table III's throughputs are packets of 500 B per second, as its header says (the "
-            "study's summary calls them Kbps, but 418 Kbps would leave the 2 Mbps link 80% "
+            "study's summary calls them Kbps, but 418 kb/s would leave the 2 Mb/s link 80% "
             "idle; 418 pkts/s fills 84% of it)"
         ),
     ),
@@ -396,7 +396,7 @@ R7 = Study(
     slug="phase-effects-ten",
     title="Phase effects, ten flows (Table IV)",
     source=f"{SOURCE}, Table IV",
-    setup="Dumbbell 1 Mbps, DropTail 25 packets; 5 short (60 ms) and 5 long (80 ms) flows: all "
+    setup="Dumbbell 1 Mb/s, DropTail 25 packets; 5 short (60 ms) and 5 long (80 ms) flows: all "
     "Reno, all Randomized, one long Randomized, one short Randomized; mean per-flow Kbps.",
     warmup=(
         "none: each flow's goodput is taken over its whole run (flows start in the first second)"

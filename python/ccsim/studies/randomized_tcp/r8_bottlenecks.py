@@ -46,7 +46,7 @@ _R8_PUBLISHED_ROWS = {
     "Random long + Reno short": (50.04, 55.00, 94.50, 98.92),
 }
 _R8_PUBLISHED = {
-    (c, f"S{i + 1} Kbps"): v for c, row in _R8_PUBLISHED_ROWS.items() for i, v in enumerate(row)
+    (c, f"S{i + 1} kb/s"): v for c, row in _R8_PUBLISHED_ROWS.items() for i, v in enumerate(row)
 }
 _R8_PUBLISHED |= {
     (c, "long/short"): (r[0] + r[1]) / (r[2] + r[3]) for c, r in _R8_PUBLISHED_ROWS.items()
@@ -54,7 +54,7 @@ _R8_PUBLISHED |= {
 PARKING_LOT_ROUTERS = frozenset({"R0", "R1", "R2"})
 #: The sources of Table V: S1 and S2 cross both bottlenecks, S3 and S4 one each.
 R8_SOURCES = ("S1", "S2", "S3", "S4")
-R8_BOUNDS = {m: NONNEGATIVE for m in (*(f"{s} Kbps" for s in R8_SOURCES), "long/short")}
+R8_BOUNDS = {m: NONNEGATIVE for m in (*(f"{s} kb/s" for s in R8_SOURCES), "long/short")}
 
 
 def _r8_sweeps(s: Settings) -> list[dict[str, Any]]:
@@ -102,7 +102,7 @@ def _r8_sweeps(s: Settings) -> list[dict[str, Any]]:
 def _r8_run(run: Run) -> list[dict[str, Any]]:
     """Each source's goodput and the long flows' total over the short flows'."""
     x = run.load("flows").set_index("label")["goodput_bps"]
-    values = [(f"{label} Kbps", kbps(x[label])) for label in R8_SOURCES]
+    values = [(f"{label} kb/s", kbps(x[label])) for label in R8_SOURCES]
     values.append(("long/short", (x["S1"] + x["S2"]) / (x["S3"] + x["S4"])))
     return run.records({"config": run.config}, values)
 
@@ -159,8 +159,8 @@ R8 = Study(
     slug="multiple-bottlenecks",
     title="Multiple bottlenecks (Table V, Fig. 9)",
     source=f"{SOURCE}, Table V",
-    setup="Chain of three routers, two 1 Mbps / 20 ms bottlenecks (DropTail 25 packets), other "
-    "links 4 Mbps; long flows S1, S2 cross both (RTT 120 ms), short flows S3, S4 one each (RTT "
+    setup="Chain of three routers, two 1 Mb/s / 20 ms bottlenecks (DropTail 25 packets), other "
+    "links 4 Mb/s; long flows S1, S2 cross both (RTT 120 ms), short flows S3, S4 one each (RTT "
     "60 ms); configurations (long, short) in {Reno, Random}^2.",
     warmup=(
         "none: each flow's goodput is taken over its whole run (flows start in the first second)"
@@ -169,7 +169,7 @@ R8 = Study(
         *COMMON,
         (
             "200 s runs (quick: 40 s); the stated 120/60 ms are base RTTs; 25-packet bottleneck "
-            "buffers (the paper's default); access links 4 Mbps with ns-2's default queue"
+            "buffers (the paper's default); access links 4 Mb/s with ns-2's default queue"
         ),
     ),
     sweeps=_r8_sweeps,
@@ -196,7 +196,7 @@ R8 = Study(
             _r8_long_randomized,
         ),
     ),
-    figure=FigureSpec("two bottlenecks: per-source Kbps"),
+    figure=FigureSpec("two bottlenecks: per-source kb/s"),
     algorithms=("reno", "randomized"),
     max_replicates=40,
 )

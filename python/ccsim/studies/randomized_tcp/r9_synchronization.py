@@ -265,9 +265,9 @@ R9 = Study(
     slug="synchronization",
     title="Synchronization of bulk flows (Tables VI, VII, Fig. 10)",
     source=f"{SOURCE}, Tables VI-VII, Fig. 10",
-    setup="Dumbbell, RTT 100 ms, buffer 25 packets (1/4 BDP at 4 Mbps), 1000 s, cwnd sampled "
-    "every 0.1 s; Pearson correlation of cwnd series per pair; 2 flows at 3/4/5 Mbps, 3, 10 "
-    "and 25 flows at 4 Mbps; Fig. 10's per-pair curves in R9-pairs.png.",
+    setup="Dumbbell, RTT 100 ms, buffer 25 packets (1/4 BDP at 4 Mb/s), 1000 s, cwnd sampled "
+    "every 0.1 s; Pearson correlation of cwnd series per pair; 2 flows at 3/4/5 Mb/s, 3, 10 "
+    "and 25 flows at 4 Mb/s; Fig. 10's per-pair curves in R9-pairs.png.",
     warmup="10 s: the first 10 s of the cwnd series (slow start) are left out of the correlation",
     assumptions=(
         *COMMON,
