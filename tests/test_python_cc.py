@@ -648,3 +648,16 @@ def test_parameters_left_for_a_python_algorithm_say_whose_they_are() -> None:
         f'"c" is a parameter of cubic, kept when flows.0.cc was set to {PY_RENO}, which has no '
         'parameter "c" (it takes alpha, beta)'
     )
+
+
+@requires_engine
+@pytest.mark.parametrize("name", ["AckSample", "CongestionEvent", "SentSample", "PacingContext"])
+def test_every_field_a_hook_reads_says_what_it_holds_in_help(name: str) -> None:
+    from ccsim import _core
+
+    kind = getattr(_core, name)
+    fields = [n for n, v in vars(kind).items() if not n.startswith("_") and hasattr(v, "__get__")]
+    assert fields
+    # help(ccsim.AckSample) shows these; the stubs (_core.pyi) hold the same text for editors.
+    undocumented = [f for f in fields if not (getattr(kind, f).__doc__ or "").strip()]
+    assert not undocumented, undocumented

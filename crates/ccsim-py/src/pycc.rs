@@ -530,23 +530,54 @@ fn py_bool(b: bool) -> &'static str {
 /// One ACK that advanced the cumulative ACK. Times and durations in nanoseconds (int).
 #[pyclass(frozen, module = "ccsim._core", get_all)]
 pub struct AckSample {
+    /// Simulated time the ACK reached the sender, ns.
     now: u64,
+    /// Segments newly acknowledged by this ACK (how far the cumulative ACK moved).
     acked: f64,
+    /// Units of window increase this ACK earns: 1 under per-ACK counting (`ns2`), else `acked`.
     increase_units: f64,
+    /// The RTT sample the RTT estimator (`srtt`, the RTO) took from this ACK, ns, exact (not
+    /// truncated to clock ticks): the timestamp echo under every-ACK sampling, or, under `ns2`'s
+    /// one timed segment per round trip, that segment's RTT on the ACK that covers it. None when
+    /// this ACK gave the estimator no sample (most ACKs under `ns2`).
     rtt: Option<u64>,
+    /// Under every-ACK sampling (`linux`, `rfc`), Linux's `ca_rtt`: the RTT of the most recently
+    /// sent segment this ACK newly acknowledges (the echo when only retransmissions were), ns. None
+    /// under `ns2`'s one-per-RTT timing.
     ca_rtt: Option<u64>,
+    /// Smoothed RTT (RFC 6298) after this ACK's sample, ns, from the estimator's samples (truncated
+    /// to clock ticks under `ns2`). 0 until the first sample: the SYN-ACK gives one under profiles
+    /// with a handshake, else the first `rtt`.
     srtt: u64,
+    /// Smallest of the estimator's samples so far (the SYN-ACK's included), exact, ns; 0 until the
+    /// first sample, as `srtt`.
     min_rtt: u64,
+    /// One-way delay of the segment this ACK echoes, ns: the receiver's timestamp of its arrival
+    /// minus the sender's of its departure. Signed: with a flow's `clock_offset` or
+    /// `clock_drift_ppm` the two clocks disagree. None when the ACK carries no arrival time for it.
     one_way_delay: Option<i64>,
+    /// Send time of the segment whose timestamp this ACK echoes, ns (so `now - echoed_ts` is the
+    /// echo RTT).
     echoed_ts: u64,
+    /// Segments in flight before this ACK.
     prior_in_flight: f64,
+    /// Segments in flight after this ACK.
     in_flight: f64,
+    /// Segments cumulatively acknowledged since the flow opened, this ACK's included.
     delivered: u64,
+    /// This ACK starts a new round: it acknowledges data sent after the previous round started (the
+    /// first ACK of a flow does).
     round_start: bool,
+    /// Rounds started so far, this ACK's included (1 from the flow's first ACK).
     round: u64,
+    /// The sender was limited by `cwnd`, not by the receiver window or a lack of data.
     cwnd_limited: bool,
+    /// The ACK echoes a congestion mark (ECN-Echo, RFC 3168; only on flows with ECN). Such an ACK
+    /// goes to `on_ack_in_recovery`: it never grows the window.
     ece: bool,
+    /// How the flow's stack profile counts increases and gates growth.
     growth: Py<Growth>,
+    /// The delay and delivery measurements the sender takes on every ACK.
     delay: DelaySample,
 }
 
@@ -703,13 +734,25 @@ impl RateSample {
 /// The start of a loss episode.
 #[pyclass(frozen, module = "ccsim._core", get_all)]
 pub struct CongestionEvent {
+    /// Simulated time the episode was detected, ns.
     now: u64,
-    /// "loss", "ecn" or "timeout".
+    /// What started the episode. "loss": duplicate ACKs (or SACK) detected a loss, fast retransmit
+    /// follows; "ecn": an ACK echoed a congestion mark (at most once per window, never in recovery;
+    /// nothing is retransmitted); "timeout": the retransmission timer expired.
     kind: &'static str,
+    /// Segments in flight when the loss was detected.
     in_flight: f64,
+    /// Segments a reduction is computed from, as the stack's `ssthresh_basis` says: min(cwnd,
+    /// receiver window) for "window" (`ns2`), the flight size for "flight_size" (`rfc`), cwnd for
+    /// "cwnd" (`linux`).
     basis: f64,
+    /// For "timeout": this is the segment's first expiry; only the first lowers ssthresh (RFC 5681
+    /// eq. 4). For "loss" and "ecn": no timeout has expired since the last ACK of new data
+    /// (normally True).
     first_timeout: bool,
+    /// Smoothed RTT, ns; 0 until the first RTT sample (as `AckSample.srtt`).
     srtt: u64,
+    /// Smallest RTT sample so far, ns; 0 until the first (as `AckSample.min_rtt`).
     min_rtt: u64,
 }
 
@@ -748,19 +791,29 @@ impl CongestionEvent {
 /// A segment leaving the sender.
 #[pyclass(frozen, module = "ccsim._core", get_all)]
 pub struct SentSample {
+    /// Simulated time the segment left, ns.
     now: u64,
+    /// The segment's sequence number, in segments from 0.
     seq: u32,
+    /// The segment was sent before: this is a retransmission.
     retransmission: bool,
+    /// Segments in flight, as the sender counts them once the segment has left.
     in_flight: f64,
 }
 
 /// What a pacing algorithm sees when asked for the next transmission time.
 #[pyclass(frozen, module = "ccsim._core", get_all)]
 pub struct PacingContext {
+    /// Simulated time of the question, ns.
     now: u64,
+    /// The sender's congestion window now, segments (the current value, which the algorithm's own
+    /// `cwnd` attribute may lag in this hook).
     cwnd: f64,
+    /// The sender's slow-start threshold now, segments (`math.inf`: none).
     ssthresh: f64,
+    /// Smoothed RTT, ns; 0 until the first RTT sample.
     srtt: u64,
+    /// Segments in flight.
     in_flight: f64,
 }
 
