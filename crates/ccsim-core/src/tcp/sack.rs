@@ -101,6 +101,7 @@ impl Scoreboard {
     /// Apply an ACK: everything below `una` is acknowledged; `blocks` are SACKed. Returns the
     /// number of segments newly SACKed (an ACK with new SACK information counts as a duplicate
     /// ACK, RFC 6675 section 2).
+    #[inline]
     pub fn on_ack(&mut self, una: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
         let mut blocks = blocks.peekable();
         if self.sacked.is_empty()
@@ -108,9 +109,15 @@ impl Scoreboard {
             && self.marked_lost.is_empty()
             && blocks.peek().is_none()
         {
-            // Nothing to forget, to add or to overtake: the ACK of a window without holes.
+            // Nothing to forget, to add or to overtake: the ACK of a window without holes (most
+            // ACKs; this test is inlined into the ACK path, the rest is not).
             return 0;
         }
+        self.update(una, blocks)
+    }
+
+    #[inline(never)]
+    fn update(&mut self, una: u32, blocks: impl Iterator<Item = (u32, u32)>) -> u64 {
         self.sacked.remove_below(una);
         self.retransmitted.remove_below(una);
         self.marked_lost.remove_below(una);
@@ -195,13 +202,22 @@ impl Scoreboard {
 
     /// RFC 6675 NextSeg() rule 1: the first lost segment not yet retransmitted in this episode
     /// (or whose retransmission was lost).
+    #[inline]
     pub fn next_lost(&mut self, una: u32) -> Option<u32> {
+        let seq = self.next_rxt.max(una);
+        if seq >= self.loss_edge() && self.marked_lost.is_empty() {
+            // Nothing below the loss edge is left to look at and nothing marked above it: the
+            // common case, asked before every segment sent (inlined; the search is not).
+            return None;
+        }
+        self.search_lost(seq)
+    }
+
+    #[inline(never)]
+    fn search_lost(&mut self, mut seq: u32) -> Option<u32> {
         let edge = self.loss_edge();
-        let mut seq = self.next_rxt.max(una);
         if seq >= edge {
-            // Nothing below the loss edge is left to look at (the common case, asked before
-            // every segment sent).
-            return if self.marked_lost.is_empty() { None } else { self.next_marked_lost(seq) };
+            return self.next_marked_lost(seq);
         }
         seq = seq.max(self.searched_to);
         let found = loop {

@@ -131,7 +131,7 @@ impl LossRecovery {
 
     /// Outside recovery and past the last recovery point: whether the sender must enter
     /// recovery, given `dupacks` duplicate ACKs in a row (RACK-TLP: whether RACK marked a loss).
-    #[inline]
+    #[inline(always)]
     pub fn detects_loss(&self, snd_una: u32, dupacks: u32) -> bool {
         match self {
             LossRecovery::Reno(p) => p.detects_loss(dupacks),
@@ -185,7 +185,7 @@ impl LossRecovery {
     }
 
     /// The segment the window allows next, and whether it is a retransmission.
-    #[inline]
+    #[inline(always)]
     pub fn next_segment(&mut self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
         match self {
             LossRecovery::Reno(p) => p.next_segment(s, cwnd, rwnd),
@@ -197,7 +197,7 @@ impl LossRecovery {
 
     /// The segment `next_segment` offered (or a loss probe) leaves at `now`: advances `snd_nxt`
     /// when it was new data.
-    #[inline]
+    #[inline(always)]
     pub fn on_send(&mut self, seq: u32, retransmission: bool, snd_nxt: &mut u32, now: Time) {
         match self {
             LossRecovery::Reno(p) => p.on_send(snd_nxt),
