@@ -40,6 +40,8 @@ WORKLOADS = {
     ("cubic", "all"): "all CUBIC",
     ("cubic", "half"): "half/half",
 }
+#: The algorithm whose colour a workload is drawn in (the mixed one takes a colour of its own).
+WORKLOAD_ALGORITHMS = {"all Reno": "reno", "all CUBIC": "cubic"}
 METRICS = {
     "goodput_mbps": "goodput Mb/s",
     "jain": "Jain",
@@ -124,6 +126,7 @@ def text_table(stats: pd.DataFrame) -> str:
 
 
 def plot(stats: pd.DataFrame, path: Path) -> None:
+    from ccsim.plots import palette
     from matplotlib.figure import Figure
 
     def value(queue: str, workload: str, metric: str) -> tuple[float, float]:
@@ -132,6 +135,9 @@ def plot(stats: pd.DataFrame, path: Path) -> None:
         ]
         return float(row["mean"].iloc[0]), float(row.half_width.iloc[0])
 
+    looks = palette.looks(WORKLOADS.values(), WORKLOAD_ALGORITHMS)
+    # Grey whiskers stay visible on Reno's black bars as well as on the lighter ones.
+    whiskers = {"capsize": 2, "ecolor": palette.NEUTRAL}
     figure = Figure(figsize=(13.5, 4.2), layout="constrained")
     goodput, fairness, delay = figure.subplots(1, 3)
     xs = range(len(QUEUES))
@@ -143,25 +149,28 @@ def plot(stats: pd.DataFrame, path: Path) -> None:
         label = (
             f"{workload.removeprefix('all ')}, {'20 ms' if metric == 'short_mbps' else '100 ms'}"
         )
-        goodput.bar([x + (i - 1.5) * width for x in xs], means, width, yerr=errors, capsize=2,
-                    label=label, color=f"C{i // 2}", alpha=1.0 if i % 2 == 0 else 0.5)  # fmt: skip
+        goodput.bar([x + (i - 1.5) * width for x in xs], means, width, yerr=errors, **whiskers,
+                    label=label, color=looks[workload].colour,
+                    alpha=1.0 if i % 2 == 0 else 0.5)  # fmt: skip
     goodput.set_ylabel("goodput per flow (Mb/s)")
     goodput.set_title("Short (20 ms) and long (100 ms) RTT flows")
     width = 0.27
     for i, workload in enumerate(WORKLOADS.values()):
         means, errors = zip(*(value(q, workload, "jain") for q in QUEUES), strict=True)
-        fairness.bar([x + (i - 1) * width for x in xs], means, width, yerr=errors, capsize=2,
-                     label=workload, color=f"C{i}")  # fmt: skip
+        fairness.bar([x + (i - 1) * width for x in xs], means, width, yerr=errors, **whiskers,
+                     label=workload, color=looks[workload].colour)  # fmt: skip
     fairness.set_ylim(0.5, 1.0)
     fairness.set_ylabel("Jain's index of the 8 flows' goodputs")
     fairness.set_title("Fairness")
     for i, workload in enumerate(["all Reno", "all CUBIC"]):
         means, errors = zip(*(value(q, workload, "backlog_ms") for q in QUEUES), strict=True)
-        delay.bar([x + (i - 0.5) * 0.35 for x in xs], means, 0.35, yerr=errors, capsize=2,
-                  label=f"{workload}: backlog", color=f"C{i}")  # fmt: skip
+        delay.bar([x + (i - 0.5) * 0.35 for x in xs], means, 0.35, yerr=errors, **whiskers,
+                  label=f"{workload}: backlog", color=looks[workload].colour)  # fmt: skip
         sojourn = [value(q, workload, "sojourn_ms")[0] for q in QUEUES]
-        delay.scatter([x + (i - 0.5) * 0.35 for x in xs], sojourn, marker="D", color="black",
-                      s=14, zorder=3, label="per-packet sojourn" if i == 0 else None)  # fmt: skip
+        # White diamonds: black ones would vanish on Reno's black bars.
+        delay.scatter([x + (i - 0.5) * 0.35 for x in xs], sojourn, marker="D", facecolor="white",
+                      edgecolor="black", s=16, zorder=3,
+                      label="per-packet sojourn" if i == 0 else None)  # fmt: skip
     delay.set_yscale("log")
     delay.set_ylabel(f"queueing delay after {WARMUP_S:.0f} s (ms)")
     delay.set_title("Bottleneck queueing delay")
