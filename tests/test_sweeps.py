@@ -5,7 +5,9 @@ Nothing here runs the engine; algorithm names are checked against conftest's sta
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -312,6 +314,40 @@ def test_same_scenario_same_run(tmp_path: Path) -> None:
         == find(points, algorithm="reno", mixture="all").run_id
     )
     assert "4 points, 3 distinct runs" in sweep.describe()
+
+
+BESIDE_CC = """
+from ccsim import CongestionControl
+
+class Halving(CongestionControl):
+    def on_ack(self, ack):
+        self.cwnd += 1 / self.cwnd
+
+    def on_congestion(self, event):
+        self.ssthresh = self.cwnd = max(self.cwnd / 2, 2)
+"""
+
+
+def test_compared_algorithm_from_a_module_beside_the_scenario_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """[compare] finds a module beside the base scenario file, as `ccsim run` of that file
+    would, though neither the base nor the current directory names it."""
+    module = f"compared_beside_{os.getpid()}"
+    here = tmp_path / "scenarios"
+    here.mkdir()
+    (here / f"{module}.py").write_text(BESIDE_CC, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the directory found is appended to it
+    try:
+        sweep = make_sweep(
+            f'[compare]\nalgorithms = ["{module}:Halving"]\nmixtures = ["half"]\n',
+            tmp_path=here,
+        )
+        half = find(sweep.points(), algorithm=f"{module}:Halving", mixture="half")
+        assert [cc for cc, _ in flow_ccs(half)] == [f"{module}:Halving", "reno"] * 2
+    finally:
+        sys.modules.pop(module, None)
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ccsim import pycc
 from ccsim.errors import ScenarioError, show_value
 from ccsim.scenario import Scenario
 from ccsim.sweeps.grid import (
@@ -243,7 +244,10 @@ class Sweep:
                 apply_mixture(data, cell[0], cell[1], self.baseline)
             data["seed"] = seed
             data["name"] = self.name
-            return Scenario.model_validate(data)
+            # A compared algorithm may live in a module beside the base scenario file, as a
+            # flow's own algorithm may: look for it there too.
+            with pycc.modules_beside(self.base.directory):
+                return Scenario.model_validate(data)
         except ScenarioError as error:
             shown = " ".join(f"{k}={show_param_value(v)}" for k, v in params.items())
             raise ScenarioError(f"sweep point {shown}: {error}") from None
