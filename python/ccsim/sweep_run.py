@@ -22,7 +22,6 @@ from typing import Any
 
 import pandas as pd
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -42,7 +41,6 @@ from ccsim.sweeps import Point, Sweep, record_command, unique_runs
 __all__ = [
     "Failure",
     "SweepResult",
-    "failures_table",
     "run_sweep",
     "run_sweeps",
     "summary_table",
@@ -360,14 +358,3 @@ def summary_table(result: SweepResult, max_rows: int = 40) -> Any:
 def _mean(values: pd.Series, scale: float, fmt: str) -> str:
     numbers = pd.to_numeric(values, errors="coerce").dropna()
     return "-" if numbers.empty else fmt.format(numbers.mean() * scale)
-
-
-def failures_table(result: SweepResult) -> Any:
-    """A rich Table of the failed runs: their parameters and error."""
-    table = Table(title="Failed runs", title_style="bold red")
-    table.add_column("run")
-    table.add_column("parameters")
-    table.add_column("error")
-    for failure in result.failures:
-        table.add_row(failure.run_id, escape("\n".join(failure.points)), escape(failure.error))
-    return table
