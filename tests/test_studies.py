@@ -149,7 +149,7 @@ def test_every_study_states_its_warm_up(study: core.Study) -> None:
     from rich.console import Console
 
     console = Console(record=True, width=200)
-    core._print_setup(study, core.Settings(quick=True), console)
+    core.print_setup(study, core.Settings(quick=True), console)
     assert f"warm-up: {study.warmup}" in console.export_text()
 
 
@@ -175,19 +175,19 @@ def test_missing_algorithms_are_dropped_not_run() -> None:
             "baseline": "reno",
         },
     }
-    pruned, missing = core._prune(sweep, {"reno", "newreno"})
+    pruned, missing = core.prune(sweep, {"reno", "newreno"})
     assert missing == ["paced", "randomized"]
     assert pruned is not None and pruned["compare"]["algorithms"] == ["newreno"]
     assert sweep["compare"]["algorithms"][0] == "paced"  # the study's own dict is not changed
     # Nothing left to compare: only the all-baseline reference runs.
-    pruned, _ = core._prune(sweep, {"reno"})
+    pruned, _ = core.prune(sweep, {"reno"})
     assert pruned is not None and pruned["compare"] == {
         "algorithms": ["reno"],
         "mixtures": ["all"],
         "baseline": "reno",
     }
     # Without the baseline the sweep cannot run at all.
-    assert core._prune(sweep, {"newreno"})[0] is None
+    assert core.prune(sweep, {"newreno"})[0] is None
 
 
 # ---- the command --------------------------------------------------------------------------------

@@ -159,6 +159,17 @@ def named_runs(
                 yield Run(sweep, config, point, load)
 
 
+def named_records(
+    c: Context,
+    names: Mapping[tuple[str, str], str],
+    measure_run: Callable[[Run], list[dict[str, Any]]],
+    sweeps: Iterable[str] | None = None,
+) -> list[dict[str, Any]]:
+    """``measure_run``'s records of every run of ``sweeps`` (default: all of the study's, in
+    order) whose configuration is one of ``names`` (:func:`named_runs`), in run order."""
+    return [record for run in named_runs(c, names, sweeps) for record in measure_run(run)]
+
+
 def comparison_table(
     c: Context,
     names: Mapping[tuple[str, str], str],

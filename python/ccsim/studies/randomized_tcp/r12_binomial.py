@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -25,12 +24,12 @@ from ccsim.studies.randomized_tcp.common import (
     COMMON,
     RANDOMIZED,
     SOURCE,
-    config_name,
+    Run,
+    comparison_table,
     dumbbell_scenario,
     grade_sensitivity,
     kbps,
-    note_access_queues,
-    run_seed,
+    named_records,
     sweep_definition,
 )
 
@@ -144,36 +143,41 @@ def _r12_sweeps(s: Settings) -> list[dict[str, Any]]:
     return sweeps
 
 
-def _r12_records(point: pd.Series, flows: pd.DataFrame, key: Mapping[str, Any]) -> list[Any]:
-    x = flows.sort_values("flow")["goodput_bps"].to_numpy()
-    base = dict(key) | {"seed": run_seed(point)}
+def _r12_values(run: Run) -> list[tuple[str, float]]:
+    """The binomial flow's and the TCP flow's goodput, and their fairness."""
+    x = run.load("flows").sort_values("flow")["goodput_bps"].to_numpy()
     return [
-        base | {"metric": "binomial kb/s", "value": kbps(x[0])},
-        base | {"metric": "TCP kb/s", "value": kbps(x[1])},
-        base | {"metric": "Jain", "value": metrics.jain_index(x)},
+        ("binomial kb/s", kbps(x[0])),
+        ("TCP kb/s", kbps(x[1])),
+        ("Jain", metrics.jain_index(x)),
         # Jain's index of two flows cannot fall below 0.5 and a 1:2 split still scores 0.9, so
         # the smaller/larger throughput ratio is what the verdict reads.
-        base | {"metric": "min/max", "value": float(x.min() / x.max())},
+        ("min/max", float(x.min() / x.max())),
     ]
 
 
+def _r12_run(run: Run) -> list[dict[str, Any]]:
+    return run.records({"config": run.config}, _r12_values(run))
+
+
 def _r12_analyse(c: Context) -> pd.DataFrame:
-    records = []
-    for sweep in ("plain", "randomized"):
-        for point, load in c.points(sweep):
-            config = config_name(point, _R12_NAMES)
-            if config is not None:
-                records += _r12_records(point, load("flows"), {"config": config})
+    # The sensitivity sweeps' variants are none of _R12_NAMES: the table is the main sweeps'.
     _r12_sensitivity(c)
-    note_access_queues(c)
-    return summarise(records, ["config"], bounds=R12_BOUNDS)
+    return comparison_table(c, _R12_NAMES, _r12_run, ["config"], bounds=R12_BOUNDS)
 
 
 def _r12_sensitivity(c: Context) -> None:
     """The verdicts of R12's claims at every (a, b, ns-2 halving) of the sensitivity sweep
     (:func:`grade_sensitivity`)."""
+    # Each variant's name (its configuration in the sweep) -> its setting and the main
+    # configuration it varies.
     variants = {
-        (_r12_variant(scheme, a, b, halving, randomize), "one"): (a, b, halving, config)
+        _r12_variant(scheme, a, b, halving, randomize): {
+            "a": a,
+            "b": b,
+            "ns2 halving": halving,
+            "config": config,
+        }
         for a, b, halving in _r12_settings()
         for scheme in _R12_LAWS
         for randomize, config in (
@@ -181,15 +185,13 @@ def _r12_sensitivity(c: Context) -> None:
             (True, f"rand {scheme} vs Randomized"),
         )
     }
-    records = []
-    for sweep in ("sensitivity-plain", "sensitivity-randomized"):
-        for point, load in c.points(sweep):
-            setting = variants.get((point.get("algorithm"), point.get("mixture")))
-            if setting is None:
-                continue
-            a, b, halving, config = setting
-            key = {"a": a, "b": b, "ns2 halving": halving, "config": config}
-            records += _r12_records(point, load("flows"), key)
+
+    def measure_run(run: Run) -> list[dict[str, Any]]:
+        return run.records(variants[run.config], _r12_values(run))
+
+    names = {(variant, "one"): variant for variant in variants}
+    sweeps = ("sensitivity-plain", "sensitivity-randomized")
+    records = named_records(c, names, measure_run, sweeps)
     if not records:
         return
     table = summarise(records, ["a", "b", "ns2 halving", "config"], bounds=R12_BOUNDS)

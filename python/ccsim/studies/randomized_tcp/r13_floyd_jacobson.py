@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,10 +26,11 @@ from ccsim.studies.randomized_tcp.common import (
     COMMON,
     NS2_QUEUE,
     RANDOMIZED,
+    RENO_RANDOMIZED_NAMES,
     SOURCE,
-    config_name,
+    Run,
+    named_records,
     note_access_queues,
-    run_seed,
     sweep_definition,
     within_range,
 )
@@ -182,40 +183,55 @@ def _r13_ratio(point: pd.Series) -> float:
     return round((d1 + 100) / 105, 3)
 
 
+def _r13_run(run: Run) -> list[dict[str, Any]]:
+    """Fig. 14's quantities: source 2's share of the throughput and of the bottleneck's drops
+    over the last 50 s."""
+    flows, drops, series = run.load("flows"), run.load("drops"), run.load("series")
+    since = float(flows["end_s"].max()) - 50.0  # the last 50 s, as the paper averages
+    rate = series[series["t_s"] >= since].groupby("flow")["rate_bps"].mean()
+    bottleneck = int(run.load("links").set_index(["src", "dst"]).loc[("gw", "sink"), "link"])
+    lost = (
+        drops[(drops["t_s"] >= since) & (drops["link"] == bottleneck) & (drops["is_ack"] == 0)]
+        .groupby("flow")
+        .size()
+    )
+    total_drops = lost.sum()
+    values = {
+        "source 2 throughput share": rate.get(1, 0.0) / rate.sum() if rate.sum() else math.nan,
+        "source 2 drop share": lost.get(1, 0) / total_drops if total_drops else math.nan,
+    }
+    return run.records({"ratio": _r13_ratio(run.point), "tcp": run.config}, values.items())
+
+
+def _r13_multi_run(run: Run) -> list[dict[str, Any]]:
+    """Fig. 16's quantities: source 3's share of bottleneck 2's drops and throughput, and (to
+    show where the losses are) bottleneck 1's share of all bottleneck drops."""
+    flows, drops, series = run.load("flows"), run.load("drops"), run.load("series")
+    since = float(flows["end_s"].max()) - 50.0
+    rate = series[series["t_s"] >= since].groupby("flow")["rate_bps"].mean()
+    ids = run.load("links").set_index(["src", "dst"])["link"]
+    late = drops[(drops["t_s"] >= since) & (drops["is_ack"] == 0)]
+    at2 = late[late["link"] == int(ids.loc[("gw2", "sink")])].groupby("flow").size()
+    at1 = int((late["link"] == int(ids.loc[("gw1", "gw2")])).sum())
+    values = {
+        "multi: source 3 drop share at bottleneck 2": at2.get(2, 0) / at2.sum()
+        if at2.sum()
+        else math.nan,
+        "multi: source 3 throughput share": rate.get(2, 0.0) / rate.sum()
+        if rate.sum()
+        else math.nan,
+        "multi: bottleneck 1 share of drops": at1 / (at1 + at2.sum())
+        if at1 + at2.sum()
+        else math.nan,
+    }
+    return run.records({"ratio": _r13_ratio(run.point), "tcp": run.config}, values.items())
+
+
 def _r13_analyse(c: Context) -> pd.DataFrame:
-    names = {("reno", "all"): "Reno", ("randomized", "all"): "Randomized"}
-    records = []
-    points = [p for sweep in ("fj", "fj-fine") for p in c.points(sweep)]
-    for point, load in points:
-        config = config_name(point, names)
-        if config is None:
-            continue
-        flows, drops, series = load("flows"), load("drops"), load("series")
-        end = float(flows["end_s"].max())
-        since = end - 50.0  # the last 50 s, as the paper averages
-        late = series[series["t_s"] >= since]
-        rate = late.groupby("flow")["rate_bps"].mean()
-        bottleneck = int(load("links").set_index(["src", "dst"]).loc[("gw", "sink"), "link"])
-        lost = (
-            drops[(drops["t_s"] >= since) & (drops["link"] == bottleneck) & (drops["is_ack"] == 0)]
-            .groupby("flow")
-            .size()
-        )
-        total_drops = lost.sum()
-        key = {"ratio": _r13_ratio(point), "tcp": config, "seed": run_seed(point)}
-        records += [
-            key
-            | {
-                "metric": "source 2 throughput share",
-                "value": float(rate.get(1, 0.0) / rate.sum()) if rate.sum() else math.nan,
-            },
-            key
-            | {
-                "metric": "source 2 drop share",
-                "value": float(lost.get(1, 0) / total_drops) if total_drops else math.nan,
-            },
-        ]
-    records += _r13_multi_records(c, names)
+    # The single bottleneck's rows first, then the two bottlenecks' (the sweeps run in the
+    # order fj, fj-multi, fj-fine).
+    records = named_records(c, RENO_RANDOMIZED_NAMES, _r13_run, ["fj", "fj-fine"])
+    records += named_records(c, RENO_RANDOMIZED_NAMES, _r13_multi_run, ["fj-multi"])
     _r13_access_queues(c)
     bounds = {str(r["metric"]): UNIT for r in records}
     return summarise(records, ["ratio", "tcp"], bounds=bounds)
@@ -229,37 +245,6 @@ def _r13_access_queues(c: Context) -> None:
             part.results.pop("fj-multi", None)
         note_access_queues(part, routers)
         c.notes += [f"{sweeps}: {note}" for note in part.notes]
-
-
-def _r13_multi_records(c: Context, names: Mapping[tuple[str, str], str]) -> list[dict[str, Any]]:
-    """Fig. 16's quantities: source 3's share of bottleneck 2's drops and throughput, and (to
-    show where the losses are) bottleneck 1's share of all bottleneck drops."""
-    records = []
-    for point, load in c.points("fj-multi"):
-        config = config_name(point, names)
-        if config is None:
-            continue
-        flows, drops, series = load("flows"), load("drops"), load("series")
-        since = float(flows["end_s"].max()) - 50.0
-        rate = series[series["t_s"] >= since].groupby("flow")["rate_bps"].mean()
-        ids = load("links").set_index(["src", "dst"])["link"]
-        late = drops[(drops["t_s"] >= since) & (drops["is_ack"] == 0)]
-        at2 = late[late["link"] == int(ids.loc[("gw2", "sink")])].groupby("flow").size()
-        at1 = int((late["link"] == int(ids.loc[("gw1", "gw2")])).sum())
-        values = {
-            "multi: source 3 drop share at bottleneck 2": at2.get(2, 0) / at2.sum()
-            if at2.sum()
-            else math.nan,
-            "multi: source 3 throughput share": rate.get(2, 0.0) / rate.sum()
-            if rate.sum()
-            else math.nan,
-            "multi: bottleneck 1 share of drops": at1 / (at1 + at2.sum())
-            if at1 + at2.sum()
-            else math.nan,
-        }
-        key = {"ratio": _r13_ratio(point), "tcp": config, "seed": run_seed(point)}
-        records += [key | {"metric": m, "value": float(v)} for m, v in values.items()]
-    return records
 
 
 def _r13_ratios(table: pd.DataFrame, metric: str, tcp: str) -> list[float]:

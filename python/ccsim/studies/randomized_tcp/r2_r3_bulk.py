@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -20,7 +20,6 @@ from ccsim.studies.core import (
     Study,
     compare,
     measure,
-    summarise,
     within,
 )
 from ccsim.studies.randomized_tcp.common import (
@@ -30,11 +29,10 @@ from ccsim.studies.randomized_tcp.common import (
     RANDOMIZED_A1,
     SOURCE,
     THREE_NAMES,
+    Run,
     Side,
-    config_name,
+    comparison_table,
     dumbbell_scenario,
-    note_access_queues,
-    run_records,
     sweep_definition,
 )
 
@@ -72,37 +70,33 @@ def _r2_sweeps(s: Settings) -> list[dict[str, Any]]:
     ]
 
 
-def _bulk_records(
-    c: Context,
-    sweep: str,
-    n: int | None = None,
-    names: Mapping[tuple[str, str], str] = THREE_NAMES,
-) -> list[dict[str, Any]]:
-    records = []
-    for point, load in c.points(sweep):
-        config = config_name(point, names)
-        if config is None:
-            continue
-        flows = load("flows")
-        count = n if n is not None else int(point["count"])
-        values = {
-            "throughput Mb/s": point["goodput_bps"] / 1e6,
-            "loss rate": point["loss_rate"],
-            "timeouts": point["timeouts"],
-            "Jain": metrics.jain_index(flows["goodput_bps"]),
-            "RTT-weighted Jain": metrics.rtt_weighted_jain_index(
-                flows["goodput_bps"], flows["base_rtt_s"]
-            ),
-        }
-        records += run_records({"tcp": config, "N": count}, point, values.items())
-    return records
+def _bulk_run(run: Run, n: int) -> list[dict[str, Any]]:
+    """The run's aggregate throughput, loss rate and timeouts and its flows' fairness, keyed
+    by its configuration and number of flows ``n``."""
+    flows = run.load("flows")
+    values = {
+        "throughput Mb/s": run.point["goodput_bps"] / 1e6,
+        "loss rate": run.point["loss_rate"],
+        "timeouts": run.point["timeouts"],
+        "Jain": metrics.jain_index(flows["goodput_bps"]),
+        "RTT-weighted Jain": metrics.rtt_weighted_jain_index(
+            flows["goodput_bps"], flows["base_rtt_s"]
+        ),
+    }
+    return run.records({"tcp": run.config, "N": n}, values.items())
+
+
+def _r2_run(run: Run) -> list[dict[str, Any]]:
+    return _bulk_run(run, int(run.point["count"]))
+
+
+#: R2's configurations: the paper's three and the diagnostic (each runs in its own sweep only:
+#: the diagnostic sweep has no reference runs).
+_R2_NAMES = THREE_NAMES | {("randomized-a1", "all"): DIAGNOSTIC}
 
 
 def _r2_analyse(c: Context) -> pd.DataFrame:
-    diagnostic = {("randomized-a1", "all"): DIAGNOSTIC}
-    records = _bulk_records(c, "bulk") + _bulk_records(c, "bulk-diagnostic", names=diagnostic)
-    note_access_queues(c)
-    table = summarise(records, ["tcp", "N"], bounds=BULK_BOUNDS)
+    table = comparison_table(c, _R2_NAMES, _r2_run, ["tcp", "N"], bounds=BULK_BOUNDS)
     return table[table["metric"] != "RTT-weighted Jain"].reset_index(drop=True)
 
 
@@ -248,12 +242,13 @@ def _r3_sweeps(s: Settings) -> list[dict[str, Any]]:
     return sweeps
 
 
+def _r3_run(run: Run) -> list[dict[str, Any]]:
+    # Each number of flows is a sweep of its own, named N<n>.
+    return _bulk_run(run, int(run.sweep[1:]))
+
+
 def _r3_analyse(c: Context) -> pd.DataFrame:
-    records = []
-    for name in c.results:
-        records += _bulk_records(c, name, int(name[1:]))
-    note_access_queues(c)
-    return summarise(records, ["tcp", "N"], bounds=BULK_BOUNDS)
+    return comparison_table(c, THREE_NAMES, _r3_run, ["tcp", "N"], bounds=BULK_BOUNDS)
 
 
 #: "Pacing also achieves almost the same performance": RTT-weighted Jain within 5%.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -10,6 +11,7 @@ import pandas as pd
 from ccsim.studies.core import (
     NONNEGATIVE,
     UNIT,
+    Bounds,
     Check,
     Claim,
     Context,
@@ -27,12 +29,12 @@ from ccsim.studies.randomized_tcp.common import (
     MSS,
     RANDOMIZED,
     SOURCE,
-    config_name,
+    Run,
     dumbbell_scenario,
     grade_sensitivity,
     kbps,
+    named_records,
     note_access_queues,
-    run_records,
     sweep_definition,
 )
 
@@ -115,38 +117,55 @@ R6_BOUNDS = {
 }
 
 
-def _r6_records(c: Context, sweep: str) -> list[dict[str, Any]]:
+def _phase_delay(run: Run) -> str:
+    """The run's bottleneck one-way delay: its sensitivity setting (the main sweep's is
+    :data:`PHASE_DELAY`)."""
+    return str(run.point.get("bottleneck_delay", PHASE_DELAY))
+
+
+def _phase_table(
+    c: Context,
+    study: Study,
+    main: str,
+    names: Mapping[tuple[str, str], str],
+    measure_run: Callable[[Run], list[dict[str, Any]]],
+    keys: Sequence[str],
+    published: Mapping[tuple[Any, ...], float],
+    bounds: Mapping[str, Bounds],
+) -> pd.DataFrame:
+    """The comparison table of the ``main`` sweep's runs by ``keys``; with the sensitivity
+    sweep run, the study's claims are also graded at each bottleneck delay
+    (:func:`grade_sensitivity`). ``measure_run`` keys its records by "delay" too."""
+    records = named_records(c, names, measure_run, [main])
+    note_access_queues(c)
+    sensitivity = named_records(c, names, measure_run, ["sensitivity"])
+    if sensitivity:
+        table = summarise(records + sensitivity, ["delay", *keys], bounds=bounds)
+        scope = f"bottleneck one-way delay {', '.join([*PHASE_DELAYS, PHASE_DELAY])}"
+        grade_sensitivity(c, study.id, study.claims, table, ["delay"], scope)
+    main_records = [{k: v for k, v in r.items() if k != "delay"} for r in records]
+    return summarise(main_records, keys, published, bounds=bounds)
+
+
+def _r6_run(run: Run) -> list[dict[str, Any]]:
+    """Each flow's share of the goodput and its packets per second."""
+    flows = run.load("flows").set_index("label")
+    total = flows["goodput_bps"].sum()
+    key = {"delay": _phase_delay(run), "rate": run.point["bottleneck_rate"], "config": run.config}
     records = []
-    for point, load in c.points(sweep):
-        config = config_name(point, _R6_NAMES)
-        if config is None:
-            continue
-        flows = load("flows").set_index("label")
-        total = flows["goodput_bps"].sum()
-        for which in ("short", "long"):
-            x = flows.loc[which, "goodput_bps"]
-            # Table III's throughputs are packets (500 B) per second, as its header says.
-            key = {
-                "delay": str(point.get("bottleneck_delay", PHASE_DELAY)),
-                "rate": point["bottleneck_rate"],
-                "config": config,
-            }
-            records += run_records(
-                key, point, ((f"{which} share", x / total), (f"{which} pkts/s", x / (8 * MSS)))
-            )
+    for which in ("short", "long"):
+        x = flows.loc[which, "goodput_bps"]
+        # Table III's throughputs are packets (500 B) per second, as its header says.
+        records += run.records(
+            key, ((f"{which} share", x / total), (f"{which} pkts/s", x / (8 * MSS)))
+        )
     return records
 
 
 def _r6_analyse(c: Context) -> pd.DataFrame:
-    records = _r6_records(c, "pair")
-    note_access_queues(c)
-    sensitivity = _r6_records(c, "sensitivity")
-    if sensitivity:
-        table = summarise(records + sensitivity, ["delay", "rate", "config"], bounds=R6_BOUNDS)
-        scope = f"bottleneck one-way delay {', '.join([*PHASE_DELAYS, PHASE_DELAY])}"
-        grade_sensitivity(c, "R6", R6.claims, table, ["delay"], scope)
-    main = [{k: v for k, v in r.items() if k != "delay"} for r in records]
-    return summarise(main, ["rate", "config"], _R6_PUBLISHED, bounds=R6_BOUNDS)
+    return _phase_table(
+        c, R6, "pair", _R6_NAMES, _r6_run, ["rate", "config"], _R6_PUBLISHED, R6_BOUNDS
+    )
 
 
 def _short_share(table: pd.DataFrame, rate: str, config: str) -> Quantity:
@@ -301,36 +320,19 @@ def _r7_sweeps(s: Settings) -> list[dict[str, Any]]:
 R7_BOUNDS = {"short Kbps": NONNEGATIVE, "long Kbps": NONNEGATIVE, "short/long": NONNEGATIVE}
 
 
-def _r7_records(c: Context, sweep: str) -> list[dict[str, Any]]:
-    records = []
-    for point, load in c.points(sweep):
-        config = config_name(point, _R7_NAMES)
-        if config is None:
-            continue
-        flows = load("flows")
-        mean = flows.groupby("label")["goodput_bps"].mean()
-        records += run_records(
-            {"delay": str(point.get("bottleneck_delay", PHASE_DELAY)), "config": config},
-            point,
-            (
-                ("short Kbps", kbps(mean["short"])),
-                ("long Kbps", kbps(mean["long"])),
-                ("short/long", mean["short"] / mean["long"]),
-            ),
-        )
-    return records
+def _r7_run(run: Run) -> list[dict[str, Any]]:
+    """The mean goodput of a short and of a long flow, and their ratio."""
+    mean = run.load("flows").groupby("label")["goodput_bps"].mean()
+    values = (
+        ("short Kbps", kbps(mean["short"])),
+        ("long Kbps", kbps(mean["long"])),
+        ("short/long", mean["short"] / mean["long"]),
+    )
+    return run.records({"delay": _phase_delay(run), "config": run.config}, values)
 
 
 def _r7_analyse(c: Context) -> pd.DataFrame:
-    records = _r7_records(c, "ten")
-    note_access_queues(c)
-    sensitivity = _r7_records(c, "sensitivity")
-    if sensitivity:
-        table = summarise(records + sensitivity, ["delay", "config"], bounds=R7_BOUNDS)
-        scope = f"bottleneck one-way delay {', '.join([*PHASE_DELAYS, PHASE_DELAY])}"
-        grade_sensitivity(c, "R7", R7.claims, table, ["delay"], scope)
-    main = [{k: v for k, v in r.items() if k != "delay"} for r in records]
-    return summarise(main, ["config"], _R7_PUBLISHED, bounds=R7_BOUNDS)
+    return _phase_table(c, R7, "ten", _R7_NAMES, _r7_run, ["config"], _R7_PUBLISHED, R7_BOUNDS)
 
 
 def _r7_ratio(table: pd.DataFrame, config: str) -> Quantity:

@@ -27,8 +27,9 @@ from ccsim.studies.randomized_tcp.common import (
     COMPARE_THREE,
     SOURCE,
     THREE_NAMES,
-    config_name,
+    Run,
     dumbbell_scenario,
+    named_runs,
     note_access_queues,
     run_seed,
     study_directory,
@@ -96,47 +97,53 @@ def _r9_sweeps(s: Settings) -> list[dict[str, Any]]:
     return sweeps
 
 
+def _r9_case(run: Run) -> str:
+    """The row of Tables VI-VII (or Fig. 10) a run belongs to."""
+    if run.sweep == "two":
+        return f"2 flows {run.point['bottleneck_rate']}"
+    return f"{run.sweep[1:]} flows 4Mbps"
+
+
+def _r9_pair(pair: Any) -> str:
+    return f"({int(pair.flow_a)},{int(pair.flow_b)})"
+
+
+def _r9_run(run: Run, pairs: pd.DataFrame) -> list[dict[str, Any]]:
+    """Each pair's cwnd correlation (up to 3 flows: Tables VI-VII) or, with more flows, the
+    summary of all pairs; and the mean over the pairs."""
+    corr = pairs["correlation"]
+    if len(pairs) <= 3:
+        values = [(_r9_pair(p), p.correlation) for _, p in pairs.iterrows()]
+    else:
+        values = [
+            ("share of pairs > 0", float((corr > 0).mean())),
+            ("mean |pair|", float(corr.abs().mean())),
+            ("min pair", float(corr.min())),
+            ("max pair", float(corr.max())),
+        ]
+    values.append(("mean pair", float(corr.mean())))
+    return run.records({"case": _r9_case(run), "tcp": run.config}, values)
+
+
 def _r9_analyse(c: Context) -> pd.DataFrame:
     records = []
     warmup = 10.0
     # Fig. 10: every pair's correlation (mean over seeds) for the cases with more than 3 flows.
     many: list[dict[str, Any]] = []
-    for name in c.results:
-        for point, load in c.points(name):
-            config = config_name(point, THREE_NAMES)
-            if config is None:
-                continue
-            pairs = metrics.cwnd_correlation_pairs(load("series"), warmup_s=warmup)
-            if name == "two":
-                case = f"2 flows {point['bottleneck_rate']}"
-            else:
-                case = f"{name[1:]} flows 4Mbps"
-            base = {"case": case, "tcp": config, "seed": run_seed(point)}
-            if len(pairs) <= 3:
-                for _, p in pairs.iterrows():
-                    records.append(
-                        base
-                        | {
-                            "metric": f"({int(p.flow_a)},{int(p.flow_b)})",
-                            "value": p.correlation,
-                        }
-                    )
-            else:
-                corr = pairs["correlation"]
-                many += [
-                    base | {"pair": f"({int(p.flow_a)},{int(p.flow_b)})", "value": p.correlation}
-                    for _, p in pairs.iterrows()
-                ]
-                for metric, v in (
-                    ("share of pairs > 0", float((corr > 0).mean())),
-                    ("mean |pair|", float(corr.abs().mean())),
-                    ("min pair", float(corr.min())),
-                    ("max pair", float(corr.max())),
-                ):
-                    records.append(base | {"metric": metric, "value": v})
-            records.append(
-                base | {"metric": "mean pair", "value": float(pairs["correlation"].mean())}
-            )
+    for run in named_runs(c, THREE_NAMES):
+        pairs = metrics.cwnd_correlation_pairs(run.load("series"), warmup_s=warmup)
+        records += _r9_run(run, pairs)
+        if len(pairs) > 3:
+            many += [
+                {
+                    "case": _r9_case(run),
+                    "tcp": run.config,
+                    "seed": run_seed(run.point),
+                    "pair": _r9_pair(p),
+                    "value": p.correlation,
+                }
+                for _, p in pairs.iterrows()
+            ]
     if many:
         _r9_pairs_figure(c, pd.DataFrame(many))
     note_access_queues(c)
