@@ -32,6 +32,8 @@ pub enum Purpose {
     Congestion = 8,
     /// Host send overhead and router processing jitter.
     Jitter = 9,
+    /// A link's choice of the packets it holds back (reordering).
+    Reorder = 10,
 }
 
 /// A random stream. PCG-64 (MCG variant): fast, small, and stable across platforms.

@@ -143,6 +143,23 @@ pub enum LossSpec {
     Bernoulli { p: f64 },
 }
 
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReorderSpec {
+    #[default]
+    None,
+    /// Each packet crossing the link is held back independently with probability `p`: it
+    /// leaves `delay_ns` after it reached the far end, and the packets behind it overtake it.
+    /// `p` = 0 or `delay_ns` = 0: none.
+    Bernoulli { p: f64, delay_ns: u64 },
+}
+
+impl ReorderSpec {
+    fn is_none(&self) -> bool {
+        *self == ReorderSpec::None
+    }
+}
+
 /// One direction of a link.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,6 +169,9 @@ pub struct LinkParams {
     pub queue: QueueSpec,
     #[serde(default)]
     pub loss: LossSpec,
+    /// Absent unless set, so that specs without reordering read and write as before.
+    #[serde(default, skip_serializing_if = "ReorderSpec::is_none")]
+    pub reorder: ReorderSpec,
     /// Random per-packet processing delay at the router feeding this link: each packet reaches
     /// the queue after a uniform delay in [0, jitter_ns], in order. 0 = none.
     #[serde(default)]
@@ -612,6 +632,12 @@ impl LinkParams {
                 return Err(out_of_range(&key("loss.p"), p, "a probability in [0, 1)"));
             }
         }
+        if let ReorderSpec::Bernoulli { p, delay_ns } = self.reorder {
+            if !(p.is_finite() && (0.0..=1.0).contains(&p)) {
+                return Err(out_of_range(&key("reorder.p"), p, "a probability in [0, 1]"));
+            }
+            check_time(&key("reorder.delay_ns"), delay_ns, 0)?;
+        }
         Ok(())
     }
 }
@@ -834,6 +860,17 @@ mod tests {
         let lossy = LINK.replace("}}", r#"},"loss":{"kind":"bernoulli","p":2.0}}"#);
         let e = ScenarioSpec::from_json(&spec("", &lossy)).unwrap_err();
         assert!(e.starts_with("topology.forward.loss.p"), "{e}");
+        let reorder = |r: &str| LINK.replace("}}", &format!(r#"}},"reorder":{{"kind":"bernoulli",{r}}}}}"#));
+        assert!(ScenarioSpec::from_json(&spec("", &reorder(r#""p":1.0,"delay_ns":5000000"#))).is_ok());
+        let e = ScenarioSpec::from_json(&spec("", &reorder(r#""p":1.5,"delay_ns":5000000"#))).unwrap_err();
+        assert_eq!(e, "topology.forward.reorder.p: 1.5 is out of range; expected a probability in [0, 1]");
+        let e = ScenarioSpec::from_json(&spec("", &reorder(r#""p":-0.1,"delay_ns":5000000"#))).unwrap_err();
+        assert!(e.starts_with("topology.forward.reorder.p: -0.1 is out of range"), "{e}");
+        let e = ScenarioSpec::from_json(&spec("", &reorder(r#""p":0.1,"delay_ns":20000000000000000"#))).unwrap_err();
+        assert!(e.starts_with("topology.forward.reorder.delay_ns: 20000000000000000 is out of range"), "{e}");
+        // A negative delay is no u64: the reader says so, naming the field.
+        let e = ScenarioSpec::from_json(&spec("", &reorder(r#""p":0.1,"delay_ns":-5"#))).unwrap_err();
+        assert!(e.contains("delay_ns") || e.contains("invalid value: integer `-5`"), "{e}");
         let far = LINK.replace("5000000", "9223372036854775000");
         let e = ScenarioSpec::from_json(&spec("", &far)).unwrap_err();
         assert!(e.starts_with("topology.forward.delay_ns"), "{e}");

@@ -14,9 +14,10 @@ use crate::net::qdisc::codel::CoDelParams;
 use crate::net::qdisc::pie::PieParams;
 use crate::net::qdisc::red::RedParams;
 use crate::net::qdisc::{CoDel, DropTail, FqCodel, Pie, Qdisc, Red, Step};
+use crate::net::reorder::Reorder;
 use crate::net::Endpoints;
 use crate::rng::{stream, Entity, Purpose};
-use crate::spec::{check_dumbbell_rtt, LinkParams, LossSpec, QueueSpec, TopologySpec};
+use crate::spec::{check_dumbbell_rtt, LinkParams, LossSpec, QueueSpec, ReorderSpec, TopologySpec};
 use crate::units::Dur;
 
 /// Nodes and links under construction.
@@ -182,6 +183,12 @@ impl Network {
         let mut link = Link::new(src, dst, p.rate_bps, p.delay_ns, qdisc, loss);
         link.monitor = monitor;
         link.set_jitter(p.jitter_ns, stream(self.seed, Entity::Link, id as u64, Purpose::Jitter));
+        if let ReorderSpec::Bernoulli { p, delay_ns } = p.reorder {
+            if p > 0.0 && delay_ns > 0 {
+                let rng = stream(self.seed, Entity::Link, id as u64, Purpose::Reorder);
+                link.set_reorder(Some(Reorder::new(p, delay_ns, rng)));
+            }
+        }
         self.links.push(link);
         Ok(id)
     }
@@ -196,8 +203,14 @@ impl Network {
         host_sends: bool,
     ) -> Result<NodeId, String> {
         let h = self.add_node(host);
-        let p =
-            LinkParams { rate_bps: rate, delay_ns: delay, queue: queue.clone(), loss: LossSpec::None, jitter_ns: 0 };
+        let p = LinkParams {
+            rate_bps: rate,
+            delay_ns: delay,
+            queue: queue.clone(),
+            loss: LossSpec::None,
+            reorder: ReorderSpec::None,
+            jitter_ns: 0,
+        };
         if host_sends {
             self.add_link(h, router, &p, false)?;
             self.add_link(router, h, &p, false)?;
@@ -307,7 +320,14 @@ mod tests {
 
     fn params(delay: Dur) -> LinkParams {
         let queue = QueueSpec::Droptail { limit_pkts: Some(100), limit_bytes: None };
-        LinkParams { rate_bps: 10_000_000, delay_ns: delay, queue, loss: LossSpec::None, jitter_ns: 0 }
+        LinkParams {
+            rate_bps: 10_000_000,
+            delay_ns: delay,
+            queue,
+            loss: LossSpec::None,
+            reorder: ReorderSpec::None,
+            jitter_ns: 0,
+        }
     }
 
     fn access_queue() -> QueueSpec {
@@ -361,6 +381,25 @@ mod tests {
         );
         let clamped = net.attach("g", "1", None, None, Some(MS), true, false).unwrap();
         assert_eq!(delay_between(&net, clamped.src, 0), 0);
+    }
+
+    #[test]
+    fn a_link_reorders_only_with_a_positive_probability_and_delay() {
+        let with = |p: f64, delay_ns: Dur| {
+            let mut forward = params(5 * MS);
+            forward.reorder = ReorderSpec::Bernoulli { p, delay_ns };
+            let spec = TopologySpec::Dumbbell {
+                forward,
+                reverse: params(5 * MS),
+                access_rate_bps: 100_000_000,
+                access_queue: access_queue(),
+            };
+            let net = Network::build(&spec, 1).unwrap();
+            net.links.iter().map(|l| l.reorder().map(|r| r.delay())).collect::<Vec<_>>()
+        };
+        assert_eq!(with(0.01, 3 * MS), [Some(3 * MS), None], "the bottleneck's data direction only");
+        assert_eq!(with(0.0, 3 * MS), [None, None]);
+        assert_eq!(with(0.5, 0), [None, None]);
     }
 
     #[test]

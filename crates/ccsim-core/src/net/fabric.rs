@@ -10,8 +10,8 @@
 //! entry fewer. Results are identical, because simultaneous events run in an order fixed by what
 //! they are, not by when they were scheduled ([`crate::event`]); `tests/pass_on.rs` runs
 //! scenarios both ways. Not done into a link with jitter, a dequeue discipline, capture or (when
-//! series are sampled) a sampled queue, out of a captured link, nor for a packet that would
-//! arrive after the end of the run.
+//! series are sampled) a sampled queue, out of a captured or reordering link, nor for a packet
+//! that would arrive after the end of the run.
 //!
 //! **Delivering ahead.** A packet admitted to the last link of its route, the link into its
 //! receiver's host, is known then to reach the receiver at its exit time. A receiver's ACKs
@@ -24,15 +24,15 @@
 //! their delayed-ACK timers in the same order: the engine runs the timers that come due before a
 //! packet delivered ahead first. Results are identical; the packet spends no event at the end of
 //! its route. Not done for a packet that would arrive after the end of the run, nor where the
-//! link into the host or out of it is special or sampled, nor where the host also sends data or
-//! receives ACKs, nor where a packet could reach the link into the host straight from its sender
-//! (passed on all the way).
+//! link into the host or out of it is special, reorders or is sampled, nor where the host also
+//! sends data or receives ACKs, nor where a packet could reach the link into the host straight
+//! from its sender (passed on all the way).
 
 use super::capture::Capture;
 use super::drops::{DropKind, DropLog, FlowDrops};
 use crate::event::{Event, EventQueue};
 use crate::grow::OutOfMemory;
-use crate::net::link::{Link, LinkId, Offer};
+use crate::net::link::{Exit, Link, LinkId, Offer};
 use crate::net::packet::{Packet, PacketKind, SackStore};
 use crate::net::qdisc::Verdict;
 use crate::units::Time;
@@ -187,7 +187,8 @@ impl Fabric {
     ///   sender (passed on all the way);
     /// - the ACK routes of the flows received through it start at links that no other route
     ///   uses, and that carry no data;
-    /// - none of these links is special (jitter, a dequeue discipline, capture) or sampled.
+    /// - none of these links is special (jitter, a dequeue discipline, capture), reorders or is
+    ///   sampled.
     ///
     /// Group ids are numbered from 0 in the order of the pairs.
     pub fn prepare_delivering_ahead(&mut self, pairs: &[(u32, u32)], sampled: bool) -> u32 {
@@ -343,8 +344,8 @@ impl Fabric {
                     return None;
                 }
             };
-            let lost = l.draws_loss();
-            if !lost && exit <= self.pass_on_until {
+            let fate = l.draws_fate();
+            if fate == 0 && exit <= self.pass_on_until {
                 match self.onward.get(off + hop as usize) {
                     Some(Onward::PassOn) => {
                         l.pass_on();
@@ -363,7 +364,7 @@ impl Fabric {
             }
             // The packet is written once, into the pipe (see `Link::enter_pipe`); `settle` reads
             // it only for a drop, which this is not.
-            let offer = self.links[link as usize].enter_pipe(pkt, hop, ecn, exit, lost);
+            let offer = self.links[link as usize].enter_pipe(pkt, hop, ecn, exit, fate);
             self.settle(link, pkt, offer, now);
             return None;
         }
@@ -481,8 +482,9 @@ impl Fabric {
     }
 
     /// The packet at the head of `link`'s pipe arrives at the far end. It continues on its route
-    /// (returns `None`, or the packet if it is delivered ahead on the way), is lost (`None`), or
-    /// has reached its destination (returned).
+    /// (returns `None`, or the packet if it is delivered ahead on the way), is lost or held back
+    /// (`None`), or has reached its destination (returned). On a reordering link the event may
+    /// instead release a packet held back, which then goes on the same way.
     #[inline]
     pub fn link_arrival(&mut self, link: LinkId, now: Time) -> Option<Delivery> {
         if self.links[link as usize].decides_at_dequeue() {
@@ -490,17 +492,52 @@ impl Fabric {
             self.serve(link, now);
         }
         let l = &mut self.links[link as usize];
-        let lost = l.head_is_lost();
+        if !l.head_leaves_at(now) {
+            return self.special_exit(link, now);
+        }
         let pkt = l.pop_arrival();
         if let Some(t) = l.head_time() {
             self.events.push(t, Event::LinkArrival(link));
         }
         self.hops += 1;
-        if lost {
-            l.counters.loss_drops += 1;
-            self.record_drop(link, &pkt, now, DropKind::Loss);
-            return None;
+        self.leave_link(link, pkt, now)
+    }
+
+    /// A link event that is not the plain departure of the pipe's head (see [`Link::take_exit`]):
+    /// a loss, a packet held back, or one released. Kept out of line, as losses are rare.
+    #[cold]
+    #[inline(never)]
+    fn special_exit(&mut self, link: LinkId, now: Time) -> Option<Delivery> {
+        match self.links[link as usize].take_exit(now) {
+            Exit::Lost { pkt, next } => {
+                self.schedule_exit(link, next);
+                self.hops += 1;
+                self.links[link as usize].counters.loss_drops += 1;
+                self.record_drop(link, &pkt, now, DropKind::Loss);
+                None
+            }
+            Exit::Held { next, hold_until } => {
+                self.schedule_exit(link, next);
+                self.schedule_exit(link, hold_until);
+                None
+            }
+            Exit::Leaves { pkt, next } => {
+                self.schedule_exit(link, next);
+                self.hops += 1;
+                self.leave_link(link, pkt, now)
+            }
         }
+    }
+
+    fn schedule_exit(&mut self, link: LinkId, at: Option<Time>) {
+        if let Some(t) = at {
+            self.events.push(t, Event::LinkArrival(link));
+        }
+    }
+
+    /// `pkt` has left `link` at `now`: on to the next link of its route, or delivered.
+    #[inline(always)]
+    fn leave_link(&mut self, link: LinkId, pkt: Packet, now: Time) -> Option<Delivery> {
         let hop = pkt.hop + 1;
         if self.route_links[pkt.route as usize + hop as usize] != END {
             self.enter_route_link(&pkt, hop, now)
@@ -518,6 +555,8 @@ mod tests {
     use super::*;
     use crate::net::loss::LossModel;
     use crate::net::qdisc::{droptail::DropTail, Qdisc};
+    use crate::net::reorder::Reorder;
+    use crate::rng::{stream, uniform, Entity, Purpose};
 
     const MS: Time = 1_000_000;
 
@@ -606,6 +645,147 @@ mod tests {
         fab.send(Packet::test_data(1, 1000), MS);
         assert_eq!((in_link(&fab, 0), in_link(&fab, 1)), (1, 1), "kept in the captured link's pipe");
         assert_eq!(fab.hops, 1);
+    }
+
+    /// One link from host 0 to host 1 (1000-byte packets: 1 ms on the wire, 10 ms of
+    /// propagation) that holds packets back with probability `p` for `delay`, drawn from the
+    /// stream of `seed`, and loses them with probability `loss` (on another stream).
+    fn reordering(p: f64, delay: Time, seed: u64, loss: f64) -> Fabric {
+        let q = Qdisc::DropTail(DropTail { limit_pkts: Some(1000), limit_bytes: None });
+        let loss = if loss > 0.0 {
+            LossModel::Bernoulli { p: loss, rng: stream(seed, Entity::Link, 0, Purpose::Loss) }
+        } else {
+            LossModel::None
+        };
+        let mut l = Link::new(0, 1, 8_000_000, 10 * MS, q, loss);
+        l.set_reorder(Some(Reorder::new(p, delay, stream(seed, Entity::Link, 0, Purpose::Reorder))));
+        let mut fab = Fabric::new(vec![l], false);
+        fab.add_route(&[0]);
+        fab.flow_drops.push(FlowDrops::default());
+        fab.prepare_passing_on(Time::MAX, false);
+        fab
+    }
+
+    /// Run the events to the end: each delivery as (seq, time). Checks at every event that the
+    /// link accounts for every packet offered (left, dropped or inside).
+    fn deliveries(fab: &mut Fabric) -> Vec<(u32, Time)> {
+        let mut out = vec![];
+        while let Some((t, e)) = fab.events.pop() {
+            assert_eq!(e, Event::LinkArrival(0));
+            if let Some(d) = fab.link_arrival(0, t) {
+                assert_eq!(d.at, t);
+                out.push((d.pkt.seq, t));
+            }
+            let c = &fab.links[0].counters;
+            assert_eq!(c.arrivals, c.departures + c.queue_drops + in_link(fab, 0) as u64);
+        }
+        out
+    }
+
+    /// Packets offered 1 ms apart, so that each finds the link idle: packet `i` reaches the far
+    /// end at (i + 11) ms.
+    fn send_spaced(fab: &mut Fabric, n: u32) {
+        for seq in 0..n {
+            fab.send(Packet::test_data(seq, 1000), seq as Time * MS);
+        }
+    }
+
+    #[test]
+    fn with_probability_one_every_packet_is_late_by_exactly_the_delay_in_order() {
+        let mut fab = reordering(1.0, 5 * MS, 1, 0.0);
+        send_spaced(&mut fab, 20);
+        let got = deliveries(&mut fab);
+        let expected: Vec<(u32, Time)> = (0..20).map(|i| (i, (i as Time + 16) * MS)).collect();
+        assert_eq!(got, expected);
+        let l = &fab.links[0];
+        assert_eq!((l.counters.departures, l.counters.loss_drops), (20, 0));
+        assert_eq!((l.reorder().map(|r| r.count), fab.hops), (Some(20), 20), "each held once, one hop each");
+    }
+
+    #[test]
+    fn a_held_packet_is_overtaken_by_those_behind_it_and_counted_while_held() {
+        // 3 ms late: a held packet is overtaken by the three packets behind it when they are not
+        // held; ties (a held packet due with the pipe's head) go pipe first.
+        let (p, delay, n) = (0.3, 3 * MS, 400);
+        let mut fab = reordering(p, delay, 7, 0.0);
+        let mut draws = stream(7, Entity::Link, 0, Purpose::Reorder);
+        let held: Vec<bool> = (0..n).map(|_| uniform(&mut draws) < p).collect();
+        let mut expected: Vec<(Time, bool, u32)> = (0..n as u32)
+            .map(|i| {
+                let exit = (i as Time + 11) * MS;
+                let h = held[i as usize];
+                (if h { exit + delay } else { exit }, h, i)
+            })
+            .collect();
+        expected.sort();
+        send_spaced(&mut fab, n as u32);
+        let got = deliveries(&mut fab);
+        assert_eq!(got, expected.iter().map(|&(t, _, i)| (i, t)).collect::<Vec<_>>());
+        let overtaken = got.windows(2).filter(|w| w[1].0 < w[0].0).count();
+        let n_held = held.iter().filter(|&&h| h).count();
+        assert!(n_held > 80 && overtaken > 80, "{n_held} held, {overtaken} out of order");
+        assert_eq!(fab.links[0].reorder().map(|r| r.count), Some(n_held as u64));
+        assert_eq!(fab.links[0].counters.departures, n as u64);
+    }
+
+    #[test]
+    fn a_packet_held_back_is_inside_the_link_until_it_leaves() {
+        let mut fab = reordering(1.0, 5 * MS, 1, 0.0);
+        fab.send(Packet::test_data(0, 1000), 0);
+        let (t, _) = fab.events.pop().unwrap();
+        assert_eq!(t, 11 * MS);
+        assert!(fab.link_arrival(0, t).is_none(), "held back at the far end");
+        assert_eq!((in_link(&fab, 0), fab.links[0].counters.departures), (1, 0));
+        let (t, _) = fab.events.pop().unwrap();
+        assert_eq!(t, 16 * MS);
+        assert_eq!(fab.link_arrival(0, t).map(|d| d.pkt.seq), Some(0));
+        assert_eq!((in_link(&fab, 0), fab.links[0].counters.departures), (0, 1));
+    }
+
+    #[test]
+    fn a_lost_packet_is_not_held_back_and_each_stream_draws_once_per_packet() {
+        let (n, p, loss) = (300, 0.2, 0.1);
+        let mut fab = reordering(p, 2 * MS, 3, loss);
+        send_spaced(&mut fab, n);
+        let got = deliveries(&mut fab);
+        let mut lost_draws = stream(3, Entity::Link, 0, Purpose::Loss);
+        let mut held_draws = stream(3, Entity::Link, 0, Purpose::Reorder);
+        let fates: Vec<(bool, bool)> =
+            (0..n).map(|_| (uniform(&mut lost_draws) < loss, uniform(&mut held_draws) < p)).collect();
+        let lost: Vec<u32> = (0..n).filter(|&i| fates[i as usize].0).collect();
+        let mut delivered: Vec<u32> = got.iter().map(|&(seq, _)| seq).collect();
+        delivered.sort();
+        assert_eq!(delivered, (0..n).filter(|i| !lost.contains(i)).collect::<Vec<_>>());
+        let held_and_kept = fates.iter().filter(|&&(l, h)| h && !l).count() as u64;
+        let l = &fab.links[0];
+        assert_eq!((l.counters.loss_drops, l.reorder().map(|r| r.count)), (lost.len() as u64, Some(held_and_kept)));
+        assert_eq!(fab.flow_drops[0].data, lost.len() as u64);
+        assert_eq!(l.counters.departures, n as u64, "lost packets left the pipe too");
+    }
+
+    #[test]
+    fn packets_are_never_passed_on_out_of_a_reordering_link() {
+        let mut fab = two_hops();
+        let l = &mut fab.links[0];
+        l.set_reorder(Some(Reorder::new(0.5, MS, stream(1, Entity::Link, 0, Purpose::Reorder))));
+        fab.prepare_passing_on(Time::MAX, false);
+        fab.send(Packet::test_data(0, 1000), 0);
+        assert_eq!((in_link(&fab, 0), in_link(&fab, 1)), (1, 0), "in the reordering link's pipe");
+        // Into a reordering link, packets are passed on: they reach it in order.
+        let mut fab = two_hops();
+        let l = &mut fab.links[1];
+        l.set_reorder(Some(Reorder::new(0.5, MS, stream(1, Entity::Link, 1, Purpose::Reorder))));
+        fab.prepare_passing_on(Time::MAX, false);
+        fab.send(Packet::test_data(0, 1000), 0);
+        assert_eq!((in_link(&fab, 0), in_link(&fab, 1)), (0, 1));
+    }
+
+    #[test]
+    fn a_reordering_link_into_a_host_delivers_nothing_ahead() {
+        let (mut fab, pairs) = star(&INTO_2, false);
+        fab.links[2].set_reorder(Some(Reorder::new(0.5, MS, stream(1, Entity::Link, 2, Purpose::Reorder))));
+        fab.prepare_passing_on(Time::MAX, false);
+        assert_eq!(fab.prepare_delivering_ahead(&pairs, false), 0);
     }
 
     #[test]

@@ -21,6 +21,11 @@
 //! and leave in the same order, so each packet gets the draw it would get at the far end, and
 //! a packet's fate is known at admission (which lets [`crate::net::fabric`] pass it on at once).
 //!
+//! Optional reordering ([`crate::net::reorder`]) is drawn the same way and marked on the pipe
+//! entry too: a held packet, on reaching the far end, waits in the link's holding line for the
+//! extra delay instead of leaving. The holding line keeps one pending event of its own, for its
+//! head; both heads' events are `LinkArrival`s, told apart by which head is due (the pipe's first).
+//!
 //! Optional router jitter puts a processing stage in front of the queue: each packet reaches the
 //! queue a uniform random time in [0, jitter] after it reached the router, never before the
 //! packet ahead of it (the stage is FIFO too, so it needs one pending event of its own).
@@ -30,6 +35,7 @@ use std::collections::VecDeque;
 use super::loss::LossModel;
 use super::packet::{Packet, HEADER_BYTES};
 use super::qdisc::{DropSink, Qdisc, QueueView, Verdict};
+use super::reorder::Reorder;
 use super::ring::Ring;
 use crate::rng::{uniform, Stream};
 use crate::units::{tx_time, Dur, Time};
@@ -39,11 +45,28 @@ pub type NodeId = u32;
 
 /// Set in a pipe entry's time: the packet is lost when it leaves the pipe.
 const LOST: Time = 1 << 63;
+/// Set in a pipe entry's time: the packet is held back when it leaves the pipe (reordering).
+const HELD: Time = 1 << 62;
+/// The marks a pipe entry's time may carry (times themselves stay below 2^54 ns).
+const MARKS: Time = LOST | HELD;
 
 /// [`LOST`] if `lost`, else nothing.
 #[inline(always)]
 fn lost_mark(lost: bool) -> Time {
     LOST * Time::from(lost)
+}
+
+/// What leaves a link at an event that is not the plain departure of its pipe's head
+/// ([`Link::take_exit`]). `next` is the time of the next event for the line the packet came from
+/// (the pipe's or the holding line's new head), to be scheduled.
+pub enum Exit {
+    /// The pipe's head, lost at the far end.
+    Lost { pkt: Packet, next: Option<Time> },
+    /// The pipe's head, held back: `hold_until` is set when it is the only packet held (its
+    /// release is to be scheduled then).
+    Held { next: Option<Time>, hold_until: Option<Time> },
+    /// A packet leaves: the pipe's head, or the first packet held back, released.
+    Leaves { pkt: Packet, next: Option<Time> },
 }
 
 /// A link's totals. In this order (`repr(C)`): the packet counts share a cache line with the
@@ -94,8 +117,9 @@ pub struct Link {
     dequeue: bool,
     /// Packets leaving this link may be captured (`crate::net::capture`).
     capture_exit: bool,
-    /// The loss model can drop packets (a copy of its kind, read per packet).
-    lossy: bool,
+    /// Each packet entering the pipe gets a draw: the loss model can drop packets or the link
+    /// reorders them (read per packet).
+    draws: bool,
     // Line 1.
     /// Transmission times of a pure ACK and of the last data packet size seen: most packets
     /// are one of the two, and this saves a 64-bit division per hop.
@@ -118,6 +142,8 @@ pub struct Link {
     /// Router processing jitter (None: packets reach the queue on arrival). Boxed: most links
     /// have none.
     jitter: Option<Box<Jitter>>,
+    /// Reordering (None: every packet leaves when it reaches the far end). Boxed likewise.
+    reorder: Option<Box<Reorder>>,
     /// Packets a dequeue discipline dropped, until the network records them.
     dropped: DropSink,
 }
@@ -141,7 +167,7 @@ impl Link {
             monitor: false,
             dequeue: qdisc.decides_at_dequeue(),
             qdisc,
-            lossy: false,
+            draws: false,
             loss: LossModel::None,
             busy_until: 0,
             ack_tx: tx_time(HEADER_BYTES, rate_bps),
@@ -151,6 +177,7 @@ impl Link {
             waiting_bytes: 0,
             pipe: Ring::default(),
             jitter: None,
+            reorder: None,
             dropped: Vec::new(),
             counters: LinkCounters::default(),
             capture_entry: false,
@@ -209,13 +236,48 @@ impl Link {
     /// The loss model's draw for the packet now entering the pipe: whether it is lost.
     #[inline(always)]
     pub fn draws_loss(&mut self) -> bool {
-        self.lossy && self.loss.drops()
+        !matches!(self.loss, LossModel::None) && self.loss.drops()
+    }
+
+    /// The draws for the packet now entering the pipe, as the marks of its pipe entry: 0 for a
+    /// packet that simply leaves at the far end (always, on a link without loss or reordering).
+    #[inline(always)]
+    pub fn draws_fate(&mut self) -> Time {
+        if self.draws {
+            self.draw_fate()
+        } else {
+            0
+        }
+    }
+
+    /// Both streams advance by one draw per packet, whatever the other one drew.
+    #[inline]
+    fn draw_fate(&mut self) -> Time {
+        let lost = self.loss.drops();
+        let held = self.reorder.as_mut().is_some_and(|r| r.holds());
+        lost_mark(lost) | (HELD * Time::from(held))
     }
 
     /// Replace the loss model (from the next packet on).
     pub fn set_loss(&mut self, loss: LossModel) {
-        self.lossy = !matches!(loss, LossModel::None);
         self.loss = loss;
+        self.update_draws();
+    }
+
+    /// Set the link's reordering (None: none) before the run, and before the routes are
+    /// prepared: packets are never passed on out of a reordering link.
+    pub fn set_reorder(&mut self, reorder: Option<Reorder>) {
+        self.reorder = reorder.map(Box::new);
+        self.update_draws();
+    }
+
+    fn update_draws(&mut self) {
+        self.draws = !matches!(self.loss, LossModel::None) || self.reorder.is_some();
+    }
+
+    /// The link's reordering, if any.
+    pub fn reorder(&self) -> Option<&Reorder> {
+        self.reorder.as_deref()
     }
 
     /// Whether packets entering this link leave the fast path (router jitter, a discipline
@@ -290,8 +352,8 @@ impl Link {
         let tx = self.tx_time(pkt.size);
         self.busy_until = at + tx;
         self.counters.busy_ns += tx as u128;
-        let lost = self.draws_loss();
-        self.pipe.push_back(((self.busy_until + self.delay) | lost_mark(lost), pkt));
+        let fate = self.draws_fate();
+        self.pipe.push_back(((self.busy_until + self.delay) | fate, pkt));
     }
 
     /// Queue a packet (already counted as an arrival) in a dequeue discipline. Returns the time to
@@ -334,8 +396,8 @@ impl Link {
     pub fn admit(&mut self, pkt: &Packet, hop: u16, now: Time) -> Offer {
         match self.queue(pkt.size, pkt.ecn, now) {
             Ok((exit, ecn)) => {
-                let lost = self.draws_loss();
-                self.enter_pipe(pkt, hop, ecn, exit, lost)
+                let fate = self.draws_fate();
+                self.enter_pipe(pkt, hop, ecn, exit, fate)
             }
             Err(verdict) => Offer::Dropped(verdict),
         }
@@ -388,9 +450,11 @@ impl Link {
     /// model's draw). The packet is passed by reference and its hop and ECN bits apart, and
     /// written once, into the pipe: a copy that is changed on the stack and then moved on makes
     /// the CPU wait for its own stores (measured: a sixth of the event loop's time at 1 Gbps).
+    /// `fate`: the draws' marks ([`Self::draws_fate`]).
     #[inline(always)]
-    pub fn enter_pipe(&mut self, pkt: &Packet, hop: u16, ecn: u8, exit: Time, lost: bool) -> Offer {
-        self.pipe.push_back((exit | lost_mark(lost), Packet { hop, ecn, ..*pkt }));
+    pub fn enter_pipe(&mut self, pkt: &Packet, hop: u16, ecn: u8, exit: Time, fate: Time) -> Offer {
+        debug_assert!(exit & MARKS == 0 && fate & !MARKS == 0);
+        self.pipe.push_back((exit | fate, Packet { hop, ecn, ..*pkt }));
         Offer::Accepted { schedule_at: (self.pipe.len() == 1).then_some(exit) }
     }
 
@@ -402,10 +466,11 @@ impl Link {
     }
 
     /// Whether packets leaving this link may be passed on at admission: not when they are
-    /// captured as they leave.
+    /// captured as they leave, nor when some are held back (the next link would then see them
+    /// out of time order).
     #[inline(always)]
     pub fn may_pass_on(&self) -> bool {
-        !self.capture_exit
+        !self.capture_exit && self.reorder.is_none()
     }
 
     /// Transmission time of `size` bytes at this link's rate.
@@ -430,10 +495,41 @@ impl Link {
         self.data_tx = tx_time(size, self.rate_bps);
     }
 
-    /// Whether the packet at the head of the pipe is lost (read before [`Self::pop_arrival`]).
+    /// Whether the link's event at `now` is the plain departure of the pipe's head: due now,
+    /// neither lost nor held back (a marked entry's time never equals the clock). Otherwise
+    /// the event is for [`Self::take_exit`].
     #[inline(always)]
-    pub fn head_is_lost(&self) -> bool {
-        self.pipe.front().is_some_and(|&(t, _)| t & LOST != 0)
+    pub fn head_leaves_at(&self, now: Time) -> bool {
+        self.pipe.front().is_some_and(|&(t, _)| t == now)
+    }
+
+    /// What the link's event at `now` does when it is not the plain departure of the pipe's
+    /// head: the pipe's head is due and lost or held back, or else the first packet held back
+    /// is released. The caller schedules the times it returns.
+    #[cold]
+    #[inline(never)]
+    pub fn take_exit(&mut self, now: Time) -> Exit {
+        if let Some(&(t, pkt)) = self.pipe.front() {
+            if t & !MARKS == now {
+                self.pipe.pop_front();
+                let next = self.head_time();
+                if t & LOST != 0 {
+                    self.counters.departures += 1;
+                    return Exit::Lost { pkt, next };
+                }
+                if t & HELD != 0 {
+                    let r = self.reorder.as_mut().expect("a held packet on a link that reorders");
+                    return Exit::Held { next, hold_until: r.hold(pkt, now) };
+                }
+                self.counters.departures += 1;
+                return Exit::Leaves { pkt, next };
+            }
+        }
+        let r = self.reorder.as_mut().expect("a link event with nothing due");
+        debug_assert_eq!(r.head_time(), Some(now), "a link event with nothing due");
+        let pkt = r.release();
+        self.counters.departures += 1;
+        Exit::Leaves { pkt, next: r.head_time() }
     }
 
     /// Take the packet at the head of the pipe (its arrival time has come); the caller then
@@ -450,13 +546,15 @@ impl Link {
     /// Arrival time of the packet at the head of the pipe, if any.
     #[inline]
     pub fn head_time(&self) -> Option<Time> {
-        self.pipe.front().map(|&(t, _)| t & !LOST)
+        self.pipe.front().map(|&(t, _)| t & !MARKS)
     }
 
-    /// Packets inside the link (being processed, waiting, in transmission or propagating).
+    /// Packets inside the link (being processed, waiting, in transmission, propagating or held
+    /// back).
     pub fn in_link(&self) -> impl Iterator<Item = &Packet> {
         let stage = self.jitter.iter().flat_map(|j| j.stage.iter().map(|(_, p)| p));
-        stage.chain(self.qdisc.packets()).chain(self.pipe.iter().map(|(_, p)| p))
+        let held = self.reorder.iter().flat_map(|r| r.packets());
+        stage.chain(self.qdisc.packets()).chain(self.pipe.iter().map(|(_, p)| p)).chain(held)
     }
 
     /// Busy time and waiting time up to `end` only (the tail beyond the run is cut off).

@@ -1,6 +1,6 @@
 //! The network: packets, links (queue discipline + transmitter + propagation pipe), queue
-//! disciplines, loss models, routes, and the [`fabric::Fabric`] that carries packets between
-//! endpoints and records what it drops.
+//! disciplines, loss and reordering models, routes, and the [`fabric::Fabric`] that carries
+//! packets between endpoints and records what it drops.
 
 pub mod capture;
 pub mod drops;
@@ -9,6 +9,7 @@ pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod qdisc;
+pub mod reorder;
 pub mod ring;
 pub mod routing;
 

@@ -21,6 +21,7 @@ mod probe;
 mod randomized;
 mod rate_sample;
 mod red;
+mod reordering;
 mod response;
 mod sack;
 mod scenarios;
