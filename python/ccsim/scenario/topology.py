@@ -32,6 +32,35 @@ DEFAULT_ACCESS_BUFFER = "10000pkts"
 ACCESS_RATE_FACTOR = 4
 
 
+class Reorder(Table):
+    """``reorder = { probability = 0.01, delay = "5ms" }``: each packet crossing the link is,
+    independently with ``probability``, held back for ``delay`` after it reaches the far end, and
+    the packets behind it overtake it. Drawn from the link's own random stream."""
+
+    probability: Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
+    delay: Time
+
+
+def _link(
+    rate: int,
+    delay: int,
+    queue: dict[str, Any],
+    loss: float,
+    jitter: int,
+    reorder: Reorder | None,
+) -> dict[str, Any]:
+    """The engine's ``LinkParams``, with ``reorder`` only where it reorders anything (so that
+    scenarios without it resolve as before)."""
+    params = link_params(rate, delay, queue, loss, jitter)
+    if reorder is not None and reorder.probability > 0 and reorder.delay > 0:
+        params["reorder"] = {
+            "kind": "bernoulli",
+            "p": reorder.probability,
+            "delay_ns": reorder.delay,
+        }
+    return params
+
+
 def _check_node(
     name: str | None, known: Sequence[str], noun: str, where: str, path: KeyPath
 ) -> None:
@@ -90,6 +119,9 @@ class Dumbbell(Table):
     step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0
+    #: Packets held back on the bottleneck, data direction (``reverse_reorder``: ACK direction).
+    reorder: Reorder | None = None
+    reverse_reorder: Reorder | None = None
     access_buffer: BufferSize = DEFAULT_ACCESS_BUFFER  # type: ignore[assignment]
     bdp_rtt: Time | None = None  # default: the mean base RTT of the flows
     #: Random per-packet processing delay, uniform in [0, jitter], before the bottleneck queue
@@ -140,8 +172,10 @@ class Dumbbell(Table):
         rate, delay = self.bottleneck_rate, self.bottleneck_delay
         return {
             "kind": "dumbbell",
-            "forward": link_params(rate, delay, queue, self.loss, self.jitter),
-            "reverse": link_params(rate, delay, queue, self.reverse_loss, self.jitter),
+            "forward": _link(rate, delay, queue, self.loss, self.jitter, self.reorder),
+            "reverse": _link(
+                rate, delay, queue, self.reverse_loss, self.jitter, self.reverse_reorder
+            ),
             "access_rate_bps": self.access_rate,
             "access_queue": access,
         }
@@ -163,6 +197,9 @@ class ParkingLot(Table):
     step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0
+    #: Packets held back on every router-to-router link (``reverse_reorder``: towards R0).
+    reorder: Reorder | None = None
+    reverse_reorder: Reorder | None = None
     access_rate: Rate | None = None  # default: ACCESS_RATE_FACTOR x rate
     access_delay: Time = "1ms"  # type: ignore[assignment]
     access_buffer: BufferSize = DEFAULT_ACCESS_BUFFER  # type: ignore[assignment]
@@ -207,8 +244,15 @@ class ParkingLot(Table):
         return {
             "kind": "parking_lot",
             "routers": self.routers,
-            "forward": link_params(self.rate, self.delay, queue, self.loss, self.jitter),
-            "reverse": link_params(self.rate, self.delay, queue, self.reverse_loss, self.jitter),
+            "forward": _link(self.rate, self.delay, queue, self.loss, self.jitter, self.reorder),
+            "reverse": _link(
+                self.rate,
+                self.delay,
+                queue,
+                self.reverse_loss,
+                self.jitter,
+                self.reverse_reorder,
+            ),
             "access_rate_bps": self.access_rate,
             "access_delay_ns": self.access_delay,
             "access_queue": access,
@@ -244,6 +288,9 @@ class ExplicitLink(Table):
     step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0
+    #: Packets held back, ``src`` -> ``dst`` (``reverse_reorder``: the reverse link).
+    reorder: Reorder | None = None
+    reverse_reorder: Reorder | None = None
     duplex: Flag = True
     monitor: Flag = False
     #: Random per-packet processing delay before this link's queue (both directions if duplex).
@@ -260,6 +307,12 @@ class ExplicitLink(Table):
                 "is set but duplex = false (there is no reverse link); expected 0 or duplex = true",
                 ("reverse_loss",),
             )
+        if self.reverse_reorder is not None and not self.duplex:
+            raise ScenarioError(
+                "is set but duplex = false (there is no reverse link); expected no "
+                "reverse_reorder or duplex = true",
+                ("reverse_reorder",),
+            )
         check_queue(self)
         return self
 
@@ -267,12 +320,14 @@ class ExplicitLink(Table):
         """One engine ``ExplicitLink`` per direction."""
         queue = queue_spec(self, self.buffer, self.rate, rtt, packet)
         forward = {"src": self.src, "dst": self.dst, "monitor": self.monitor}
-        forward |= link_params(self.rate, self.delay, queue, self.loss, self.jitter)
+        forward |= _link(self.rate, self.delay, queue, self.loss, self.jitter, self.reorder)
         if not self.duplex:
             return [forward]
         # Only the given direction is monitored: it is the one the user thinks of as "the link".
         reverse = {"src": self.dst, "dst": self.src, "monitor": False}
-        reverse |= link_params(self.rate, self.delay, queue, self.reverse_loss, self.jitter)
+        reverse |= _link(
+            self.rate, self.delay, queue, self.reverse_loss, self.jitter, self.reverse_reorder
+        )
         return [forward, reverse]
 
 
