@@ -66,6 +66,10 @@ pub struct Scoreboard {
     /// the next one, before every segment sent in recovery, does not walk the same ranges again.
     /// Reset whenever a segment stops being retransmitted without being SACKed.
     searched_to: u32,
+    /// Segments marked lost one by one so far: by the owner ([`Self::mark_lost`]) and as lost
+    /// retransmissions. With the loss edge's moves ([`Self::lost_past`]) this tells whether an
+    /// ACK showed a further loss (PRR's safeACK, RFC 9937).
+    loss_marks: u64,
 }
 
 impl Scoreboard {
@@ -89,6 +93,7 @@ impl Scoreboard {
             edge: 0,
             sacked_below_edge: 0,
             searched_to: 0,
+            loss_marks: 0,
         }
     }
 
@@ -156,6 +161,7 @@ impl Scoreboard {
             if self.retransmitted.remove_range(seq, seq + 1) == 1 {
                 self.next_rxt = self.next_rxt.min(seq);
                 self.searched_to = 0;
+                self.loss_marks += 1;
             }
         }
     }
@@ -163,6 +169,23 @@ impl Scoreboard {
     /// Segments below this that are not SACKed are lost.
     pub fn loss_edge(&self) -> u32 {
         self.edge
+    }
+
+    /// Segments the loss edge has made lost since it stood at `edge_was`, with nothing below
+    /// `una` outstanding: those not SACKed in [max(edge_was, una), edge). (SACKed segments stay
+    /// SACKed, so none of them was lost before.)
+    pub fn lost_past(&self, edge_was: u32, una: u32) -> u64 {
+        let from = edge_was.max(una);
+        if self.edge <= from {
+            return 0;
+        }
+        let sacked = self.sacked.count_from(from) - self.sacked.count_from(self.edge);
+        u64::from(self.edge - from) - sacked
+    }
+
+    /// Segments marked lost one by one so far (see the field).
+    pub fn loss_marks(&self) -> u64 {
+        self.loss_marks
     }
 
     /// Whether `seq` (not SACKed) is lost.
@@ -262,6 +285,7 @@ impl Scoreboard {
     /// for retransmission again.
     pub fn mark_lost(&mut self, seq: u32) {
         debug_assert!(!self.sacked.contains(seq), "a SACKed segment is not lost");
+        self.loss_marks += 1;
         self.retransmitted.remove_range(seq, seq + 1);
         if seq >= self.edge {
             self.marked_lost.insert(seq);
@@ -346,6 +370,32 @@ mod tests {
         assert_eq!(sb.next_lost(2), Some(2), "10 was sent after it and arrived first");
         // outstanding 11 - sacked 8 - lost 1 (segment 2) + 0 retransmissions in flight: 11, 12.
         assert_eq!(sb.pipe(2, 13), 2);
+    }
+
+    /// What PRR's safeACK reads: the segments the loss edge newly made lost since an earlier
+    /// edge, and the count of segments marked lost one by one (lost retransmissions, RACK).
+    #[test]
+    fn further_losses_are_told_by_the_edge_and_the_marks() {
+        let mut sb = Scoreboard::new(3);
+        sb.on_ack(1, [(4, 7)].into_iter());
+        assert_eq!((sb.loss_edge(), sb.lost_past(0, 1)), (4, 3), "1, 2 and 3");
+        sb.on_ack(1, [(4, 8)].into_iter());
+        assert_eq!((sb.loss_edge(), sb.lost_past(4, 1)), (5, 0), "past SACKed 4 only");
+        // 9..12 SACKed: the edge jumps to 9, past SACKed 5..8 and the hole at 8.
+        sb.on_ack(1, [(4, 8), (9, 12)].into_iter());
+        assert_eq!((sb.loss_edge(), sb.lost_past(5, 1), sb.lost_past(5, 9)), (9, 1, 0));
+        assert_eq!(sb.loss_marks(), 0);
+        // 1 is retransmitted while 12 is the next new segment; 12 is SACKed: the retransmission
+        // is lost, a mark.
+        sb.start_episode(1);
+        sb.on_retransmit(1, 12);
+        sb.on_ack(1, [(4, 8), (9, 13)].into_iter());
+        assert_eq!(sb.loss_marks(), 1);
+        let mut rack = Scoreboard::with_marking(LossMarking::Marked);
+        rack.on_ack(0, [(3, 5)].into_iter());
+        rack.mark_lost(0);
+        rack.mark_lost(1);
+        assert_eq!((rack.loss_marks(), rack.lost_past(0, 0)), (2, 0), "RACK's marks, no edge");
     }
 
     #[test]
