@@ -488,7 +488,7 @@ impl StackSpec {
                 SettingKind::Bool | SettingKind::Choice(_) => {}
             }
         }
-        if let Some(e) = o.recovery_conflict() {
+        if let Some(e) = o.recovery_conflict().or_else(|| o.prr_conflict()) {
             return Err(e);
         }
         let c = StackConfig::resolve(self.profile, o);
@@ -852,6 +852,8 @@ mod tests {
             (r#""max_backoff":0"#, "stack.max_backoff"),
             (r#""sack":true,"recovery":"newreno""#, "stack.sack"),
             (r#""sack":false,"recovery":"sack""#, "stack.sack"),
+            (r#""prr":"rfc9937","recovery":"newreno""#, "stack.prr"),
+            (r#""prr":"crb","sack":false"#, "stack.prr"),
         ];
         for (o, key) in bad_stack {
             let e = ScenarioSpec::from_json(&spec(o, LINK)).unwrap_err();

@@ -9,7 +9,9 @@
 //! which segment goes when, and calls the algorithm exactly once per loss episode. What differs
 //! between recovery procedures (inflation, partial ACKs, the scoreboard, what to send next) lives
 //! in the procedure's module; the sender keeps what they share: the duplicate-ACK count, the
-//! recovery point and whether it is in recovery.
+//! recovery point and whether it is in recovery. With PRR (the stack's `prr`, SACK-based
+//! procedures only) each ACK in recovery has the procedure set the window for what it may send
+//! (`pace_recovery`) once the ACK's losses are marked.
 //!
 //! With ECN (RFC 3168; the stack's `ecn`, or an algorithm that needs it) new data carries ECT
 //! (retransmissions do not, section 6.1.5; nor does the SYN: ECN is not negotiated, both ends
@@ -23,7 +25,7 @@ use std::sync::Arc;
 
 use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
-use super::recovery::{InRecovery, LossRecovery, SeqState};
+use super::recovery::{AckDelivery, InRecovery, LossRecovery, SeqState};
 use super::retransmit_timer::{RetransmitTimer, TimerDuty};
 use super::rtt::RttEstimator;
 use super::send_log::{Newest, SendLog};
@@ -354,11 +356,14 @@ impl Sender {
                     if self.runs_rack_tlp() {
                         self.rack_tlp_on_old_ack(pkt, &sack, &sacked, newly_sacked > 0, now, fab);
                     } else if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
-                        self.on_dupack(now, fab);
+                        self.on_dupack(now, fab, sacked.delivered);
                         if self.ecn.enabled && pkt.ecn & ecn::ECE != 0 {
                             self.on_ecn_echo(now);
                         }
                     } else if newly_sacked > 0 {
+                        if self.in_recovery {
+                            self.pace_recovery(sacked.delivered, false);
+                        }
                         self.try_send(now, fab);
                     }
                     false
@@ -503,10 +508,13 @@ impl Sender {
         // With SACK, the blocks of a new ACK may reveal a loss (RFC 6675 section 5); the loss
         // reduction then stands for any ECN-Echo on the same ACK.
         if self.detects_loss() {
-            self.enter_recovery(now, fab);
+            self.enter_recovery(now, fab, delivered);
         } else {
             if ece {
                 self.on_ecn_echo(now);
+            }
+            if self.in_recovery {
+                self.pace_recovery(delivered, true);
             }
             self.try_send(now, fab);
         }
@@ -540,17 +548,28 @@ impl Sender {
         }
     }
 
-    fn on_dupack(&mut self, now: Time, fab: &mut Fabric) {
+    /// A duplicate ACK that delivered `delivered` segments (by SACK).
+    fn on_dupack(&mut self, now: Time, fab: &mut Fabric, delivered: u32) {
         self.dupacks += 1;
         self.cc.on_dupack(now);
         if self.in_recovery {
             self.recovery.on_dupack_in_recovery();
+            self.pace_recovery(delivered, false);
             self.try_send(now, fab);
             return;
         }
         if self.detects_loss() {
-            self.enter_recovery(now, fab);
+            self.enter_recovery(now, fab, delivered);
         }
+    }
+
+    /// An ACK in recovery that delivered `delivered` segments, its losses marked, before anything
+    /// is sent: the procedure's pacing (PRR) sets the window for this ACK's sends.
+    #[inline]
+    fn pace_recovery(&mut self, delivered: u32, una_advanced: bool) {
+        let s = self.seq_state();
+        let ack = AckDelivery { delivered, una_advanced, packets_sent: self.stats.packets_sent };
+        self.recovery.pace_recovery(&s, &ack, &mut self.w);
     }
 
     /// Whether a loss starts a recovery episode now: the procedure detects one (the DupThresh-th
@@ -609,7 +628,8 @@ impl Sender {
         }
     }
 
-    fn enter_recovery(&mut self, now: Time, fab: &mut Fabric) {
+    /// A recovery episode starts on an ACK that delivered `delivered` segments (0 from a timer).
+    fn enter_recovery(&mut self, now: Time, fab: &mut Fabric, delivered: u32) {
         self.stats.fast_retransmits += 1;
         let ev = self.congestion_event(CongestionKind::Loss, now);
         self.congestion(&ev);
@@ -618,7 +638,9 @@ impl Sender {
         if self.timed.is_some_and(|(s, _)| s == self.snd_una) {
             self.timed = None; // Karn: the timed segment is being retransmitted
         }
-        self.recovery.on_enter(self.snd_una);
+        let s = self.seq_state();
+        let ack = AckDelivery { delivered, una_advanced: false, packets_sent: self.stats.packets_sent };
+        self.recovery.on_enter(&s, &ack, &mut self.w);
         self.arm_rto(now, fab);
         self.try_send(now, fab);
     }

@@ -99,13 +99,16 @@ impl Sender {
         self.rack_on_delivery(pkt, sack, sacked.newest, sacked.lowest_sent_once, now);
         let marked = self.rack_detect_losses(now);
         if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dupack(now, fab);
+            self.on_dupack(now, fab, sacked.delivered);
             if self.ecn.enabled && pkt.ecn & ecn::ECE != 0 {
                 self.on_ecn_echo(now);
             }
         } else if self.detects_loss() {
-            self.enter_recovery(now, fab);
+            self.enter_recovery(now, fab, sacked.delivered);
         } else if delivered || marked {
+            if self.in_recovery {
+                self.pace_recovery(sacked.delivered, false);
+            }
             self.try_send(now, fab);
         }
         self.rearm_rack_tlp_timer(now, fab, delivered || self.snd_max > snd_max);
@@ -177,7 +180,7 @@ impl Sender {
         }
         if self.rack_detect_losses(now) {
             if self.detects_loss() {
-                self.enter_recovery(now, fab);
+                self.enter_recovery(now, fab, 0);
             } else {
                 self.try_send(now, fab);
             }

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::recovery::prr::PrrMode;
 use crate::cc::RecoveryProcedure;
 use crate::profile::Profile;
 use crate::units::{Dur, NS_PER_MS, NS_PER_S};
@@ -104,6 +105,7 @@ impl SettingValue for SsthreshBasis {}
 impl SettingValue for RtoFormula {}
 impl SettingValue for RttSampling {}
 impl SettingValue for RecoveryProcedure {}
+impl SettingValue for PrrMode {}
 impl SettingValue for u32 {
     fn as_u64(&self) -> Option<u64> {
         Some(u64::from(*self))
@@ -299,6 +301,13 @@ stack_settings! {
     /// where `true` means `sack`; always equal to whether `recovery` uses SACK.
     sack: bool, written bool, key "sack", SettingKind::Bool, [false, false, true],
         "the older spelling: true is recovery = \"sack\"";
+    /// Proportional Rate Reduction (RFC 9937) in SACK-based recovery: each ACK in recovery may
+    /// send PRR's share rather than what cwnd - `pipe` allows, with the reduction bound named
+    /// here once `pipe` is at or below ssthresh. Needs `recovery` = `sack` or `rack-tlp`;
+    /// written with `recovery` unset, it asks for `sack`, as `sack = true` does.
+    prr: PrrMode, written PrrMode, key "prr", SettingKind::Choice(&["off", "rfc9937", "ssrb", "crb"]),
+        [PrrMode::Off, PrrMode::Off, PrrMode::Off],
+        "Proportional Rate Reduction (RFC 9937) in SACK-based recovery, by reduction bound";
     /// ECN (RFC 3168): senders mark new data ECN-capable and react to ECN-Echo, receivers echo
     /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
     ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false],
@@ -339,6 +348,10 @@ impl StackConfig {
             c.initial_window_from_mss = false;
         }
         c.recovery = Self::resolve_recovery(profile_recovery, o);
+        if c.prr.is_on() && c.recovery.is_none() {
+            // PRR paces SACK-based recovery: asked for with no procedure named, it names one.
+            c.recovery = Some(RecoveryProcedure::Sack);
+        }
         c.sack = c.recovery.is_some_and(RecoveryProcedure::uses_sack);
         c
     }
@@ -346,7 +359,8 @@ impl StackConfig {
     /// `recovery` as written; else `sack = true` means `sack`, and `sack = false` turns a
     /// profile's SACK off, leaving each flow its algorithm's customary procedure. (A scenario
     /// that writes both must agree with itself, `sack = true` with a procedure that uses SACK:
-    /// [`StackOverrides::recovery_conflict`].)
+    /// [`StackOverrides::recovery_conflict`]; and `prr` asks for a procedure that uses SACK:
+    /// [`StackOverrides::prr_conflict`].)
     fn resolve_recovery(profile: Option<RecoveryProcedure>, o: &StackOverrides) -> Option<RecoveryProcedure> {
         match (o.recovery, o.sack) {
             (Some(r), _) => Some(r),
@@ -374,6 +388,22 @@ impl StackOverrides {
                 r.uses_sack()
             )
         })
+    }
+
+    /// `prr` written on, with a procedure that does not use SACK written (`recovery` or
+    /// `sack = false`): the message naming the keys. (With neither written PRR asks for `sack`.)
+    pub fn prr_conflict(&self) -> Option<String> {
+        let prr = self.prr.filter(|p| p.is_on())?;
+        let written = match (self.recovery, self.sack) {
+            (Some(r), _) if !r.uses_sack() => format!("recovery = {:?}", r.as_str()),
+            (None, Some(false)) => "sack = false".to_string(),
+            _ => return None,
+        };
+        Some(format!(
+            "stack.prr: {:?} contradicts {written}; PRR paces SACK-based loss recovery: expected \
+             recovery = \"sack\" or \"rack-tlp\" with it, or prr = \"off\"",
+            prr.as_str()
+        ))
     }
 }
 
@@ -421,5 +451,27 @@ mod tests {
         assert_eq!(both.recovery_conflict(), None);
         let o = overrides("initial_window", "3").unwrap();
         assert!(!StackConfig::resolve(Profile::Rfc, &o).initial_window_from_mss);
+    }
+
+    #[test]
+    fn prr_asks_for_sack_recovery_and_contradicts_a_procedure_without_it() {
+        let o = overrides("prr", "\"rfc9937\"").unwrap();
+        let c = StackConfig::resolve(Profile::Ns2, &o);
+        assert_eq!((c.prr, c.recovery, c.sack), (PrrMode::Rfc9937, Some(RecoveryProcedure::Sack), true));
+        assert_eq!(o.prr_conflict(), None);
+        let rack: StackOverrides = serde_json::from_str(r#"{"prr":"crb","recovery":"rack-tlp"}"#).unwrap();
+        assert_eq!(StackConfig::resolve(Profile::Rfc, &rack).recovery, Some(RecoveryProcedure::RackTlp));
+        assert_eq!(rack.prr_conflict(), None);
+        let off: StackOverrides = serde_json::from_str(r#"{"prr":"off","recovery":"reno"}"#).unwrap();
+        assert_eq!(off.prr_conflict(), None);
+        assert_eq!(StackConfig::resolve(Profile::Linux, &off).prr, PrrMode::Off);
+        let newreno: StackOverrides = serde_json::from_str(r#"{"prr":"ssrb","recovery":"newreno"}"#).unwrap();
+        assert_eq!(
+            newreno.prr_conflict().unwrap(),
+            "stack.prr: \"ssrb\" contradicts recovery = \"newreno\"; PRR paces SACK-based loss recovery: \
+             expected recovery = \"sack\" or \"rack-tlp\" with it, or prr = \"off\""
+        );
+        let no_sack: StackOverrides = serde_json::from_str(r#"{"prr":"rfc9937","sack":false}"#).unwrap();
+        assert!(no_sack.prr_conflict().unwrap().starts_with("stack.prr: \"rfc9937\" contradicts sack = false;"));
     }
 }

@@ -9,6 +9,9 @@
 //! - [`rack_tlp`]: RFC 8985, losses detected by send time ([`crate::tcp::rack`]) on the same
 //!   scoreboard and `pipe`, and tail loss probes.
 //!
+//! The two SACK-based procedures may pace their sends by Proportional Rate Reduction ([`prr`],
+//! RFC 9937; the stack's `prr`): each ACK in recovery then sets cwnd to `pipe` plus PRR's share.
+//!
 //! The sender owns what they all share: the duplicate-ACK count, the recovery point, whether
 //! it is in recovery, the call into the congestion-control algorithm, the timer. A procedure owns
 //! its own state (window inflation, the pending retransmission, the scoreboard) and answers the
@@ -21,6 +24,7 @@
 //! ([`crate::tcp::stack_settings::StackConfig::recovery_for`]), else its algorithm's customary one.
 
 pub mod newreno;
+pub mod prr;
 pub mod rack_tlp;
 pub mod reno;
 pub mod sack;
@@ -37,6 +41,17 @@ pub struct SeqState {
     pub snd_max: u32,
     /// One past the last segment of the transfer.
     pub total_segs: u32,
+}
+
+/// What the ACK at hand (or the timer that starts a recovery) tells PRR ([`prr`]).
+#[derive(Clone, Copy, Debug)]
+pub struct AckDelivery {
+    /// Segments it delivered: cumulatively acknowledged or SACKed, and not SACKed before.
+    pub delivered: u32,
+    /// It advanced SND.UNA.
+    pub una_advanced: bool,
+    /// Segments the sender has sent so far (PRR's prr_out counts those of the episode).
+    pub packets_sent: u64,
 }
 
 /// What a new ACK during recovery means.
@@ -67,9 +82,9 @@ impl LossRecovery {
         match procedure {
             RecoveryProcedure::Reno => LossRecovery::Reno(reno::Reno::new(stack.dupack_threshold)),
             RecoveryProcedure::NewReno => LossRecovery::NewReno(newreno::NewReno::new(stack)),
-            RecoveryProcedure::Sack => LossRecovery::Sack(sack::Sack::new(stack.dupack_threshold)),
+            RecoveryProcedure::Sack => LossRecovery::Sack(sack::Sack::new(stack.dupack_threshold, stack.prr)),
             RecoveryProcedure::RackTlp => {
-                LossRecovery::RackTlp(Box::new(rack_tlp::RackTlp::new(stack.dupack_threshold)))
+                LossRecovery::RackTlp(Box::new(rack_tlp::RackTlp::new(stack.dupack_threshold, stack.prr)))
             }
         }
     }
@@ -141,13 +156,26 @@ impl LossRecovery {
         }
     }
 
-    /// Recovery starts with the first unacknowledged segment lost.
-    pub fn on_enter(&mut self, snd_una: u32) {
+    /// Recovery starts with the first unacknowledged segment lost, on `ack` (a timer's: nothing
+    /// delivered), after the algorithm's reduction (`w`). With PRR the episode starts and the
+    /// ACK's share of the reduced window is set in `w`.
+    pub fn on_enter(&mut self, s: &SeqState, ack: &AckDelivery, w: &mut Window) {
         match self {
             LossRecovery::Reno(p) => p.on_enter(),
             LossRecovery::NewReno(p) => p.on_enter(),
-            LossRecovery::Sack(p) => p.on_enter(snd_una),
-            LossRecovery::RackTlp(p) => p.on_enter(snd_una),
+            LossRecovery::Sack(p) => p.on_enter(s, ack, w),
+            LossRecovery::RackTlp(p) => p.on_enter(s, ack, w),
+        }
+    }
+
+    /// An ACK during recovery, its losses marked, before the sender sends: with PRR, cwnd in `w`
+    /// becomes `pipe` plus this ACK's share (RFC 9937 section 6.2); else nothing changes.
+    #[inline]
+    pub fn pace_recovery(&mut self, s: &SeqState, ack: &AckDelivery, w: &mut Window) {
+        match self {
+            LossRecovery::Sack(p) => p.pace_recovery(s, ack, w),
+            LossRecovery::RackTlp(p) => p.pace_recovery(s, ack, w),
+            _ => {}
         }
     }
 

@@ -4,7 +4,8 @@
 //! timeout because no later segment is delivered to show it.
 //!
 //! What to send is RFC 6675's, on the same scoreboard as [`super::sack`]: lost segments first
-//! while cwnd - `pipe` >= 1, then new data. Only the loss marking differs: the scoreboard marks
+//! while cwnd - `pipe` >= 1, then new data (with PRR, the stack's `prr`, cwnd set on each ACK
+//! in recovery as [`super::sack`] sets it). Only the loss marking differs: the scoreboard marks
 //! nothing by counting SACKed segments; RACK marks each segment lost by time, lost
 //! retransmissions included, and a timeout marks everything unSACKed as before. Recovery starts
 //! when RACK marks a loss (Linux: `lost_out > 0`), one congestion event per episode, and ends
@@ -20,8 +21,9 @@
 //! by a DSACK, which ccsim's receivers do not send, so every such ACK counts as a repaired loss
 //! and the algorithm reduces its window once (conservative: a spurious probe costs a reduction).
 
+use super::prr::PrrMode;
 use super::sack::Sack;
-use super::{InRecovery, SeqState};
+use super::{AckDelivery, InRecovery, SeqState};
 use crate::cc::Window;
 use crate::math::below_floor;
 use crate::tcp::rack::{Delivery, Rack};
@@ -55,9 +57,9 @@ struct LossProbe {
 // The methods the sender's per-segment paths dispatch to stay out of line, so that those paths
 // stay as small for every other procedure as they were before RACK-TLP.
 impl RackTlp {
-    pub fn new(dupthresh: u32) -> Self {
+    pub fn new(dupthresh: u32, prr: PrrMode) -> Self {
         RackTlp {
-            sack: Sack::with_marked_losses(dupthresh),
+            sack: Sack::with_marked_losses(dupthresh, prr),
             rack: Rack::default(),
             probe: LossProbe::default(),
             dupthresh,
@@ -82,9 +84,14 @@ impl RackTlp {
 
     /// A recovery episode starts; its window reduction ends any probe episode (Linux resets
     /// `tlp_high_seq` when a reduction starts).
-    pub(super) fn on_enter(&mut self, snd_una: u32) {
-        self.sack.on_enter(snd_una);
+    pub(super) fn on_enter(&mut self, s: &SeqState, ack: &AckDelivery, w: &mut Window) {
+        self.sack.on_enter(s, ack, w);
         self.probe = LossProbe::default();
+    }
+
+    #[inline(never)]
+    pub(super) fn pace_recovery(&mut self, s: &SeqState, ack: &AckDelivery, w: &mut Window) {
+        self.sack.pace_recovery(s, ack, w);
     }
 
     pub(super) fn on_new_ack_in_recovery(&mut self, snd_una: u32, recover: u32, w: &mut Window) -> InRecovery {
@@ -110,7 +117,7 @@ impl RackTlp {
     }
 
     pub(super) fn release(&mut self) {
-        *self = RackTlp::new(self.dupthresh);
+        *self = RackTlp::new(self.dupthresh, self.sack.prr_mode());
     }
 
     /// What an ACK at `now` delivered (RFC 8985 section 6.2 steps 2-3).

@@ -163,7 +163,7 @@ fn reordering_within_the_window_is_not_taken_for_loss() {
 /// RFC 8985 section 6.2 step 5 (the reordering timer): segment 1 is lost; 2 and 3 are SACKed
 /// at 200 and 201 ms, and then nothing arrives for a while. RACK waits out the reordering
 /// window (25 ms) on its timer and marks 1 lost at 100 + RACK.rtt 101 + 25 = 226 ms, long before
-/// the RTO (500 ms): recovery starts there. As in SACK recovery (no PRR), the retransmission
+/// the RTO (500 ms): recovery starts there. As in SACK recovery without PRR, the retransmission
 /// waits for `pipe` (5 outstanding - 2 SACKed - 1 lost = 2, cwnd 2.5) to fall: the next SACK
 /// lets it out.
 #[test]

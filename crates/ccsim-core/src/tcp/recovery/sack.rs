@@ -7,8 +7,13 @@
 //! A loss is detected when the first unacknowledged segment is lost by the scoreboard's rule
 //! (DupThresh SACKed segments above it) or after DupThresh duplicate ACKs (RFC 6675 section 5).
 //! After a timeout everything unSACKed is presumed lost and resent first; SACKed data is not.
+//!
+//! With PRR ([`super::prr`], the stack's `prr`) the window is not cut at once: each ACK in
+//! recovery sets cwnd to `pipe` plus PRR's share for it, so that the flight falls to ssthresh
+//! over the round trip, and NextSeg() sends within that as before.
 
-use super::{InRecovery, SeqState};
+use super::prr::{Prr, PrrMode};
+use super::{AckDelivery, InRecovery, SeqState};
 use crate::cc::Window;
 use crate::math::below_floor;
 use crate::tcp::sack::{LossMarking, Scoreboard};
@@ -17,16 +22,40 @@ use crate::tcp::sack::{LossMarking, Scoreboard};
 pub struct Sack {
     scoreboard: Scoreboard,
     dupthresh: u32,
+    /// PRR, when the stack asks for it. Boxed: a flow without it stays as small as before.
+    prr: Option<Box<PrrPacing>>,
+}
+
+/// PRR over a recovery episode (RFC 9937), with what this procedure feeds it between ACKs.
+#[derive(Clone, Debug)]
+struct PrrPacing {
+    prr: Prr,
+    /// The sender's count of segments sent at the last ACK paced: those sent since are prr_out's.
+    sent_seen: u64,
+    /// The loss edge and the scoreboard's marks at the last ACK paced: a segment lost since is a
+    /// further loss (the ACK is not RFC 9937's safeACK).
+    edge_seen: u32,
+    marks_seen: u64,
+}
+
+impl PrrPacing {
+    fn new(mode: PrrMode) -> Option<Box<Self>> {
+        mode.is_on().then(|| Box::new(PrrPacing { prr: Prr::new(mode), sent_seen: 0, edge_seen: 0, marks_seen: 0 }))
+    }
 }
 
 impl Sack {
-    pub fn new(dupthresh: u32) -> Self {
-        Sack { scoreboard: Scoreboard::new(dupthresh), dupthresh }
+    pub fn new(dupthresh: u32, prr: PrrMode) -> Self {
+        Sack { scoreboard: Scoreboard::new(dupthresh), dupthresh, prr: PrrPacing::new(prr) }
     }
 
     /// The same recovery on a scoreboard whose losses its owner marks (RACK-TLP's).
-    pub(super) fn with_marked_losses(dupthresh: u32) -> Self {
-        Sack { scoreboard: Scoreboard::with_marking(LossMarking::Marked), dupthresh }
+    pub(super) fn with_marked_losses(dupthresh: u32, prr: PrrMode) -> Self {
+        Sack { scoreboard: Scoreboard::with_marking(LossMarking::Marked), dupthresh, prr: PrrPacing::new(prr) }
+    }
+
+    pub(super) fn prr_mode(&self) -> PrrMode {
+        self.prr.as_ref().map_or(PrrMode::Off, |p| p.prr.mode())
     }
 
     pub(super) fn scoreboard(&mut self) -> &mut Scoreboard {
@@ -51,12 +80,54 @@ impl Sack {
         self.scoreboard.is_lost(snd_una) || dupacks >= self.dupthresh
     }
 
-    pub(super) fn on_enter(&mut self, snd_una: u32) {
-        self.scoreboard.start_episode(snd_una);
+    /// An episode starts on `ack`; with PRR, RFC 9937 section 6.1, then the ACK's share.
+    pub(super) fn on_enter(&mut self, s: &SeqState, ack: &AckDelivery, w: &mut Window) {
+        self.scoreboard.start_episode(s.snd_una);
+        let Some(p) = &mut self.prr else { return };
+        // RecoverFS: what may be delivered during the episode, everything outstanding that was
+        // not SACKed before this ACK (SND.NXT - SND.UNA - SACKed + this ACK's deliveries).
+        let outstanding = u64::from(s.snd_max - s.snd_una);
+        let unsacked = outstanding - self.scoreboard.sacked_count().min(outstanding);
+        p.prr.start(w.ssthresh, unsacked + u64::from(ack.delivered));
+        p.sent_seen = ack.packets_sent;
+        p.edge_seen = self.scoreboard.loss_edge();
+        p.marks_seen = self.scoreboard.loss_marks();
+        // A recovery that RACK's reordering timer starts (no ACK) counts one segment delivered, as
+        // Linux does: its first retransmission leaves at once.
+        let pipe = self.scoreboard.pipe(s.snd_una, s.snd_max) as u32;
+        if let Some(sndcnt) = p.prr.on_ack(ack.delivered.max(1), pipe, false) {
+            w.cwnd = f64::from(pipe) + sndcnt as f64;
+        }
     }
 
-    /// Recovery ends when the recovery point is acknowledged; until then the scoreboard decides
-    /// what to send, and every new ACK restarts the timer.
+    /// An ACK in recovery, before the sender sends: with PRR, cwnd = `pipe` + PRR's share.
+    #[inline]
+    pub(super) fn pace_recovery(&mut self, s: &SeqState, ack: &AckDelivery, w: &mut Window) {
+        if self.prr.is_some() {
+            self.pace_by_prr(s, ack, w);
+        }
+    }
+
+    /// RFC 9937 section 6.2. The ACK is safe when it advanced SND.UNA and no segment became lost
+    /// since the last ACK paced (by the loss edge, a lost retransmission or RACK's marks).
+    #[inline(never)]
+    fn pace_by_prr(&mut self, s: &SeqState, ack: &AckDelivery, w: &mut Window) {
+        let Some(p) = &mut self.prr else { return };
+        let sb = &self.scoreboard;
+        let further_loss = sb.loss_marks() != p.marks_seen || sb.lost_past(p.edge_seen, s.snd_una) > 0;
+        p.edge_seen = sb.loss_edge();
+        p.marks_seen = sb.loss_marks();
+        p.prr.on_sent(ack.packets_sent - p.sent_seen);
+        p.sent_seen = ack.packets_sent;
+        let pipe = sb.pipe(s.snd_una, s.snd_max) as u32;
+        if let Some(sndcnt) = p.prr.on_ack(ack.delivered, pipe, ack.una_advanced && !further_loss) {
+            w.cwnd = f64::from(pipe) + sndcnt as f64;
+        }
+    }
+
+    /// Recovery ends when the recovery point is acknowledged, with cwnd = ssthresh (RFC 6675;
+    /// RFC 9937 section 6.4 with PRR); until then the scoreboard decides what to send, and every
+    /// new ACK restarts the timer.
     pub(super) fn on_new_ack_in_recovery(&mut self, snd_una: u32, recover: u32, w: &mut Window) -> InRecovery {
         if snd_una >= recover {
             w.cwnd = w.ssthresh;
