@@ -124,7 +124,3 @@ __all__ = [
     "with_intervals",
     "within",
 ]
-
-# The names these had when they were defined here (the tests call them so).
-_prune = prune
-_print_setup = print_setup
