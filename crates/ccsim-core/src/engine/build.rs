@@ -290,6 +290,9 @@ impl Simulation {
         if ecn {
             receiver = receiver.with_ecn(feedback);
         }
+        if self.stack.dsack {
+            receiver = receiver.with_dsack();
+        }
         self.flows.push(Flow {
             label: t.label.clone(),
             endpoints: place.endpoints,

@@ -5,6 +5,12 @@
 //! three blocks of out-of-order data: first the block holding the segment that triggered the ACK,
 //! then the most recently reported others (RFC 2018 section 4).
 //!
+//! With DSACK (RFC 2883; the stack's `dsack`, SACK-based recovery only) a duplicate segment is
+//! reported too: the ACK it triggers carries it as the first block, a block of its own (section
+//! 4: a duplicate below the cumulative ACK, or one within data already SACKed, which is then
+//! followed by the SACK block holding it), then the recent blocks as before, three in all. Each
+//! duplicate is reported once, by the ACK sent on its arrival.
+//!
 //! With ECN the receiver echoes CE marks in the ACKs' ECE flag, in one of two ways
 //! ([`EcnFeedback`]):
 //! - RFC 3168 (section 6.1.3): ECE on every ACK from the first CE-marked segment until a segment
@@ -44,6 +50,10 @@ pub struct Receiver {
     ecn: Option<EcnFeedback>,
     /// The ECE flag the next ACK carries.
     ece: bool,
+    /// Report duplicate segments (RFC 2883).
+    dsack: bool,
+    /// The duplicate segment the next ACK reports first (a DSACK block), if any.
+    duplicate: Option<u32>,
 }
 
 impl Receiver {
@@ -63,7 +73,15 @@ impl Receiver {
             packets_received: 0,
             ecn: None,
             ece: false,
+            dsack: false,
+            duplicate: None,
         }
+    }
+
+    /// Report duplicate segments in DSACK blocks (RFC 2883); only with SACK.
+    pub fn with_dsack(mut self) -> Self {
+        self.dsack = self.sack;
+        self
     }
 
     /// Whether its ACKs carry SACK blocks.
@@ -136,6 +154,9 @@ impl Receiver {
                 self.delack_timer.set(now + self.delay, &mut fab.events, ev);
             }
         } else {
+            if self.dsack && (pkt.seq < self.rcv_nxt || self.out_of_order.contains(pkt.seq)) {
+                self.duplicate = Some(pkt.seq);
+            }
             if pkt.seq > self.rcv_nxt {
                 let block = self.out_of_order.insert(pkt.seq);
                 self.note_block(pkt.seq, block);
@@ -178,15 +199,19 @@ impl Receiver {
         self.recent_blocks = next;
     }
 
-    /// SACK blocks for the next ACK: the recent blocks still above the cumulative ACK.
-    fn sack_blocks(&self) -> SackBlocks {
+    /// SACK blocks for the next ACK: a duplicate just received (DSACK), then the recent blocks
+    /// still above the cumulative ACK.
+    fn sack_blocks(&mut self) -> SackBlocks {
         let mut blocks = SackBlocks::default();
         if !self.sack {
             return blocks;
         }
+        // The DSACK block may equal a SACK block (a one-segment block received twice): that one
+        // is listed as well, second.
+        let reported = self.duplicate.take().map(|seq| blocks.push((seq, seq + 1))).is_some();
         for seq in self.recent_blocks.iter().flatten() {
             if let Some(b) = self.out_of_order.range_containing(*seq) {
-                if b.0 > self.rcv_nxt && !blocks.iter().any(|x| x == b) {
+                if b.0 > self.rcv_nxt && !blocks.iter().skip(usize::from(reported)).any(|x| x == b) {
                     blocks.push(b);
                 }
             }
@@ -254,6 +279,37 @@ mod tests {
         assert_eq!(got[5], (2, vec![(3, 5), (6, 8)]), "4 joins 3's block, which moves first");
         assert_eq!(got[6], (2, vec![(9, 10), (3, 5), (6, 8)]));
         assert_eq!(got[7], (5, vec![(9, 10), (6, 8)]), "2 fills the first hole; 3..5 is acknowledged");
+    }
+
+    /// RFC 2883 section 4 (examples of section 4.1.1-4.1.3, in segments): a duplicate below the
+    /// cumulative ACK is reported alone in the first block; a duplicate within SACKed data is the
+    /// first block, followed by the block that holds it, then the other recent blocks. Each
+    /// duplicate is reported once; without `dsack` duplicates only trigger a duplicate ACK.
+    #[test]
+    fn a_duplicate_segment_is_reported_first_in_a_dsack_block() {
+        let (r, mut fab) = setup(true, false);
+        let mut r = r.with_dsack();
+        for seq in [0, 1, 1, 3, 4, 6, 3, 0, 2] {
+            r.on_packet(&data(seq), 10, &mut fab);
+        }
+        let got = acks(&fab);
+        assert_eq!(got[2], (2, vec![(1, 2)]), "1 again, below the cumulative ACK");
+        assert_eq!(got[3], (2, vec![(3, 4)]), "the next ACK reports no duplicate");
+        assert_eq!(got[5], (2, vec![(6, 7), (3, 5)]));
+        assert_eq!(got[6], (2, vec![(3, 4), (3, 5), (6, 7)]), "3 again, within SACKed 3..5");
+        assert_eq!(got[7], (2, vec![(0, 1), (3, 5), (6, 7)]), "0 again");
+        assert_eq!(got[8], (5, vec![(6, 7)]));
+        let (mut plain, mut fab) = setup(true, false);
+        for seq in [0, 1, 1] {
+            plain.on_packet(&data(seq), 10, &mut fab);
+        }
+        assert_eq!(acks(&fab)[2], (2, vec![]), "without DSACK: a duplicate ACK, no block");
+        let (no_sack, mut fab) = setup(false, false);
+        let mut no_sack = no_sack.with_dsack();
+        for seq in [0, 0] {
+            no_sack.on_packet(&data(seq), 10, &mut fab);
+        }
+        assert_eq!(acks(&fab)[1], (1, vec![]), "DSACK needs SACK");
     }
 
     #[test]

@@ -134,6 +134,8 @@ pub struct Sender {
     /// used, and large.
     overhead: Option<Box<SendOverhead>>,
     pub release_timer: LazyTimer,
+    /// DSACK (the stack's `dsack`, SACK-based recovery only): `undo.rs`. Boxed: rarely used.
+    undo: Option<Box<undo::Undo>>,
     /// The window before the current episode's congestion event, and whether it was cut then.
     episode_cut: (f64, bool),
     cwnd_limited: bool,
@@ -168,6 +170,7 @@ impl Sender {
         let stack = setup.stack;
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let recovery = LossRecovery::new(setup.recovery, &stack);
+        let undo = (stack.dsack && recovery.uses_sack()).then(Box::default);
         let watches_sends = cc.watches_sends();
         let keeps_send_log =
             stack.rtt_sampling == RttSampling::EveryAck || recovery.uses_sack() || cc.wants_delivery_rate();
@@ -207,6 +210,7 @@ impl Sender {
             clock: setup.clock,
             overhead,
             release_timer: LazyTimer::default(),
+            undo,
             episode_cut: (0.0, false),
             cwnd_limited: false,
             round_end: 0,
@@ -231,8 +235,12 @@ impl Sender {
     }
 
     /// The algorithm's own state at `now`, as [`CongestionControl::inspect`] reports it.
+    /// With the stack's `dsack` on, the sender's counts follow (`undo.rs`).
     pub fn inspect_cc(&self, now: Time, out: &mut dyn FnMut(&'static str, f64)) {
         self.cc.inspect(now, out);
+        if let Some(u) = &self.undo {
+            u.inspect(out);
+        }
     }
 
     pub fn srtt(&self) -> Option<Dur> {
@@ -346,7 +354,10 @@ impl Sender {
                 false
             }
             (PacketKind::Ack, SenderState::Open) => {
-                let sack = fab.sacks.take(pkt.sack);
+                let mut sack = fab.sacks.take(pkt.sack);
+                if self.undo.is_some() {
+                    self.take_dsack(pkt, &mut sack);
+                }
                 let newly_sacked = self.recovery.on_ack(pkt.seq.max(self.snd_una), sack.iter());
                 if pkt.seq > self.snd_una {
                     self.on_new_ack(pkt, &sack, now, fab)
@@ -826,6 +837,9 @@ struct NewlyAcked {
 
 #[path = "sender_rack_tlp.rs"]
 mod rack_tlp;
+
+#[path = "undo.rs"]
+mod undo;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

@@ -308,6 +308,11 @@ stack_settings! {
     prr: PrrMode, written PrrMode, key "prr", SettingKind::Choice(&["off", "rfc9937", "ssrb", "crb"]),
         [PrrMode::Off, PrrMode::Off, PrrMode::Off],
         "Proportional Rate Reduction (RFC 9937) in SACK-based recovery, by reduction bound";
+    /// DSACK (RFC 2883) in SACK-based recovery: receivers report a duplicate segment as the first
+    /// SACK block, and senders tell such a block from new SACK information (RFC 3708 section 2).
+    /// No effect with `recovery` = `reno` or `newreno` (no SACK blocks).
+    dsack: bool, written bool, key "dsack", SettingKind::Bool, [false, false, false],
+        "receivers report duplicate segments (DSACK, RFC 2883); SACK-based recovery only";
     /// ECN (RFC 3168): senders mark new data ECN-capable and react to ECN-Echo, receivers echo
     /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
     ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false],
