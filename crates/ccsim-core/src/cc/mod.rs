@@ -19,6 +19,7 @@
 //! each module and docs/algorithms.md).
 
 pub mod areno;
+pub mod bbr;
 pub mod bic;
 pub mod binomial;
 pub mod common;

@@ -2,6 +2,7 @@
 //! One binary (faster to build and link than one per file).
 
 mod aqm;
+mod bbr;
 mod conservation;
 mod delay;
 mod determinism;

@@ -1,0 +1,1 @@
+//! Whole-run checks of BBR v1 (being written).
