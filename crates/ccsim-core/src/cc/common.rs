@@ -12,6 +12,8 @@
 //! * [`bandwidth`]: delivery counted over intervals, and Westwood+'s filtered estimate (Westwood,
 //!   H-TCP's throughput tracking);
 //! * [`hystart`]: Linux's HyStart slow-start exit (CUBIC);
+//! * [`hystart_pp`]: HyStart++ (RFC 9406), a wrapper that gives any algorithm its slow-start
+//!   exit;
 //! * [`spacing`]: Paced and Randomized TCP's transmission timing.
 //!
 //! Rounds ("once per RTT") come from the sender: [`AckSample::round_start`].
@@ -19,6 +21,7 @@
 pub mod bandwidth;
 pub mod delay;
 pub mod hystart;
+pub mod hystart_pp;
 pub mod rtt_stats;
 pub mod spacing;
 
