@@ -50,6 +50,11 @@ BACKBONE_BUFFER = "2MB"
 ACCESS_BUFFER = "49pkts"
 ACCESS_RATE = "10Gbps"
 
+#: A quick run's length, and the mean start time of its long-lived flows (early, so that a short
+#: run has them all).
+QUICK_DURATION = "60s"
+QUICK_START_MEAN_S = 10.0
+
 #: Seeds per point of a full run, and of a quick one.
 FULL_REPLICATES = 3
 QUICK_REPLICATES = 3

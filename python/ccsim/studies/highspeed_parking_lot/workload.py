@@ -21,8 +21,10 @@ from ccsim.studies.highspeed_parking_lot.common import (
     MSS,
     PROTOCOLS,
     QUICK_CONDITIONS,
+    QUICK_DURATION,
     QUICK_PROTOCOLS,
     QUICK_REPLICATES,
+    QUICK_START_MEAN_S,
     ROUTERS,
     RTT_MEAN_S,
     START_MEAN_S,
@@ -34,9 +36,8 @@ def workload_plan(s: Settings) -> dict[str, Any]:
     return {
         "protocols": s.pick(PROTOCOLS, QUICK_PROTOCOLS),
         "conditions": s.pick(CONDITIONS, QUICK_CONDITIONS),
-        "duration": s.pick("600s", "60s"),
-        # Quick: the long-lived flows start within the first seconds, so a short run has them.
-        "start_mean_s": s.pick(START_MEAN_S, 10.0),
+        "duration": s.pick("600s", QUICK_DURATION),
+        "start_mean_s": s.pick(START_MEAN_S, QUICK_START_MEAN_S),
         "seeds": s.seeds(FULL_REPLICATES, QUICK_REPLICATES),
     }
 
