@@ -72,6 +72,7 @@ class ScenarioLike(Protocol):
 #: The hooks a subclass may leave out; the engine calls only those a class overrides.
 OPTIONAL_HOOKS = (
     "on_recovery_exit",
+    "undo_cwnd",
     "on_ack_in_recovery",
     "on_dupack",
     "on_sent",
@@ -138,6 +139,14 @@ class CongestionControl:
 
     def on_recovery_exit(self, now: int) -> None:
         """Fast recovery ended with a full ACK; the sender has already set cwnd = ssthresh."""
+
+    def undo_cwnd(self, now: int, prior_cwnd: float) -> float:
+        """The last reduction proved spurious (the stack's ``undo`` with ``dsack``, or ``frto``):
+        return the cwnd to restore, given ``prior_cwnd``, the cwnd before the reduction (the window
+        attributes hold the current values; what the hook writes to them is ignored). The sender
+        then puts ``ssthresh`` back to its value before the reduction, if that is larger. The
+        default is Linux's ``tcp_reno_undo_cwnd``: ``max(cwnd, prior_cwnd)``."""
+        return max(self.cwnd, prior_cwnd)
 
     def on_ack_in_recovery(self, ack: AckSample) -> None:
         """An ACK advanced the cumulative ACK during fast recovery (observe only)."""

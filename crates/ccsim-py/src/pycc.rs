@@ -111,6 +111,7 @@ struct Live {
     on_ack: Py<PyAny>,
     on_congestion: Py<PyAny>,
     on_recovery_exit: Option<Py<PyAny>>,
+    undo_cwnd: Option<Py<PyAny>>,
     on_ack_in_recovery: Option<Py<PyAny>>,
     on_dupack: Option<Py<PyAny>>,
     on_sent: Option<Py<PyAny>>,
@@ -196,6 +197,7 @@ impl PyCc {
             on_ack: method("on_ack")?,
             on_congestion: method("on_congestion")?,
             on_recovery_exit: optional("on_recovery_exit")?,
+            undo_cwnd: optional("undo_cwnd")?,
             on_ack_in_recovery: optional("on_ack_in_recovery")?,
             on_dupack: optional("on_dupack")?,
             on_sent: optional("on_sent")?,
@@ -356,6 +358,37 @@ impl CongestionControl for PyCc {
                 |_| Ok(()),
             );
         });
+    }
+
+    fn undo_cwnd(&mut self, now: Time, w: &Window, prior_cwnd: f64) -> f64 {
+        let default = w.cwnd.max(prior_cwnd);
+        if !self.overrides(|l| l.undo_cwnd.is_some()) {
+            return default;
+        }
+        // The window is lent to be read; what the hook writes to it is ignored.
+        let mut lent = *w;
+        let cwnd = Python::with_gil(|py| {
+            self.call(
+                py,
+                ("undo_cwnd", now),
+                Some(&mut lent),
+                |l| l.undo_cwnd.as_ref(),
+                |_, _| Ok((now, prior_cwnd)),
+                |out| {
+                    let cwnd = out
+                        .extract::<f64>()
+                        .map_err(|_| PyTypeError::new_err("undo_cwnd: expected a number of segments (float)"))?;
+                    if cwnd.is_finite() && cwnd > 0.0 {
+                        Ok(cwnd)
+                    } else {
+                        Err(PyValueError::new_err(format!(
+                            "undo_cwnd returned {cwnd}: expected a finite number of segments above 0"
+                        )))
+                    }
+                },
+            )
+        });
+        cwnd.unwrap_or(default)
     }
 
     fn on_ack_in_recovery(&mut self, ack: &cc::AckSample) {

@@ -59,11 +59,13 @@ pub struct Dctcp {
     /// Segments acknowledged in the current window, and those of them whose ACK carried ECE.
     acked: f64,
     marked: f64,
+    /// cwnd before the last reduction, ECN or loss (Linux `loss_cwnd`): what an undo restores.
+    loss_cwnd: f64,
 }
 
 impl Dctcp {
     pub fn new(g: f64, alpha_init: f64) -> Self {
-        Dctcp { window: RenoWindow::default(), g, alpha: alpha_init, acked: 0.0, marked: 0.0 }
+        Dctcp { window: RenoWindow::default(), g, alpha: alpha_init, acked: 0.0, marked: 0.0, loss_cwnd: 0.0 }
     }
 
     pub fn from_params(p: &Params) -> Self {
@@ -110,6 +112,7 @@ impl CongestionControl for Dctcp {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
+        self.loss_cwnd = w.cwnd;
         match ev.kind {
             // RFC 8257 section 3.3: from cwnd itself, whatever the profile's loss basis.
             CongestionKind::Ecn => reduce_to(ev, w, w.cwnd * (1.0 - self.alpha / 2.0)),
@@ -119,6 +122,12 @@ impl CongestionControl for Dctcp {
 
     fn ecn_feedback(&self) -> EcnFeedback {
         EcnFeedback::PerSegment
+    }
+
+    /// Linux `dctcp_cwnd_undo`: the window before DCTCP's own last reduction (ECN or loss),
+    /// not the sender's from before the episode.
+    fn undo_cwnd(&mut self, _now: Time, w: &Window, _prior_cwnd: f64) -> f64 {
+        w.cwnd.max(self.loss_cwnd)
     }
 
     fn needs_ecn(&self) -> bool {
@@ -149,6 +158,21 @@ mod tests {
                 cc.on_ack(&a, w);
             }
         }
+    }
+
+    /// Linux `dctcp_cwnd_undo`: an undo comes back to the window before DCTCP's own last
+    /// reduction, whatever the sender remembers of the episode's start (here an ECN cut came
+    /// first: the loss episode began at the cut window, 40 segments, where DCTCP restores 40).
+    #[test]
+    fn an_undo_restores_the_window_before_dctcps_last_reduction() {
+        let mut cc = Dctcp::new(0.0625, 0.5);
+        let mut w = Window { cwnd: 80.0, ssthresh: 80.0 };
+        cc.on_congestion(&congestion(CongestionKind::Ecn, 80.0, false), &mut w);
+        assert_eq!(w.cwnd, 60.0, "cwnd (1 - alpha / 2)");
+        w.cwnd = 40.0;
+        cc.on_congestion(&congestion(CongestionKind::Loss, 40.0, false), &mut w);
+        assert_eq!(w.cwnd, 20.0);
+        assert_eq!(cc.undo_cwnd(0, &w, 80.0), 40.0);
     }
 
     #[test]

@@ -148,6 +148,17 @@ pub struct Htcp {
     rate: f64,
     max_rate: f64,
     old_max_rate: f64,
+    /// What the last reduction changed and an undo restores (Linux `undo_last_cong`,
+    /// `undo_maxRTT`, `undo_old_maxB`), until recovery ends.
+    undo: Option<HtcpUndo>,
+}
+
+/// H-TCP's state before a reduction.
+#[derive(Clone, Copy, Debug)]
+struct HtcpUndo {
+    last_cong: Option<Time>,
+    max_rtt: Option<Dur>,
+    old_max_rate: f64,
 }
 
 impl Default for Htcp {
@@ -169,6 +180,7 @@ impl Default for Htcp {
             rate: 0.0,
             max_rate: 0.0,
             old_max_rate: 0.0,
+            undo: None,
         }
     }
 }
@@ -389,6 +401,8 @@ impl CongestionControl for Htcp {
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         self.start_clock(ev.now);
+        let saved = HtcpUndo { last_cong: self.last_cong, max_rtt: self.max_rtt, old_max_rate: self.old_max_rate };
+        self.undo = Some(saved);
         if ev.kind != CongestionKind::Timeout || ev.first_timeout {
             // Linux `htcp_param_update`: beta, then alpha with D still from the previous event.
             self.update_beta();
@@ -403,9 +417,22 @@ impl CongestionControl for Htcp {
     }
 
     fn on_recovery_exit(&mut self, now: Time, _w: &mut Window) {
-        // D counts from the end of recovery (Linux resets its clock on returning to Open).
+        // D counts from the end of recovery (Linux resets its clock on returning to Open, and
+        // forgets what an undo would have restored).
         self.last_cong = Some(now);
         self.delivery.restart(now);
+        self.undo = None;
+    }
+
+    /// Linux `htcp_cwnd_undo`: the congestion clock, RTT_max and the previous throughput maximum
+    /// go back to what they were before the reduction (beta and alpha stay), then Reno's undo.
+    fn undo_cwnd(&mut self, _now: Time, w: &Window, prior_cwnd: f64) -> f64 {
+        if let Some(saved) = self.undo.take() {
+            self.last_cong = saved.last_cong;
+            self.max_rtt = saved.max_rtt;
+            self.old_max_rate = saved.old_max_rate;
+        }
+        w.cwnd.max(prior_cwnd)
     }
 
     /// `alpha`: the increase in segments per RTT that avoidance applies at `now` (with
@@ -455,6 +482,33 @@ mod tests {
         a.echoed_ts = a.now - 100 * MS;
         cc.on_ack(&Feed::default().stamp(a), &mut w);
         assert!((w.cwnd - 100.1125).abs() < 1e-12, "{}", w.cwnd);
+    }
+
+    /// Linux `htcp_cwnd_undo` (RFC 3708's response, as H-TCP defines it): a reduction undone
+    /// before recovery ends puts back the congestion clock (D counts from the event before,
+    /// so alpha is as if the spurious event had not happened), RTT_max (not faded) and the
+    /// previous throughput maximum; beta stays. After recovery has ended only Reno's undo remains
+    /// (Linux forgets H-TCP's saved state on returning to Open).
+    #[test]
+    fn an_undo_restores_the_congestion_clock_and_rtt_max() {
+        let s = |x: f64| (x * NS_PER_S as f64) as Time;
+        let mut cc = Htcp { rtt_scaling: false, bandwidth_switch: false, last_cong: Some(0), ..Default::default() };
+        cc.max_rtt = Some(150 * MS);
+        cc.min_rtt = Some(100 * MS);
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        assert_eq!(cc.alpha(s(3.0)), 22.0, "D = 3 s");
+        let ev = CongestionEvent { now: s(3.0), ..congestion(CongestionKind::Loss, 100.0, false) };
+        cc.on_congestion(&ev, &mut w);
+        assert_eq!((cc.last_cong, cc.max_rtt), (Some(s(3.0)), Some(100 * MS + 47_500_000)));
+        assert_eq!(cc.alpha(s(3.5)), 1.0, "D = 0.5 s after the event");
+        assert_eq!(cc.undo_cwnd(s(3.5), &w, 100.0), 100.0, "max(cwnd, prior cwnd)");
+        assert_eq!((cc.last_cong, cc.max_rtt), (Some(0), Some(150 * MS)));
+        assert_eq!(cc.alpha(s(3.5)), 27.0, "D = 3.5 s again: 1 + floor(25 + 1.5625), beta 0.5");
+        // An event, recovery ends: nothing of H-TCP's is undone any more.
+        cc.on_congestion(&ev, &mut w);
+        cc.on_recovery_exit(s(3.2), &mut w);
+        assert_eq!(cc.undo_cwnd(s(3.5), &Window { cwnd: 50.0, ssthresh: 50.0 }, 100.0), 100.0);
+        assert_eq!(cc.last_cong, Some(s(3.2)));
     }
 
     /// RTT scaling at RTT_min = 50 ms: the factor is multiplied by 0.5, so D = 2 s gives 5.625.

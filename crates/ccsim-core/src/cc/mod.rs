@@ -221,6 +221,16 @@ pub trait CongestionControl: Send + Sync {
     /// Fast recovery ended with a full ACK. The sender has already set cwnd = ssthresh.
     fn on_recovery_exit(&mut self, _now: Time, _w: &mut Window) {}
 
+    /// The last reduction proved spurious (DSACKs showed every retransmission of its episode
+    /// unneeded, or F-RTO found the timeout spurious; the stack's `undo`, `frto`): the cwnd to
+    /// restore, given the window now (`w`) and the cwnd before the reduction (`prior_cwnd`).
+    /// The sender then puts ssthresh back to what it was before, if that is larger. An algorithm
+    /// may restore its own state here too. Default: Linux's `tcp_reno_undo_cwnd`,
+    /// max(cwnd, prior_cwnd), which every Linux 6.x module but H-TCP and DCTCP uses.
+    fn undo_cwnd(&mut self, _now: Time, w: &Window, prior_cwnd: f64) -> f64 {
+        w.cwnd.max(prior_cwnd)
+    }
+
     /// An ACK advanced the cumulative ACK during fast recovery: a partial ACK, or the full ACK
     /// that ends it (before [`Self::on_recovery_exit`]). The sender owns the window until
     /// recovery ends, so this hook only observes: Linux likewise hands RTT samples and delivery

@@ -134,7 +134,8 @@ pub struct Sender {
     /// used, and large.
     overhead: Option<Box<SendOverhead>>,
     pub release_timer: LazyTimer,
-    /// DSACK (the stack's `dsack`, SACK-based recovery only): `undo.rs`. Boxed: rarely used.
+    /// DSACK and undo (the stack's `dsack`, `undo`; SACK-based recovery only): `undo.rs`.
+    /// Boxed: rarely used.
     undo: Option<Box<undo::Undo>>,
     /// The window before the current episode's congestion event, and whether it was cut then.
     episode_cut: (f64, bool),
@@ -170,7 +171,7 @@ impl Sender {
         let stack = setup.stack;
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let recovery = LossRecovery::new(setup.recovery, &stack);
-        let undo = (stack.dsack && recovery.uses_sack()).then(Box::default);
+        let undo = undo::Undo::for_stack(&stack, recovery.uses_sack());
         let watches_sends = cc.watches_sends();
         let keeps_send_log =
             stack.rtt_sampling == RttSampling::EveryAck || recovery.uses_sack() || cc.wants_delivery_rate();
@@ -356,7 +357,7 @@ impl Sender {
             (PacketKind::Ack, SenderState::Open) => {
                 let mut sack = fab.sacks.take(pkt.sack);
                 if self.undo.is_some() {
-                    self.take_dsack(pkt, &mut sack);
+                    self.take_dsack(pkt, &mut sack, now);
                 }
                 let newly_sacked = self.recovery.on_ack(pkt.seq.max(self.snd_una), sack.iter());
                 if pkt.seq > self.snd_una {
@@ -544,6 +545,9 @@ impl Sender {
         self.stats.ecn_events += 1;
         let ev = self.congestion_event(CongestionKind::Ecn, now);
         self.congestion(&ev);
+        if self.undo.is_some() {
+            self.undo_forget();
+        }
     }
 
     /// Handle a new ACK during fast recovery. Returns whether to restart the RTO timer.
@@ -642,6 +646,9 @@ impl Sender {
     /// A recovery episode starts on an ACK that delivered `delivered` segments (0 from a timer).
     fn enter_recovery(&mut self, now: Time, fab: &mut Fabric, delivered: u32) {
         self.stats.fast_retransmits += 1;
+        if self.undo.is_some() {
+            self.undo_on_reduction(false);
+        }
         let ev = self.congestion_event(CongestionKind::Loss, now);
         self.congestion(&ev);
         self.in_recovery = true;
@@ -671,6 +678,9 @@ impl Sender {
         match self.state {
             SenderState::Handshake => self.send_syn(now, fab),
             SenderState::Open => {
+                if self.undo.is_some() {
+                    self.undo_on_reduction(true);
+                }
                 let cev = self.congestion_event(CongestionKind::Timeout, now);
                 self.congestion(&cev);
                 self.una_timeouts += 1;
@@ -797,6 +807,9 @@ impl Sender {
         self.stats.packets_sent += 1;
         if retransmission {
             self.stats.retransmits += 1;
+            if let Some(u) = &mut self.undo {
+                u.on_retransmit();
+            }
             if self.timed.is_some_and(|(s, _)| s == seq) {
                 self.timed = None;
             }

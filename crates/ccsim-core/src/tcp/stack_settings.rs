@@ -313,6 +313,12 @@ stack_settings! {
     /// No effect with `recovery` = `reno` or `newreno` (no SACK blocks).
     dsack: bool, written bool, key "dsack", SettingKind::Bool, [false, false, false],
         "receivers report duplicate segments (DSACK, RFC 2883); SACK-based recovery only";
+    /// Undo a window reduction that DSACKs prove spurious (RFC 3708 detection, Linux
+    /// `tcp_try_undo_dsack`): once every retransmission of the episode is reported duplicate,
+    /// cwnd comes back by the algorithm's [`crate::cc::CongestionControl::undo_cwnd`] and ssthresh
+    /// to its value before the reduction. Needs `dsack` (and so SACK-based recovery).
+    undo: bool, written bool, key "undo", SettingKind::Bool, [false, false, false],
+        "undo a window reduction that DSACKs prove spurious (RFC 3708); needs dsack";
     /// ECN (RFC 3168): senders mark new data ECN-capable and react to ECN-Echo, receivers echo
     /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
     ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false],

@@ -1,17 +1,85 @@
-//! The sender's part of DSACK (RFC 2883; the stack's `dsack`): an ACK's first SACK block may
-//! report a duplicate segment rather than new data. RFC 3708 section 2 tells it apart: the block
-//! lies below the cumulative ACK, or within the second block. Such a block is taken off the ACK
-//! before the scoreboard, the send records and RACK read its blocks, so that it is never taken
-//! for new SACK information, and is counted.
+//! Spurious reductions, detected and undone: the sender's part of DSACK (RFC 2883; the stack's
+//! `dsack`) and of undo (the stack's `undo`), SACK-based recovery only.
+//!
+//! An ACK's first SACK block may report a duplicate segment rather than new data. RFC 3708
+//! section 2 tells it apart: the block lies below the cumulative ACK, or within the second block.
+//! Such a block is taken off the ACK before the scoreboard, the send records and RACK read its
+//! blocks, so that it is never taken for new SACK information, and is counted.
+//!
+//! Undo (RFC 3708 DSACK-based detection, as Linux's `undo_marker` / `undo_retrans` and
+//! `tcp_try_undo_dsack`): when a recovery episode starts (fast retransmit; a timeout outside loss
+//! recovery) the sender remembers cwnd and ssthresh as they were (Linux `prior_cwnd`, and
+//! `prior_ssthresh` = max(ssthresh, 3/4 cwnd)) and where the episode starts (SND.UNA), and counts
+//! the episode's retransmissions. Each DSACK of a segment from the episode's start on shows one
+//! of them unneeded: the receiver had the segment already. When every retransmission is shown
+//! unneeded the reduction was spurious (reordering, not loss), and it is undone, during recovery
+//! or after it, until the next episode: cwnd becomes what the algorithm's
+//! [`crate::cc::CongestionControl::undo_cwnd`] says (Linux `tcp_reno_undo_cwnd`, max(cwnd, prior
+//! cwnd), unless the algorithm has its own), ssthresh the prior one if larger, and a recovery in
+//! progress ends. An ECN reduction forgets the episode: its window is not to be undone.
 
 use super::Sender;
+use crate::cc::Window;
 use crate::net::packet::{Packet, SackBlocks};
+use crate::tcp::stack_settings::StackConfig;
+use crate::units::Time;
 
-/// What the sender keeps for DSACK.
+/// What the sender keeps for DSACK and undo.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Undo {
+    /// Undo a reduction once DSACKs show all its retransmissions unneeded (`undo`).
+    on_dsack: bool,
+    /// The reduction that may still be undone.
+    episode: Option<Episode>,
     /// DSACK blocks received.
     pub dsacks: u64,
+    /// Reductions undone.
+    pub undos: u64,
+}
+
+/// A reduction and what is known of its retransmissions.
+#[derive(Clone, Copy, Debug)]
+struct Episode {
+    /// SND.UNA when it began (Linux `undo_marker`): DSACKs below tell nothing of it.
+    marker: u32,
+    /// Retransmissions not yet shown unneeded by a DSACK (Linux `undo_retrans`).
+    unproven: u32,
+    /// Whether anything was retransmitted at all.
+    retransmitted: bool,
+    /// cwnd and ssthresh to come back to.
+    prior: Window,
+}
+
+impl Undo {
+    /// The sender's DSACK and undo state, when the stack asks for either.
+    pub fn for_stack(stack: &StackConfig, uses_sack: bool) -> Option<Box<Undo>> {
+        (uses_sack && stack.dsack).then(|| Box::new(Undo { on_dsack: stack.undo, ..Default::default() }))
+    }
+
+    /// The counts, as `cc_dsacks` and `cc_undos` in the sampled series.
+    pub fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("dsacks", self.dsacks as f64);
+        out("undos", self.undos as f64);
+    }
+
+    /// A retransmission left.
+    #[inline]
+    pub fn on_retransmit(&mut self) {
+        if let Some(e) = &mut self.episode {
+            e.unproven += 1;
+            e.retransmitted = true;
+        }
+    }
+
+    /// DSACK `block` arrived: whether the reduction is now proven spurious.
+    fn on_dsack(&mut self, (start, end): (u32, u32)) -> bool {
+        self.dsacks += 1;
+        let Some(e) = &mut self.episode else { return false };
+        if end > e.marker {
+            e.unproven = e.unproven.saturating_sub(end - start.max(e.marker));
+        }
+        self.on_dsack && e.retransmitted && e.unproven == 0
+    }
 }
 
 /// RFC 3708 section 2: the first block of `blocks`, on an ACK of cumulative ACK `ack`, is a DSACK
@@ -23,25 +91,55 @@ pub(super) fn dsack_block(blocks: &SackBlocks, ack: u32) -> Option<(u32, u32)> {
     (first.1 <= ack || within_second).then_some(first)
 }
 
-impl Undo {
-    /// The counts, as `cc_dsacks` in the sampled series.
-    pub fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        out("dsacks", self.dsacks as f64);
-    }
-}
-
 impl Sender {
-    /// Take a DSACK block off the ACK `pkt`'s blocks (out of line: only with `dsack` on).
+    /// Take a DSACK block off the ACK `pkt`'s blocks (out of line: only with `dsack` on); undo
+    /// the last reduction if the DSACK proves it spurious.
     #[inline(never)]
-    pub(super) fn take_dsack(&mut self, pkt: &Packet, sack: &mut SackBlocks) -> Option<(u32, u32)> {
-        let block = dsack_block(sack, pkt.seq)?;
+    pub(super) fn take_dsack(&mut self, pkt: &Packet, sack: &mut SackBlocks, now: Time) {
+        let Some(block) = dsack_block(sack, pkt.seq) else { return };
         let mut rest = SackBlocks::default();
         sack.iter().skip(1).for_each(|b| rest.push(b));
         *sack = rest;
-        if let Some(u) = &mut self.undo {
-            u.dsacks += 1;
+        if self.undo.as_mut().is_some_and(|u| u.on_dsack(block)) {
+            self.undo_reduction(now);
         }
-        Some(block)
+    }
+
+    /// A reduction is about to be made (`timeout`: by the retransmission timer): a new episode
+    /// starts unless a timeout falls within one (Linux `tcp_init_undo`, and `tcp_enter_loss` only
+    /// outside loss recovery).
+    #[inline(never)]
+    pub(super) fn undo_on_reduction(&mut self, timeout: bool) {
+        let in_loss_recovery = self.in_recovery || self.snd_una < self.recover;
+        let (snd_una, w) = (self.snd_una, self.w);
+        let Some(u) = &mut self.undo else { return };
+        if timeout && in_loss_recovery {
+            return;
+        }
+        let prior = Window { cwnd: w.cwnd, ssthresh: w.ssthresh.max(0.75 * w.cwnd) };
+        u.episode = Some(Episode { marker: snd_una, unproven: 0, retransmitted: false, prior });
+    }
+
+    /// An ECN reduction: the episode before it is no longer undone.
+    #[inline(never)]
+    pub(super) fn undo_forget(&mut self) {
+        if let Some(u) = &mut self.undo {
+            u.episode = None;
+        }
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction`: the algorithm's cwnd, the prior ssthresh if larger (no
+    /// CWR is then due), and a recovery in progress ends.
+    fn undo_reduction(&mut self, now: Time) {
+        let Some(u) = &mut self.undo else { return };
+        let Some(e) = u.episode.take() else { return };
+        u.undos += 1;
+        self.w.cwnd = self.cc.undo_cwnd(now, &self.w, e.prior.cwnd);
+        if e.prior.ssthresh > self.w.ssthresh {
+            self.w.ssthresh = e.prior.ssthresh;
+            self.ecn.cwr_pending = false;
+        }
+        self.in_recovery = false;
     }
 }
 

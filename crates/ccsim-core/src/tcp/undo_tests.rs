@@ -56,3 +56,87 @@ fn a_dsack_is_not_taken_for_new_sack_information() {
     assert!(!b.in_recovery());
     assert_eq!(b.sender.undo.as_ref().unwrap().dsacks, 2);
 }
+
+/// The same spurious fast retransmit, as the receiver sees it: segment 1 is held back, 2..8
+/// arrive first (SACKed: three SACKed above 1 make it lost, RFC 6675 section 5), 1 is
+/// retransmitted once `pipe` allows, then the original 1 arrives (ACK 8) and the retransmission
+/// after it: the receiver reports it in a DSACK block below the cumulative ACK (RFC 2883 section
+/// 4.1.1). Returns the sender after the DSACK, with the window it had before the episode.
+fn spurious_fast_retransmit(cc: &str, undo: bool) -> (SenderHarness, crate::cc::Window) {
+    let mut b = SenderHarness::with_cc(cc, RecoveryProcedure::Sack, Profile::Linux, |s| {
+        s.delayed_ack = false;
+        s.dsack = true;
+        s.undo = undo;
+    });
+    b.handshake();
+    b.ack(1);
+    assert_eq!(b.sent(), SenderHarness::data(0..12));
+    let before = b.sender.w;
+    b.ack_sack(1, &[(2, 3)]);
+    b.ack_sack(1, &[(2, 4)]);
+    b.ack_sack(1, &[(2, 5)]);
+    assert!(b.in_recovery());
+    assert!(b.cwnd() < before.cwnd);
+    for end in 6..=8 {
+        b.ack_sack(1, &[(2, end)]);
+    }
+    assert_eq!(b.sender.stats.retransmits, 1);
+    assert!(b.sent().contains(&(crate::net::packet::PacketKind::Data, 1)));
+    b.ack(8);
+    assert!(b.in_recovery(), "a partial ACK: 8..12 and new data outstanding");
+    b.ack_sack(8, &[(1, 2)]);
+    (b, before)
+}
+
+/// RFC 3708 section 3 (and Linux `tcp_try_undo_dsack`): the one retransmission of the episode is
+/// reported duplicate, so the fast retransmit was spurious: recovery ends, cwnd is back to its
+/// value before the episode (Reno's undo: max(cwnd, prior cwnd)) and ssthresh to the prior one,
+/// infinite here (the flow was in slow start; Linux's prior ssthresh is max(ssthresh, 3/4 cwnd)).
+/// Without `undo` the DSACK is counted and nothing else changes.
+#[test]
+fn a_fast_retransmit_proven_spurious_by_dsack_is_undone() {
+    let (b, before) = spurious_fast_retransmit("newreno", true);
+    assert!(!b.in_recovery());
+    assert_eq!((b.cwnd(), b.ssthresh()), (before.cwnd, f64::INFINITY));
+    let u = b.sender.undo.as_ref().unwrap();
+    assert_eq!((u.dsacks, u.undos), (1, 1));
+    assert_eq!(b.sender.stats.window_cuts, 1, "the cut happened; it is undone, not uncounted");
+
+    let (kept, _) = spurious_fast_retransmit("newreno", false);
+    assert!(kept.in_recovery());
+    assert!(kept.cwnd() < before.cwnd);
+    let u = kept.sender.undo.as_ref().unwrap();
+    assert_eq!((u.dsacks, u.undos), (1, 0));
+}
+
+/// RFC 3708 section 3: the undo needs every retransmission of the episode reported duplicate.
+/// Two segments are retransmitted (1 held back, 2 really lost); only 1 comes back in a DSACK:
+/// the reduction stands. A DSACK of a segment below the episode's start tells nothing of it.
+#[test]
+fn a_reduction_with_one_needed_retransmission_is_not_undone() {
+    let mut b = dsack_sender(|s| s.undo = true);
+    b.ack(1);
+    b.sent();
+    for end in 4..=9 {
+        b.ack_sack(1, &[(3, end)]);
+    }
+    assert!(b.in_recovery());
+    assert_eq!(b.sender.stats.retransmits, 2, "1 and 2");
+    b.ack_sack(2, &[(3, 9)]);
+    b.ack_sack(2, &[(1, 2), (3, 9)]);
+    b.ack_sack(2, &[(0, 1), (3, 9)]);
+    let u = b.sender.undo.as_ref().unwrap();
+    assert_eq!((u.dsacks, u.undos), (2, 0));
+    assert!(b.in_recovery());
+}
+
+/// The undo calls the algorithm's hook: H-TCP (Linux `htcp_cwnd_undo`) restores its own state
+/// (tested in `cc::htcp`) and cwnd as Reno's undo; the spurious episode above ends with H-TCP's
+/// window back where it was, and ssthresh back to the prior one.
+#[test]
+fn htcp_undoes_through_its_own_hook() {
+    let (b, before) = spurious_fast_retransmit("htcp", true);
+    assert!(!b.in_recovery());
+    assert_eq!((b.cwnd(), b.ssthresh()), (before.cwnd, f64::INFINITY));
+    assert_eq!(b.sender.undo.as_ref().unwrap().undos, 1);
+}
