@@ -300,6 +300,14 @@ impl Scoreboard {
         self.searched_to = 0;
     }
 
+    /// A timeout proved spurious: the segments it marked lost are not (those marked by the
+    /// SACK-count rule stay lost).
+    pub fn unmark_timeout_losses(&mut self) {
+        self.timeout_edge = 0;
+        self.searched_to = 0;
+        self.refresh_edge();
+    }
+
     /// The retransmission timer fired with [una, snd_max) outstanding: all of it that is not
     /// SACKed is lost, earlier retransmissions included.
     pub fn on_timeout(&mut self, una: u32, snd_max: u32) {

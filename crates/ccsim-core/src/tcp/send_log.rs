@@ -114,6 +114,20 @@ impl SendLog {
         }
     }
 
+    /// Whether an ACK of cumulative ACK `ack` and SACK blocks `blocks` newly delivers a segment
+    /// below `below` that was sent only once (read before the ACK is applied; F-RTO's test,
+    /// RFC 5682 section 3).
+    pub fn delivers_sent_once(&self, ack: u32, mut blocks: impl Iterator<Item = (u32, u32)>, below: u32) -> bool {
+        let end = (self.base + self.len as u32).min(below);
+        let any_in = |lo: u32, hi: u32| {
+            (lo.max(self.base)..hi.min(end)).any(|seq| {
+                let r = &self.ring[self.slot((seq - self.base) as usize)];
+                !r.sacked && !r.stamp.retransmission
+            })
+        };
+        any_in(self.base, ack) || blocks.any(|(lo, hi)| any_in(lo, hi))
+    }
+
     /// When outstanding segment `seq` was last sent, if it is in the log.
     #[inline]
     pub fn sent_at(&self, seq: u32) -> Option<Time> {

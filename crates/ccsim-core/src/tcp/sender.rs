@@ -134,8 +134,8 @@ pub struct Sender {
     /// used, and large.
     overhead: Option<Box<SendOverhead>>,
     pub release_timer: LazyTimer,
-    /// DSACK and undo (the stack's `dsack`, `undo`; SACK-based recovery only): `undo.rs`.
-    /// Boxed: rarely used.
+    /// DSACK, undo and F-RTO (the stack's `dsack`, `undo`, `frto`; SACK-based recovery only):
+    /// `undo.rs`, `frto.rs`. Boxed: rarely used.
     undo: Option<Box<undo::Undo>>,
     /// The window before the current episode's congestion event, and whether it was cut then.
     episode_cut: (f64, bool),
@@ -357,7 +357,7 @@ impl Sender {
             (PacketKind::Ack, SenderState::Open) => {
                 let mut sack = fab.sacks.take(pkt.sack);
                 if self.undo.is_some() {
-                    self.take_dsack(pkt, &mut sack, now);
+                    self.undo_on_ack(pkt, &mut sack, now);
                 }
                 let newly_sacked = self.recovery.on_ack(pkt.seq.max(self.snd_una), sack.iter());
                 if pkt.seq > self.snd_una {
@@ -575,6 +575,8 @@ impl Sender {
         }
         if self.detects_loss() {
             self.enter_recovery(now, fab, delivered);
+        } else if self.undo.is_some() {
+            self.undo_on_dupack(now, fab);
         }
     }
 
@@ -853,6 +855,9 @@ mod rack_tlp;
 
 #[path = "undo.rs"]
 mod undo;
+
+#[path = "frto.rs"]
+mod frto;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

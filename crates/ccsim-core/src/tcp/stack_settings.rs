@@ -319,6 +319,11 @@ stack_settings! {
     /// to its value before the reduction. Needs `dsack` (and so SACK-based recovery).
     undo: bool, written bool, key "undo", SettingKind::Bool, [false, false, false],
         "undo a window reduction that DSACKs prove spurious (RFC 3708); needs dsack";
+    /// F-RTO (RFC 5682 section 3, SACK-enhanced; Linux `tcp_frto` = 2): after a timeout, new
+    /// data leaves in the place of the second retransmission and the ACKs tell whether the
+    /// timeout was spurious; if so its reduction is undone. SACK-based recovery only.
+    frto: bool, written bool, key "frto", SettingKind::Bool, [false, false, false],
+        "detect spurious timeouts and undo them (F-RTO, RFC 5682); SACK-based recovery only";
     /// ECN (RFC 3168): senders mark new data ECN-capable and react to ECN-Echo, receivers echo
     /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
     ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false],

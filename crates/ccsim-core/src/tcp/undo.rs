@@ -18,6 +18,7 @@
 //! cwnd), unless the algorithm has its own), ssthresh the prior one if larger, and a recovery in
 //! progress ends. An ECN reduction forgets the episode: its window is not to be undone.
 
+use super::frto::Frto;
 use super::Sender;
 use crate::cc::Window;
 use crate::net::packet::{Packet, SackBlocks};
@@ -35,6 +36,12 @@ pub(super) struct Undo {
     pub dsacks: u64,
     /// Reductions undone.
     pub undos: u64,
+    /// Run F-RTO after timeouts (`frto`).
+    pub frto_on: bool,
+    /// F-RTO in progress after a timeout (`frto.rs`).
+    pub frto: Option<Frto>,
+    /// Timeouts F-RTO found spurious.
+    pub spurious_timeouts: u64,
 }
 
 /// A reduction and what is known of its retransmissions.
@@ -53,13 +60,18 @@ struct Episode {
 impl Undo {
     /// The sender's DSACK and undo state, when the stack asks for either.
     pub fn for_stack(stack: &StackConfig, uses_sack: bool) -> Option<Box<Undo>> {
-        (uses_sack && stack.dsack).then(|| Box::new(Undo { on_dsack: stack.undo, ..Default::default() }))
+        let on_dsack = stack.dsack && stack.undo;
+        (uses_sack && (stack.dsack || stack.frto))
+            .then(|| Box::new(Undo { on_dsack, frto_on: stack.frto, ..Default::default() }))
     }
 
     /// The counts, as `cc_dsacks` and `cc_undos` in the sampled series.
     pub fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("dsacks", self.dsacks as f64);
         out("undos", self.undos as f64);
+        if self.frto_on {
+            out("spurious_timeouts", self.spurious_timeouts as f64);
+        }
     }
 
     /// A retransmission left.
@@ -92,10 +104,20 @@ pub(super) fn dsack_block(blocks: &SackBlocks, ack: u32) -> Option<(u32, u32)> {
 }
 
 impl Sender {
-    /// Take a DSACK block off the ACK `pkt`'s blocks (out of line: only with `dsack` on); undo
-    /// the last reduction if the DSACK proves it spurious.
+    /// Every ACK, before it is applied (out of line: only with `dsack` or `frto` on): a DSACK
+    /// block is taken off (undoing the last reduction if it proves it spurious), then F-RTO reads
+    /// the ACK if a timeout started it.
     #[inline(never)]
-    pub(super) fn take_dsack(&mut self, pkt: &Packet, sack: &mut SackBlocks, now: Time) {
+    pub(super) fn undo_on_ack(&mut self, pkt: &Packet, sack: &mut SackBlocks, now: Time) {
+        self.take_dsack(pkt, sack, now);
+        if self.undo.as_ref().is_some_and(|u| u.frto.is_some()) {
+            self.frto_on_ack(pkt, sack, now);
+        }
+    }
+
+    /// Take a DSACK block off the ACK `pkt`'s blocks; undo the last reduction if the DSACK
+    /// proves it spurious.
+    fn take_dsack(&mut self, pkt: &Packet, sack: &mut SackBlocks, now: Time) {
         let Some(block) = dsack_block(sack, pkt.seq) else { return };
         let mut rest = SackBlocks::default();
         sack.iter().skip(1).for_each(|b| rest.push(b));
@@ -111,8 +133,13 @@ impl Sender {
     #[inline(never)]
     pub(super) fn undo_on_reduction(&mut self, timeout: bool) {
         let in_loss_recovery = self.in_recovery || self.snd_una < self.recover;
+        let frto = match &self.undo {
+            Some(u) if timeout && u.frto_on => self.frto_on_timeout(self.in_recovery),
+            _ => None,
+        };
         let (snd_una, w) = (self.snd_una, self.w);
         let Some(u) = &mut self.undo else { return };
+        u.frto = frto;
         if timeout && in_loss_recovery {
             return;
         }
@@ -130,8 +157,9 @@ impl Sender {
 
     /// Linux `tcp_undo_cwnd_reduction`: the algorithm's cwnd, the prior ssthresh if larger (no
     /// CWR is then due), and a recovery in progress ends.
-    fn undo_reduction(&mut self, now: Time) {
+    pub(super) fn undo_reduction(&mut self, now: Time) {
         let Some(u) = &mut self.undo else { return };
+        u.frto = None;
         let Some(e) = u.episode.take() else { return };
         u.undos += 1;
         self.w.cwnd = self.cc.undo_cwnd(now, &self.w, e.prior.cwnd);

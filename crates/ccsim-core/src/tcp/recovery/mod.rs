@@ -212,6 +212,24 @@ impl LossRecovery {
         }
     }
 
+    /// F-RTO (RFC 5682 section 3.1 step 2b): send new data only (SACK-based procedures).
+    pub fn set_new_data_only(&mut self, on: bool) {
+        match self {
+            LossRecovery::Sack(p) => p.set_new_data_only(on),
+            LossRecovery::RackTlp(p) => p.set_new_data_only(on),
+            _ => {}
+        }
+    }
+
+    /// A timeout proved spurious: the segments it marked lost are not (SACK-based procedures).
+    pub fn unmark_timeout_losses(&mut self) {
+        match self {
+            LossRecovery::Sack(p) => p.unmark_timeout_losses(),
+            LossRecovery::RackTlp(p) => p.unmark_timeout_losses(),
+            _ => {}
+        }
+    }
+
     /// The segment the window allows next, and whether it is a retransmission.
     #[inline(always)]
     pub fn next_segment(&mut self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {

@@ -104,6 +104,14 @@ impl RackTlp {
         self.probe = LossProbe::default();
     }
 
+    pub(super) fn set_new_data_only(&mut self, on: bool) {
+        self.sack.set_new_data_only(on);
+    }
+
+    pub(super) fn unmark_timeout_losses(&mut self) {
+        self.sack.unmark_timeout_losses();
+    }
+
     #[inline(never)]
     pub(super) fn next_segment(&mut self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
         self.sack.next_segment(s, cwnd, rwnd)

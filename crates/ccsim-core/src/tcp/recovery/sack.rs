@@ -24,6 +24,8 @@ pub struct Sack {
     dupthresh: u32,
     /// PRR, when the stack asks for it. Boxed: a flow without it stays as small as before.
     prr: Option<Box<PrrPacing>>,
+    /// Send new data only, no retransmission (F-RTO's step 2b, RFC 5682 section 3.1).
+    new_data_only: bool,
 }
 
 /// PRR over a recovery episode (RFC 9937), with what this procedure feeds it between ACKs.
@@ -46,12 +48,17 @@ impl PrrPacing {
 
 impl Sack {
     pub fn new(dupthresh: u32, prr: PrrMode) -> Self {
-        Sack { scoreboard: Scoreboard::new(dupthresh), dupthresh, prr: PrrPacing::new(prr) }
+        Sack { scoreboard: Scoreboard::new(dupthresh), dupthresh, prr: PrrPacing::new(prr), new_data_only: false }
     }
 
     /// The same recovery on a scoreboard whose losses its owner marks (RACK-TLP's).
     pub(super) fn with_marked_losses(dupthresh: u32, prr: PrrMode) -> Self {
-        Sack { scoreboard: Scoreboard::with_marking(LossMarking::Marked), dupthresh, prr: PrrPacing::new(prr) }
+        Sack {
+            scoreboard: Scoreboard::with_marking(LossMarking::Marked),
+            dupthresh,
+            prr: PrrPacing::new(prr),
+            new_data_only: false,
+        }
     }
 
     pub(super) fn prr_mode(&self) -> PrrMode {
@@ -141,14 +148,27 @@ impl Sack {
         self.scoreboard.on_timeout(snd_una, snd_max);
     }
 
+    /// F-RTO (RFC 5682 section 3.1 step 2b): whether only new data may leave.
+    pub(super) fn set_new_data_only(&mut self, on: bool) {
+        self.new_data_only = on;
+    }
+
+    /// A timeout proved spurious: what it marked lost is not (Linux `tcp_undo_cwnd_reduction`
+    /// with `unmark_loss`).
+    pub(super) fn unmark_timeout_losses(&mut self) {
+        self.scoreboard.unmark_timeout_losses();
+    }
+
     /// RFC 6675 NextSeg() rules 1 and 2, sent while cwnd - pipe >= 1: the first lost segment not
     /// yet retransmitted, else new data within the receiver window.
     pub(super) fn next_segment(&mut self, s: &SeqState, cwnd: f64, rwnd: f64) -> Option<(u32, bool)> {
         if !below_floor(self.scoreboard.pipe(s.snd_una, s.snd_max), cwnd + 1e-9) {
             return None;
         }
-        if let Some(seq) = self.scoreboard.next_lost(s.snd_una) {
-            return Some((seq, true));
+        if !self.new_data_only {
+            if let Some(seq) = self.scoreboard.next_lost(s.snd_una) {
+                return Some((seq, true));
+            }
         }
         let in_rwnd = below_floor((s.snd_nxt - s.snd_una) as u64, rwnd + 1e-9);
         (s.snd_nxt < s.total_segs && in_rwnd).then_some((s.snd_nxt, false))
