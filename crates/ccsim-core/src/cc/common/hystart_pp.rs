@@ -24,7 +24,8 @@
 //! algorithm's `on_congestion` sets the window; RFC 9406 section 4.2 hands the reduction to the
 //! congestion control in use), the end of CSS, or slow start ending otherwise (cwnd reached a
 //! finite ssthresh, or the inner algorithm ended it itself, as CUBIC's own HyStart does). The ACK
-//! on which the inner algorithm leaves slow start keeps its own growth.
+//! on which the inner algorithm leaves slow start keeps its own growth. A reduction undone as
+//! spurious (DSACK, F-RTO) gives HyStart++ back the phase it had before it.
 //!
 //! The RTT sample is congestion control's ([`super::ca_rtt`]), as for Linux's HyStart. The round
 //! minimum covers every sample of the round, and the tests run from the N_RTT_SAMPLE-th sample on,
@@ -114,6 +115,8 @@ enum Phase {
 pub struct HyStartPlusPlus {
     inner: Box<dyn CongestionControl>,
     phase: Phase,
+    /// The phase before the last congestion event, for an undo of its reduction.
+    before_congestion: Phase,
     /// lastRoundMinRTT and currentRoundMinRTT (None: infinity), and rttSampleCount.
     last_round_min: Option<Dur>,
     round_min: Option<Dur>,
@@ -127,6 +130,7 @@ impl HyStartPlusPlus {
         HyStartPlusPlus {
             inner,
             phase: Phase::SlowStart,
+            before_congestion: Phase::Done,
             last_round_min: None,
             round_min: None,
             samples: 0,
@@ -204,11 +208,19 @@ impl CongestionControl for HyStartPlusPlus {
 
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         self.inner.on_congestion(ev, w);
+        self.before_congestion = self.phase;
         self.phase = Phase::Done;
     }
 
     fn on_recovery_exit(&mut self, now: Time, w: &mut Window) {
         self.inner.on_recovery_exit(now, w);
+    }
+
+    /// The inner algorithm's undo; HyStart++ takes up where the undone reduction stopped it (the
+    /// congestion it reacted to was not there). The rounds spent in recovery were not watched.
+    fn undo_cwnd(&mut self, now: Time, w: &Window, prior_cwnd: f64) -> f64 {
+        self.phase = self.before_congestion;
+        self.inner.undo_cwnd(now, w, prior_cwnd)
     }
 
     fn on_ack_in_recovery(&mut self, ack: &AckSample) {
@@ -547,6 +559,24 @@ mod tests {
             }
             assert_eq!(fresh.state(), 1.0, "{name}: the same ACKs in a first slow start");
         }
+    }
+
+    /// A loss in CSS undone as spurious: the inner algorithm's undo gives the window back, and
+    /// HyStart++ is in CSS again, with the baseline it had; a second loss, not undone, stops it.
+    #[test]
+    fn an_undone_reduction_gives_hystart_pp_back_its_phase() {
+        let mut t = Trace::new("reno");
+        t.reach_css();
+        let loss = congestion(CongestionKind::Loss, t.w.cwnd, false);
+        t.hspp.on_congestion(&loss, &mut t.w);
+        assert_eq!((t.w.cwnd, t.state()), (28.0, 2.0));
+        let restored = t.hspp.undo_cwnd(t.now, &t.w, 56.0);
+        assert_eq!(restored, 56.0);
+        t.w = Window { cwnd: restored, ssthresh: f64::INFINITY };
+        assert_eq!((t.state(), reported(&t.hspp, "hspp_css_baseline")), (1.0, 0.120));
+        assert_eq!(t.ack(120 * MS, false).0, 0.25);
+        t.hspp.on_congestion(&loss, &mut t.w);
+        assert_eq!(t.state(), 2.0);
     }
 
     /// The wrapper never grows the window past what the inner algorithm alone makes of the same
