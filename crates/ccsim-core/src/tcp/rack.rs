@@ -11,8 +11,10 @@
 //!
 //! The reordering window (step 4, [`Rack::reordering_window`]) is zero until reordering has been
 //! seen if the sender is in loss recovery or DupThresh segments are SACKed, else a quarter of the
-//! minimum RTT, at most SRTT. RFC 8985 also widens it on DSACKs; ccsim's receivers send none,
-//! so that adaptation is not modelled.
+//! minimum RTT, at most SRTT. With DSACK (the stack's `dsack`) it widens as step 4 says: each
+//! round trip in which a DSACK arrives (a segment was retransmitted that had not been lost)
+//! multiplies the quarter RTT by one more (RACK.reo_wnd_mult), until 16 recoveries have ended
+//! without a further DSACK ([`Rack::on_dsack`], [`Rack::on_recovery_exit`]).
 //!
 //! Send times come in order, so the transmissions are kept in a queue sorted by time (Linux's
 //! `tsorted_sent_queue`): the first entries are the oldest, and loss detection reads from the
@@ -57,7 +59,17 @@ pub struct Rack {
     transmissions: VecDeque<(Time, u32)>,
     /// When the earliest segment still within its reordering window becomes lost.
     deadline: Option<Time>,
+    /// RACK.reo_wnd_mult - 1: how many quarter RTTs DSACKs have added to the window.
+    reo_wnd_extra: u32,
+    /// RACK.dsack_round: SND.NXT at the DSACK that last widened the window; another DSACK widens
+    /// it again only once SND.UNA has passed this (once per round trip).
+    dsack_round: Option<u32>,
+    /// RACK.reo_wnd_persist: recoveries left before the window narrows back.
+    reo_wnd_persist: u32,
 }
+
+/// Recoveries a widened window lasts without a further DSACK (RFC 8985 section 6.2 step 4).
+pub const REO_WND_PERSIST: u32 = 16;
 
 impl Rack {
     /// `seq` left at `now` (new data or a retransmission).
@@ -91,13 +103,42 @@ impl Rack {
         self.reordering_seen
     }
 
+    /// Section 6.2 step 4: a DSACK arrived with SND.UNA at `snd_una`, SND.NXT at `snd_nxt`: the
+    /// window widens by a quarter RTT, at most once per round trip, and lasts 16 recoveries.
+    pub fn on_dsack(&mut self, snd_una: u32, snd_nxt: u32) {
+        if self.dsack_round.is_some_and(|round| snd_una >= round) {
+            self.dsack_round = None;
+        }
+        if self.dsack_round.is_none() {
+            self.dsack_round = Some(snd_nxt);
+            self.reo_wnd_extra += 1;
+            self.reo_wnd_persist = REO_WND_PERSIST;
+        }
+    }
+
+    /// Section 6.2 step 4: a recovery ended; the sixteenth since the last DSACK narrows the window
+    /// back to a quarter RTT.
+    pub fn on_recovery_exit(&mut self) {
+        if self.reo_wnd_extra > 0 {
+            self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
+            if self.reo_wnd_persist == 0 {
+                self.reo_wnd_extra = 0;
+            }
+        }
+    }
+
+    /// RACK.reo_wnd_mult.
+    pub fn reo_wnd_mult(&self) -> u32 {
+        self.reo_wnd_extra + 1
+    }
+
     /// RACK.rtt.
     pub fn rtt(&self) -> Dur {
         self.rtt
     }
 
-    /// Section 6.2 step 4, without DSACK: zero before any reordering while in loss recovery or
-    /// with at least `dupthresh` segments SACKed, else min_rtt / 4 bounded by SRTT.
+    /// Section 6.2 step 4: zero before any reordering while in loss recovery or with at least
+    /// `dupthresh` segments SACKed, else min_rtt / 4 times RACK.reo_wnd_mult, bounded by SRTT.
     pub fn reordering_window(
         &self,
         in_loss_recovery: bool,
@@ -109,7 +150,7 @@ impl Rack {
         if !self.reordering_seen && (in_loss_recovery || sacked >= dupthresh as u64) {
             0
         } else {
-            (min_rtt / 4).min(srtt)
+            (min_rtt / 4 * Dur::from(self.reo_wnd_mult())).min(srtt)
         }
     }
 
@@ -198,6 +239,29 @@ mod tests {
         assert_eq!(rack.detect_losses(95, 5, 0, &mut sb, &log), 1);
         assert_eq!(rack.reordering_deadline(), None);
         assert!(sb.is_lost(1) && sb.next_lost(0) == Some(1));
+    }
+
+    /// Section 6.2 step 4 with DSACK: each DSACK in a new round trip adds a quarter RTT to the
+    /// window (at most SRTT); a second DSACK before SND.UNA passes the first one's SND.NXT adds
+    /// nothing; sixteen recoveries without a DSACK narrow it back.
+    #[test]
+    fn dsacks_widen_the_reordering_window_for_sixteen_recoveries() {
+        let mut rack = Rack::default();
+        let window = |rack: &Rack| rack.reordering_window(false, 1, 3, 80, 1000);
+        assert_eq!(window(&rack), 20);
+        rack.on_dsack(0, 10);
+        assert_eq!((rack.reo_wnd_mult(), window(&rack)), (2, 40));
+        rack.on_dsack(9, 12);
+        assert_eq!(rack.reo_wnd_mult(), 2, "the same round trip");
+        rack.on_dsack(10, 20);
+        assert_eq!((rack.reo_wnd_mult(), window(&rack)), (3, 60));
+        assert_eq!(rack.reordering_window(false, 1, 3, 80, 50), 50, "at most SRTT");
+        for _ in 0..15 {
+            rack.on_recovery_exit();
+        }
+        assert_eq!(rack.reo_wnd_mult(), 3);
+        rack.on_recovery_exit();
+        assert_eq!((rack.reo_wnd_mult(), window(&rack)), (1, 20));
     }
 
     /// Section 6.2 steps 2-4: a retransmitted segment acknowledged sooner than the minimum RTT

@@ -637,6 +637,9 @@ impl Sender {
     /// a free episode turns out to be near another): that counts as the episode's cut when its
     /// hook leaves the window below where the episode began.
     fn exit_recovery(&mut self, now: Time) {
+        if let Some(p) = self.recovery.rack_tlp() {
+            p.on_recovery_exit();
+        }
         let before_hook = self.w.cwnd;
         self.cc.on_recovery_exit(now, &mut self.w);
         let (episode_start, counted) = self.episode_cut;

@@ -140,3 +140,18 @@ fn htcp_undoes_through_its_own_hook() {
     assert_eq!((b.cwnd(), b.ssthresh()), (before.cwnd, f64::INFINITY));
     assert_eq!(b.sender.undo.as_ref().unwrap().undos, 1);
 }
+
+/// RFC 8985 section 6.2 step 4 through the sender: under RACK-TLP with `dsack`, a DSACK (here
+/// of segment 0, below the cumulative ACK) multiplies RACK's reordering window by two.
+#[test]
+fn a_dsack_widens_racks_reordering_window() {
+    let mut b = SenderHarness::new(RecoveryProcedure::RackTlp, Profile::Linux, |s| {
+        s.delayed_ack = false;
+        s.dsack = true;
+    });
+    b.handshake();
+    b.ack(2);
+    assert_eq!(b.sender.recovery_state().rack_tlp().unwrap().reo_wnd_mult(), 1);
+    b.ack_sack(2, &[(0, 1)]);
+    assert_eq!(b.sender.recovery_state().rack_tlp().unwrap().reo_wnd_mult(), 2);
+}

@@ -18,8 +18,11 @@
 //! fires, one segment leaves whatever cwnd says: new data if any and the receiver window allows,
 //! else the highest segment sent, again. An ACK covering the probe ends it; if the probe was a
 //! retransmission it repaired a loss, unless both copies arrived: RFC 8985 tells the two apart
-//! by a DSACK, which ccsim's receivers do not send, so every such ACK counts as a repaired loss
-//! and the algorithm reduces its window once (conservative: a spurious probe costs a reduction).
+//! by a DSACK (section 7.4.2). ccsim's receivers send DSACKs only with the stack's `dsack`, and
+//! the probe does not wait for one: every such ACK counts as a repaired loss and the algorithm
+//! reduces its window once (conservative: a spurious probe costs a reduction; with `dsack` and
+//! `undo`, a DSACK of the probe then undoes it). DSACKs do widen RACK's reordering window
+//! (section 6.2 step 4, [`crate::tcp::rack`]).
 
 use super::prr::PrrMode;
 use super::sack::Sack;
@@ -145,6 +148,21 @@ impl RackTlp {
     /// When RACK's reordering timer should fire.
     pub fn reordering_deadline(&self) -> Option<Time> {
         self.rack.reordering_deadline()
+    }
+
+    /// A DSACK arrived (RFC 8985 section 6.2 step 4): the reordering window may widen.
+    pub fn on_dsack(&mut self, snd_una: u32, snd_nxt: u32) {
+        self.rack.on_dsack(snd_una, snd_nxt);
+    }
+
+    /// A recovery ended (section 6.2 step 4): a widened window lasts 16 of them.
+    pub fn on_recovery_exit(&mut self) {
+        self.rack.on_recovery_exit();
+    }
+
+    /// RACK.reo_wnd_mult.
+    pub fn reo_wnd_mult(&self) -> u32 {
+        self.rack.reo_wnd_mult()
     }
 
     /// Whether RACK has seen reordering (its window no longer closes in recovery).
