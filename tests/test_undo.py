@@ -96,3 +96,19 @@ def test_a_python_algorithm_gives_its_own_undo() -> None:
     check_conservation(res)
     assert calls, "the hook was called"
     assert len(calls) == _last(res, "cc_undos"), calls
+
+
+@requires_engine
+def test_frto_finds_timeouts_that_a_too_short_rto_made_spurious() -> None:
+    """No reordering, but a 1 ms minimum RTO: the timeout (SRTT + 4 RTTVAR) fires while ACKs are
+    delayed behind a growing queue. F-RTO finds some of those timeouts spurious and undoes them."""
+    base = {"topology.reorder.probability": 0.0, "stack.min_rto": "1ms"}
+    plain = ccsim.run(_scenario(1, **{"min_rto": "1ms"}).with_overrides(base))
+    frto = ccsim.run(_scenario(1, frto=True).with_overrides(base))
+    for res in (plain, frto):
+        check_conservation(res)
+    assert plain.flows["timeouts"].sum() > 0
+    assert "cc_spurious_timeouts" not in plain.series
+    spurious = _last(frto, "cc_spurious_timeouts")
+    assert 0 < spurious <= frto.flows["timeouts"].sum(), spurious
+    assert _last(frto, "cc_undos") == spurious
