@@ -1,0 +1,23 @@
+/* Short/long goodput ratio per algorithm and noise bound, over the seeds of sweep_rtt.toml:
+   mean of the per-run ratios (each the mean per-second goodput after a 20 s warm-up) with the
+   half-width of its 95% interval (Student's t, 19 degrees of freedom: 20 seeds), geometric mean,
+   range, the mean bottleneck queue q after the warm-up, the synchronized-loss ratio
+   ((80+q)/(20+q))^2 and the runs above it. 0.0832 ms: one 1040-byte packet at 100 Mb/s.
+     ccsim query results/sweep_rtt "$(cat examples/phase/ratio.sql)" */
+WITH per_run AS (
+  SELECT algorithm, send_overhead, send_overhead_s, seed, run_id,
+         avg(rate_bps) FILTER (WHERE flow = 0) / avg(rate_bps) FILTER (WHERE flow = 1) AS ratio
+  FROM series WHERE t_s > 20 GROUP BY ALL
+), queue AS (
+  SELECT run_id, avg(queue_pkts) * 0.0832 AS q_ms FROM queues WHERE link = 0 AND t_s > 20 GROUP BY run_id
+), joined AS (
+  SELECT p.*, q.q_ms, ((80 + q.q_ms) / (20 + q.q_ms)) ^ 2 AS sync_bound FROM per_run p JOIN queue q USING (run_id)
+)
+SELECT algorithm, send_overhead AS noise, count(*) AS n,
+       round(avg(ratio), 2) AS mean,
+       round(2.093 * stddev_samp(ratio) / sqrt(count(*)), 2) AS ci95,
+       round(exp(avg(ln(ratio))), 2) AS geomean,
+       round(min(ratio), 2) AS min, round(max(ratio), 2) AS max,
+       round(avg(q_ms), 1) AS q_ms, round(avg(sync_bound), 2) AS sync_bound,
+       count(*) FILTER (WHERE ratio > sync_bound) AS above_bound
+FROM joined GROUP BY algorithm, send_overhead, send_overhead_s ORDER BY algorithm DESC, send_overhead_s
