@@ -102,9 +102,13 @@ impl Simulation {
     /// Build from a resolved scenario, with algorithms from the registry.
     pub fn new(spec: &ScenarioSpec) -> Result<Self, String> {
         let profile = spec.stack.profile;
+        // HyStart++ is a stack setting that wraps whichever algorithm a flow runs.
+        let hystart = crate::tcp::stack_settings::StackConfig::resolve(profile, &spec.stack.overrides).hystart;
         Self::with_factory(
             spec,
-            Box::new(move |t, rng| crate::cc::registry::build_for_profile(&t.cc, &t.cc_params, profile, rng)),
+            Box::new(move |t, rng| {
+                crate::cc::common::hystart_pp::build_for_profile(hystart, &t.cc, &t.cc_params, profile, rng)
+            }),
         )
     }
 

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::recovery::prr::PrrMode;
+use crate::cc::common::hystart_pp::HyStartMode;
 use crate::cc::RecoveryProcedure;
 use crate::profile::Profile;
 use crate::units::{Dur, NS_PER_MS, NS_PER_S};
@@ -106,6 +107,7 @@ impl SettingValue for RtoFormula {}
 impl SettingValue for RttSampling {}
 impl SettingValue for RecoveryProcedure {}
 impl SettingValue for PrrMode {}
+impl SettingValue for HyStartMode {}
 impl SettingValue for u32 {
     fn as_u64(&self) -> Option<u64> {
         Some(u64::from(*self))
@@ -241,6 +243,12 @@ stack_settings! {
     slow_start_cap: Option<f64>, written f64, key "slow_start_cap",
         SettingKind::Float { min: 0.0, max: MAX_WINDOW_PKTS as f64 },
         [None, Some(1.0), None], "segments per ACK in slow start; 0 = no cap";
+    /// HyStart++ (RFC 9406) in every flow's first slow start, on top of its algorithm
+    /// ([`crate::cc::common::hystart_pp`]). The algorithm's own HyStart (CUBIC's `hystart`
+    /// parameter, on under the `linux` profile) is off under it, and an error written on.
+    hystart: HyStartMode, written HyStartMode, key "hystart", SettingKind::Choice(&["off", "rfc9406"]),
+        [HyStartMode::Off, HyStartMode::Off, HyStartMode::Off],
+        "HyStart++ (RFC 9406) slow start on every flow's algorithm";
     ssthresh_basis: SsthreshBasis, written SsthreshBasis, key "ssthresh_basis",
         SettingKind::Choice(&["window", "flight_size", "cwnd"]),
         [SsthreshBasis::Window, SsthreshBasis::FlightSize, SsthreshBasis::Cwnd],
