@@ -95,6 +95,25 @@ def test_the_inspect_columns_of_the_engine_algorithms_are_counted() -> None:
 
 
 @requires_engine
+def test_the_stacks_own_columns_are_counted_on_every_flow() -> None:
+    """HyStart++ adds its phase and baseline to each flow's row; DSACK and undo their counts,
+    and F-RTO its spurious timeouts, under SACK-based recovery only."""
+    series = {"trace": {"sample_interval": "1ms"}}
+    plain = estimated_series_bytes(Scenario.model_validate(dumbbell(**series)))[0]
+
+    def extra(stack: dict[str, object], profile: str = "ns2") -> int:
+        data = dumbbell(**series) | {"stack": stack, "profile": profile}
+        columns = estimated_series_bytes(Scenario.model_validate(data))[0] - plain
+        return columns // (SERIES_PEAK_COPIES * 100 * 100_001 * 8)
+
+    assert extra({"hystart": "rfc9406"}) == 2
+    assert extra({"recovery": "sack", "dsack": True, "undo": True}) == 2
+    assert extra({"recovery": "rack-tlp", "dsack": True, "frto": True}) == 3
+    assert extra({"recovery": "newreno", "dsack": True}) == 0
+    assert extra({"dsack": True}, profile="linux") == 2
+
+
+@requires_engine
 def test_a_python_algorithm_with_inspect_counts_as_many_columns_as_it_may_create(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,8 @@ A refusal names the key, the estimate and the limit in one line, and how to rais
 
 from __future__ import annotations
 
+from typing import Any
+
 import ccsim.scenario.engine as engine
 from ccsim import pycc
 from ccsim.errors import ScenarioError
@@ -197,7 +199,25 @@ def _inspect_columns(scenario: ScenarioTables) -> int:
                 return bound
             continue
         names.update(registry.get(transfer.cc, {}).get("inspect", ()))
-    return min(len(names), bound)
+    return min(len(names) + _stack_inspect_columns(scenario), bound)
+
+
+def _stack_inspect_columns(scenario: ScenarioTables) -> int:
+    """The inspect columns the stack adds to every flow's, whatever its algorithm: HyStart++'s
+    phase and baseline, and the counts of DSACKs, undos and spurious timeouts under SACK-based
+    recovery (crates/ccsim-core/src/cc/common/hystart_pp.rs, tcp/undo.rs). At most what the
+    engine reports: a guard may count a column that a run leaves out."""
+    profile = (engine.stack_profiles() or {}).get(scenario.profile, {})
+
+    def knob(key: str) -> Any:
+        written = getattr(scenario.stack, key, None)
+        return profile.get(key) if written is None else written
+
+    columns = 2 if knob("hystart") not in (None, "off") else 0
+    if knob("recovery") in ("sack", "rack-tlp") or knob("sack"):
+        if knob("dsack") or knob("undo") or knob("frto"):
+            columns += 3 if knob("frto") else 2
+    return columns
 
 
 def _monitored_queue_kinds(topology: Dumbbell | ParkingLot | Explicit) -> list[str]:
