@@ -1,12 +1,13 @@
 """Undo of spurious window reductions (docs/loss-recovery.md, "Undo: DSACK and F-RTO"): bulk
 CUBIC flows through a reordering bottleneck (examples/reordering.toml, shortened) under RFC 6675
 SACK recovery, which takes a segment held back for a lost one. With `dsack` the receiver reports
-the retransmission that then arrives twice; with `undo` the sender takes that as proof that the
-fast retransmit was spurious and puts its window back.
+the retransmission that then arrives twice; with `undo` the sender takes that, or the timestamp of
+the held segment's own ACK (Eifel), as proof that the fast retransmit was spurious and puts its
+window back.
 
 Measured when written (10 s, seeds 1 and 2 together, 1% of data packets 3 ms late): without undo
-189 recovery episodes and 13.3 Mb/s of goodput; with it 325 episodes, 205 of them undone, and
-22.7 Mb/s."""
+189 recovery episodes and 13.3 Mb/s of goodput; with it 412 episodes, 296 of them undone, and
+58.5 Mb/s."""
 
 from __future__ import annotations
 

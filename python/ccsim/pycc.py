@@ -141,7 +141,7 @@ class CongestionControl:
         """Fast recovery ended with a full ACK; the sender has already set cwnd = ssthresh."""
 
     def undo_cwnd(self, now: int, prior_cwnd: float) -> float:
-        """The last reduction proved spurious (the stack's ``undo`` with ``dsack``, or ``frto``):
+        """The last reduction proved spurious (the stack's ``undo`` or ``frto``):
         return the cwnd to restore, given ``prior_cwnd``, the cwnd before the reduction (the window
         attributes hold the current values; what the hook writes to them is ignored). The sender
         then puts ``ssthresh`` back to its value before the reduction, if that is larger. The

@@ -222,7 +222,8 @@ pub trait CongestionControl: Send + Sync {
     fn on_recovery_exit(&mut self, _now: Time, _w: &mut Window) {}
 
     /// The last reduction proved spurious (DSACKs showed every retransmission of its episode
-    /// unneeded, or F-RTO found the timeout spurious; the stack's `undo`, `frto`): the cwnd to
+    /// unneeded, or a timestamp the original's arrival, or F-RTO found the timeout spurious; the
+    /// stack's `undo`, `frto`): the cwnd to
     /// restore, given the window now (`w`) and the cwnd before the reduction (`prior_cwnd`).
     /// The sender then puts ssthresh back to what it was before, if that is larger. An algorithm
     /// may restore its own state here too. Default: Linux's `tcp_reno_undo_cwnd`,

@@ -63,10 +63,7 @@ impl Sender {
             if let Some(u) = &mut self.undo {
                 u.spurious_timeouts += 1;
             }
-            self.undo_reduction(now);
-            self.recovery.unmark_timeout_losses();
-            self.recover = self.snd_una;
-            self.backoff = 1;
+            self.undo_loss(now);
             return;
         }
         let advanced = pkt.seq > self.snd_una;

@@ -813,7 +813,7 @@ impl Sender {
         if retransmission {
             self.stats.retransmits += 1;
             if let Some(u) = &mut self.undo {
-                u.on_retransmit();
+                u.on_retransmit(seq, now);
             }
             if self.timed.is_some_and(|(s, _)| s == seq) {
                 self.timed = None;

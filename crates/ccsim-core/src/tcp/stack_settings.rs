@@ -321,12 +321,14 @@ stack_settings! {
     /// No effect with `recovery` = `reno` or `newreno` (no SACK blocks).
     dsack: bool, written bool, key "dsack", SettingKind::Bool, [false, false, false],
         "receivers report duplicate segments (DSACK, RFC 2883); SACK-based recovery only";
-    /// Undo a window reduction that DSACKs prove spurious (RFC 3708 detection, Linux
-    /// `tcp_try_undo_dsack`): once every retransmission of the episode is reported duplicate,
-    /// cwnd comes back by the algorithm's [`crate::cc::CongestionControl::undo_cwnd`] and ssthresh
-    /// to its value before the reduction. Needs `dsack` (and so SACK-based recovery).
+    /// Undo a window reduction proven spurious: with `dsack`, once every retransmission of the
+    /// episode is reported duplicate (RFC 3708 detection, Linux `tcp_try_undo_dsack`); with
+    /// every-ACK timestamps, when an ACK echoes an original transmission (Eifel, RFC 3522, Linux
+    /// `tcp_packet_delayed`). cwnd comes back by the algorithm's
+    /// [`crate::cc::CongestionControl::undo_cwnd`], ssthresh to its value before the reduction.
+    /// SACK-based recovery only.
     undo: bool, written bool, key "undo", SettingKind::Bool, [false, false, false],
-        "undo a window reduction that DSACKs prove spurious (RFC 3708); needs dsack";
+        "undo a window reduction proven spurious (DSACK, RFC 3708; timestamps, RFC 3522)";
     /// F-RTO (RFC 5682 section 3, SACK-enhanced; Linux `tcp_frto` = 2): after a timeout, new
     /// data leaves in the place of the second retransmission and the ACKs tell whether the
     /// timeout was spurious; if so its reduction is undone. SACK-based recovery only.

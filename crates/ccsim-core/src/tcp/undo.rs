@@ -17,19 +17,30 @@
 //! [`crate::cc::CongestionControl::undo_cwnd`] says (Linux `tcp_reno_undo_cwnd`, max(cwnd, prior
 //! cwnd), unless the algorithm has its own), ssthresh the prior one if larger, and a recovery in
 //! progress ends. An ECN reduction forgets the episode: its window is not to be undone.
+//!
+//! With timestamps (`rtt_sampling = "every_ack"`) `undo` also detects a spurious reduction as
+//! Eifel does (RFC 3522; Linux `tcp_packet_delayed` in `tcp_try_undo_partial`, `_recovery` and
+//! `_loss`): an ACK that advances the cumulative ACK past every segment the episode retransmitted
+//! while echoing a send time earlier than its first retransmission was triggered by an original
+//! transmission, so nothing had been lost. That undoes the reduction at once, about a round trip
+//! before the DSACK of the retransmission would. After a timeout the segments it marked lost are
+//! then not lost either, and the loss state ends (as F-RTO's undo, `frto.rs`).
 
 use super::frto::Frto;
 use super::Sender;
 use crate::cc::Window;
 use crate::net::packet::{Packet, SackBlocks};
-use crate::tcp::stack_settings::StackConfig;
+use crate::tcp::stack_settings::{RttSampling, StackConfig};
 use crate::units::Time;
 
 /// What the sender keeps for DSACK and undo.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Undo {
-    /// Undo a reduction once DSACKs show all its retransmissions unneeded (`undo`).
+    /// Undo a reduction once DSACKs show all its retransmissions unneeded (`undo` with `dsack`).
     on_dsack: bool,
+    /// Undo a reduction when an ACK's timestamp shows the original arrived (`undo` with
+    /// every-ACK timestamps: Eifel).
+    eifel: bool,
     /// The reduction that may still be undone.
     episode: Option<Episode>,
     /// DSACK blocks received.
@@ -42,6 +53,8 @@ pub(super) struct Undo {
     pub frto: Option<Frto>,
     /// Timeouts F-RTO found spurious.
     pub spurious_timeouts: u64,
+    /// Reductions the timestamps (Eifel) found spurious.
+    pub eifel_undos: u64,
 }
 
 /// A reduction and what is known of its retransmissions.
@@ -53,6 +66,10 @@ struct Episode {
     unproven: u32,
     /// Whether anything was retransmitted at all.
     retransmitted: bool,
+    /// When the first retransmission left (Linux `retrans_stamp`), and the highest segment
+    /// retransmitted.
+    first_retransmission: Option<Time>,
+    highest_retransmitted: u32,
     /// cwnd and ssthresh to come back to.
     prior: Window,
 }
@@ -61,8 +78,9 @@ impl Undo {
     /// The sender's DSACK and undo state, when the stack asks for either.
     pub fn for_stack(stack: &StackConfig, uses_sack: bool) -> Option<Box<Undo>> {
         let on_dsack = stack.dsack && stack.undo;
-        (uses_sack && (stack.dsack || stack.frto))
-            .then(|| Box::new(Undo { on_dsack, frto_on: stack.frto, ..Default::default() }))
+        let eifel = stack.undo && stack.rtt_sampling == RttSampling::EveryAck;
+        (uses_sack && (stack.dsack || stack.frto || stack.undo))
+            .then(|| Box::new(Undo { on_dsack, eifel, frto_on: stack.frto, ..Default::default() }))
     }
 
     /// The counts, as `cc_dsacks` and `cc_undos` in the sampled series.
@@ -74,13 +92,22 @@ impl Undo {
         }
     }
 
-    /// A retransmission left.
+    /// A retransmission of `seq` left at `now`.
     #[inline]
-    pub fn on_retransmit(&mut self) {
+    pub fn on_retransmit(&mut self, seq: u32, now: Time) {
         if let Some(e) = &mut self.episode {
             e.unproven += 1;
             e.retransmitted = true;
+            e.first_retransmission.get_or_insert(now);
+            e.highest_retransmitted = e.highest_retransmitted.max(seq);
         }
+    }
+
+    /// Eifel (RFC 3522 section 3.2): the ACK `pkt` advances the cumulative ACK past every
+    /// retransmission of the episode and echoes a send time before the first of them.
+    fn original_arrived(&self, pkt: &Packet, snd_una: u32) -> bool {
+        let Some(e) = self.episode.filter(|_| self.eifel && pkt.seq > snd_una) else { return false };
+        e.first_retransmission.is_some_and(|first| pkt.ts < first) && pkt.seq > e.highest_retransmitted
     }
 
     /// DSACK `block` arrived: whether the reduction is now proven spurious.
@@ -110,8 +137,26 @@ impl Sender {
     #[inline(never)]
     pub(super) fn undo_on_ack(&mut self, pkt: &Packet, sack: &mut SackBlocks, now: Time) {
         self.take_dsack(pkt, sack, now);
+        if self.undo.as_ref().is_some_and(|u| u.original_arrived(pkt, self.snd_una)) {
+            if let Some(u) = &mut self.undo {
+                u.eifel_undos += 1;
+            }
+            self.undo_loss(now);
+        }
         if self.undo.as_ref().is_some_and(|u| u.frto.is_some()) {
             self.frto_on_ack(pkt, sack, now);
+        }
+    }
+
+    /// Undo the last reduction; after a timeout what it marked lost is not, and the loss state
+    /// ends (Linux `tcp_try_undo_loss`).
+    pub(super) fn undo_loss(&mut self, now: Time) {
+        let after_timeout = !self.in_recovery && self.snd_una < self.recover;
+        self.undo_reduction(now);
+        if after_timeout {
+            self.recovery.unmark_timeout_losses();
+            self.recover = self.snd_una;
+            self.backoff = 1;
         }
     }
 
@@ -148,7 +193,14 @@ impl Sender {
             return;
         }
         let prior = Window { cwnd: w.cwnd, ssthresh: w.ssthresh.max(0.75 * w.cwnd) };
-        u.episode = Some(Episode { marker: snd_una, unproven: 0, retransmitted: false, prior });
+        u.episode = Some(Episode {
+            marker: snd_una,
+            unproven: 0,
+            retransmitted: false,
+            first_retransmission: None,
+            highest_retransmitted: 0,
+            prior,
+        });
     }
 
     /// An ECN reduction: the episode before it is no longer undone.

@@ -4,9 +4,9 @@
 
 use super::dsack_block;
 use crate::cc::RecoveryProcedure;
-use crate::net::packet::SackBlocks;
+use crate::net::packet::{Packet, SackBlocks};
 use crate::profile::Profile;
-use crate::tcp::recovery::sender_harness::SenderHarness;
+use crate::tcp::recovery::sender_harness::{SenderHarness, MS};
 
 fn blocks(list: &[(u32, u32)]) -> SackBlocks {
     let mut b = SackBlocks::default();
@@ -61,12 +61,14 @@ fn a_dsack_is_not_taken_for_new_sack_information() {
 /// arrive first (SACKed: three SACKed above 1 make it lost, RFC 6675 section 5), 1 is
 /// retransmitted once `pipe` allows, then the original 1 arrives (ACK 8) and the retransmission
 /// after it: the receiver reports it in a DSACK block below the cumulative ACK (RFC 2883 section
-/// 4.1.1). Returns the sender after the DSACK, with the window it had before the episode.
+/// 4.1.1). Without timestamps (one timed segment per RTT), so that only the DSACK can tell.
+/// Returns the sender after the DSACK, with the window it had before the episode.
 fn spurious_fast_retransmit(cc: &str, undo: bool) -> (SenderHarness, crate::cc::Window) {
     let mut b = SenderHarness::with_cc(cc, RecoveryProcedure::Sack, Profile::Linux, |s| {
         s.delayed_ack = false;
         s.dsack = true;
         s.undo = undo;
+        s.rtt_sampling = crate::tcp::stack_settings::RttSampling::OnePerRtt;
     });
     b.handshake();
     b.ack(1);
@@ -154,4 +156,40 @@ fn a_dsack_widens_racks_reordering_window() {
     assert_eq!(b.sender.recovery_state().rack_tlp().unwrap().reo_wnd_mult(), 1);
     b.ack_sack(2, &[(0, 1)]);
     assert_eq!(b.sender.recovery_state().rack_tlp().unwrap().reo_wnd_mult(), 2);
+}
+
+/// RFC 3522 section 3.2 (Eifel, Linux `tcp_packet_delayed` in `tcp_try_undo_partial`): with
+/// timestamps, the ACK that the held-back original 1 triggers echoes its send time, earlier than
+/// the retransmission's, and covers the one segment retransmitted: the fast retransmit was
+/// spurious, undone on that ACK without waiting for the DSACK. When instead the retransmission
+/// fills the hole (its send time echoed), the reduction stands.
+#[test]
+fn timestamps_show_a_spurious_fast_retransmit_before_the_dsack() {
+    let episode = |echo_original: bool| {
+        let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::Linux, |s| {
+            s.delayed_ack = false;
+            s.undo = true;
+        });
+        b.start_with_rtt(100 * MS);
+        b.reply(1, &[], 0, 200 * MS);
+        let before = b.sender.w;
+        for end in 3..=8 {
+            b.reply(1, &[(2, end)], end - 1, 200 * MS + u64::from(end) * MS);
+        }
+        assert!(b.in_recovery() && b.sender.stats.retransmits == 1);
+        let original_sent = 100 * MS;
+        let ts = if echo_original { original_sent } else { b.last_sent_at(1) };
+        let ack = Packet { ts, ..b.ack_packet(8, &[], 0) };
+        b.now = 260 * MS;
+        b.sender.on_ack(&ack, b.now, &mut b.fab);
+        (b, before)
+    };
+    let (b, before) = episode(true);
+    assert!(!b.in_recovery());
+    // Undone before the ACK is applied: then slow start adds its 7 segments.
+    assert_eq!((b.cwnd(), b.ssthresh()), (before.cwnd + 7.0, f64::INFINITY));
+    assert_eq!(b.sender.undo.as_ref().unwrap().eifel_undos, 1);
+    let (kept, before) = episode(false);
+    assert!(kept.in_recovery() && kept.cwnd() < before.cwnd);
+    assert_eq!(kept.sender.undo.as_ref().unwrap().eifel_undos, 0);
 }
