@@ -169,7 +169,7 @@ impl Sender {
         *sack = rest;
         let (snd_una, snd_nxt) = (self.snd_una, self.snd_nxt);
         if let Some(p) = self.recovery.rack_tlp() {
-            p.on_dsack(snd_una, snd_nxt);
+            p.on_dsack(block, snd_una, snd_nxt);
         }
         if self.undo.as_mut().is_some_and(|u| u.on_dsack(block)) {
             self.undo_reduction(now);

@@ -84,7 +84,8 @@ impl LossRecovery {
             RecoveryProcedure::NewReno => LossRecovery::NewReno(newreno::NewReno::new(stack)),
             RecoveryProcedure::Sack => LossRecovery::Sack(sack::Sack::new(stack.dupack_threshold, stack.prr)),
             RecoveryProcedure::RackTlp => {
-                LossRecovery::RackTlp(Box::new(rack_tlp::RackTlp::new(stack.dupack_threshold, stack.prr)))
+                let rack_tlp = rack_tlp::RackTlp::new(stack.dupack_threshold, stack.prr).with_dsack(stack.dsack);
+                LossRecovery::RackTlp(Box::new(rack_tlp))
             }
         }
     }

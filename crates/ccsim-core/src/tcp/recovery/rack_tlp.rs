@@ -18,11 +18,13 @@
 //! fires, one segment leaves whatever cwnd says: new data if any and the receiver window allows,
 //! else the highest segment sent, again. An ACK covering the probe ends it; if the probe was a
 //! retransmission it repaired a loss, unless both copies arrived: RFC 8985 tells the two apart
-//! by a DSACK (section 7.4.2). ccsim's receivers send DSACKs only with the stack's `dsack`, and
-//! the probe does not wait for one: every such ACK counts as a repaired loss and the algorithm
-//! reduces its window once (conservative: a spurious probe costs a reduction; with `dsack` and
-//! `undo`, a DSACK of the probe then undoes it). DSACKs do widen RACK's reordering window
-//! (section 6.2 step 4, [`crate::tcp::rack`]).
+//! by a DSACK (section 7.4.2). ccsim's receivers send DSACKs only with the stack's `dsack`.
+//! Without it every such ACK counts as a repaired loss and the algorithm reduces its window once
+//! (conservative: a spurious probe costs a reduction). With it, as Linux's `tcp_process_tlp_ack`:
+//! a DSACK of the probe ends the episode without a reduction; an ACK beyond the probe's end
+//! without one means the probe repaired a loss (one reduction); an ACK of exactly the probe's end
+//! waits for a DSACK that may follow. DSACKs also widen RACK's reordering window (section 6.2
+//! step 4, [`crate::tcp::rack`]).
 
 use super::prr::PrrMode;
 use super::sack::Sack;
@@ -45,6 +47,8 @@ pub struct RackTlp {
     rack: Rack,
     probe: LossProbe,
     dupthresh: u32,
+    /// Receivers send DSACKs (the stack's `dsack`): a retransmitted probe's ACK waits for one.
+    dsack: bool,
 }
 
 /// The tail loss probe's state (RFC 8985 section 7).
@@ -66,7 +70,14 @@ impl RackTlp {
             rack: Rack::default(),
             probe: LossProbe::default(),
             dupthresh,
+            dsack: false,
         }
+    }
+
+    /// Receivers send DSACKs: section 7.4.2 tells a spurious probe by them.
+    pub fn with_dsack(mut self, dsack: bool) -> Self {
+        self.dsack = dsack;
+        self
     }
 
     #[inline(never)]
@@ -128,7 +139,7 @@ impl RackTlp {
     }
 
     pub(super) fn release(&mut self) {
-        *self = RackTlp::new(self.dupthresh, self.sack.prr_mode());
+        *self = RackTlp::new(self.dupthresh, self.sack.prr_mode()).with_dsack(self.dsack);
     }
 
     /// What an ACK at `now` delivered (RFC 8985 section 6.2 steps 2-3).
@@ -150,9 +161,17 @@ impl RackTlp {
         self.rack.reordering_deadline()
     }
 
-    /// A DSACK arrived (RFC 8985 section 6.2 step 4): the reordering window may widen.
-    pub fn on_dsack(&mut self, snd_una: u32, snd_nxt: u32) {
+    /// DSACK `block` arrived: the reordering window may widen (RFC 8985 section 6.2 step 4); if
+    /// it reports a retransmitted probe's segment, both copies arrived and the probe episode ends
+    /// without a loss (section 7.4.2).
+    pub fn on_dsack(&mut self, (start, end): (u32, u32), snd_una: u32, snd_nxt: u32) {
         self.rack.on_dsack(snd_una, snd_nxt);
+        if let Some((probe_end, true)) = self.probe.in_flight {
+            let probe_seq = probe_end - 1;
+            if start <= probe_seq && probe_seq < end {
+                self.probe.in_flight = None;
+            }
+        }
     }
 
     /// A recovery ended (section 6.2 step 4): a widened window lasts 16 of them.
@@ -202,9 +221,11 @@ impl RackTlp {
 
     /// RFC 8985 section 7.4: the cumulative ACK reached `ack`. Returns true when it acknowledges
     /// a retransmitted probe: a loss the probe repaired (without DSACK, a spurious probe looks
-    /// the same), which calls for one window reduction.
+    /// the same), which calls for one window reduction. With DSACK an ACK of exactly the probe's
+    /// end waits for the DSACK that would show the probe spurious.
     pub fn on_cumulative_ack(&mut self, ack: u32) -> bool {
         match self.probe.in_flight {
+            Some((end, true)) if self.dsack && ack == end => false,
             Some((end, retransmission)) if ack >= end => {
                 self.probe.in_flight = None;
                 retransmission

@@ -65,6 +65,32 @@ fn a_tail_loss_is_repaired_by_the_probe_without_a_timeout() {
     assert_eq!(sack.sender.stats.timeouts, 1);
 }
 
+/// RFC 8985 section 7.4.2 with DSACK (the stack's `dsack`): the same tail, but segment 4 was
+/// only slow, not lost. The probe resends it; the original's ACK (5, exactly the probe's end)
+/// completes the transfer, and the probe's copy then arrives as a duplicate, reported in a DSACK:
+/// both copies arrived, no loss, no reduction. Without DSACK the same ACK 5 is taken for a
+/// repaired loss and halves cwnd (the test above).
+#[test]
+fn a_probe_shown_spurious_by_dsack_costs_no_reduction() {
+    let mut b = SenderHarness::transfer(RecoveryProcedure::RackTlp, Profile::Linux, 6000, |s| {
+        s.delayed_ack = false;
+        s.dsack = true;
+    });
+    b.start_with_rtt(RTT);
+    b.sent();
+    for seq in 0..4 {
+        b.reply(seq + 1, &[], seq, 200 * MS);
+    }
+    b.reply(5, &[], 4, 300 * MS);
+    assert_eq!(timer(&b).0, Some(TimerDuty::LossProbe));
+    assert_eq!(b.fire_timer(), TimerDuty::LossProbe);
+    assert_eq!(b.sent(), vec![rtx(5)]);
+    let cwnd = b.cwnd();
+    b.reply(6, &[], 5, b.now + 10 * MS);
+    assert_eq!(b.cwnd(), cwnd, "ACK of exactly the probe's end: waits for a DSACK");
+    assert_eq!(b.sender.stats.window_cuts, 0);
+}
+
 /// RFC 8985 sections 7.2, 7.3 and 6.2: the last three of five segments are lost. With three
 /// outstanding the PTO is 2 SRTT = 200 ms, before the RTO. The probe resends segment 4; its SACK
 /// makes RACK's newest delivered segment the probe, sent long after 2 and 3, whose RACK.rtt +
@@ -182,4 +208,28 @@ fn the_reordering_timer_marks_a_loss_when_no_further_ack_arrives() {
     b.reply(1, &[(2, 5)], 4, 300 * MS);
     assert_eq!(b.sent(), vec![rtx(1)]);
     assert_eq!((b.sender.stats.timeouts, b.sender.stats.fast_retransmits), (0, 1));
+}
+
+/// RFC 8985 section 7.4.2 (Linux `tcp_process_tlp_ack`), on the probe's own state: a probe that
+/// resent segment 5 (end 6). With DSACK, an ACK of exactly 6 waits; a DSACK of 5 then ends the
+/// episode without a loss, and a later ACK beyond 6 calls for nothing. Without the DSACK the ACK
+/// beyond 6 is the repaired loss. Without `dsack` at all, the ACK of 6 already is.
+#[test]
+fn a_retransmitted_probe_waits_for_its_dsack() {
+    use super::RackTlp;
+    use crate::tcp::recovery::prr::PrrMode;
+    let probe = |dsack: bool| {
+        let mut p = RackTlp::new(3, PrrMode::Off).with_dsack(dsack);
+        p.on_probe_sent(6, true);
+        p
+    };
+    let mut spurious = probe(true);
+    assert!(!spurious.on_cumulative_ack(6));
+    spurious.on_dsack((5, 6), 6, 6);
+    assert!(spurious.may_schedule_probe());
+    assert!(!spurious.on_cumulative_ack(8));
+    let mut repaired = probe(true);
+    assert!(!repaired.on_cumulative_ack(6));
+    assert!(repaired.on_cumulative_ack(7));
+    assert!(probe(false).on_cumulative_ack(6));
 }
