@@ -801,8 +801,11 @@ impl Sender {
         match &mut self.overhead {
             None => fab.send(pkt, now),
             Some(o) => {
-                let at = o.hold(pkt, now);
-                self.release_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Release));
+                // The timer serves the holding queue's head: the earliest release. Setting it to
+                // this packet's own (later) release would hold every packet before it too.
+                o.hold(pkt, now);
+                let head = o.next_release().expect("a packet was just held");
+                self.release_timer.set(head, &mut fab.events, self.timer_event(TimerKind::Release));
             }
         }
         let stamp = self.meter.on_send(now, self.snd_max <= self.snd_una);
