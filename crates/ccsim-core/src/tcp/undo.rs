@@ -155,7 +155,7 @@ impl Sender {
         self.undo_reduction(now);
         if after_timeout {
             self.recovery.unmark_timeout_losses();
-            self.recover = self.snd_una;
+            self.recover = self.recover.min(self.snd_una.saturating_sub(1));
             self.backoff = 1;
         }
     }
@@ -172,7 +172,7 @@ impl Sender {
             p.on_dsack(block, snd_una, snd_nxt);
         }
         if self.undo.as_mut().is_some_and(|u| u.on_dsack(block)) {
-            self.undo_reduction(now);
+            self.undo_loss(now);
         }
     }
 
@@ -212,8 +212,8 @@ impl Sender {
     }
 
     /// Linux `tcp_undo_cwnd_reduction`: the algorithm's cwnd, the prior ssthresh if larger (no
-    /// CWR is then due), and a recovery in progress ends.
-    pub(super) fn undo_reduction(&mut self, now: Time) {
+    /// CWR is then due), a recovery in progress ends, and a new one may start at once.
+    fn undo_reduction(&mut self, now: Time) {
         let Some(u) = &mut self.undo else { return };
         u.frto = None;
         let Some(e) = u.episode.take() else { return };
@@ -224,6 +224,9 @@ impl Sender {
             self.ecn.cwr_pending = false;
         }
         self.in_recovery = false;
+        // The episode did not happen: its recovery point holds no further one back (Linux enters
+        // recovery again from the Open or Disorder state the undo leaves it in).
+        self.recover = self.recover.min(self.snd_una.saturating_sub(1));
     }
 }
 
