@@ -236,7 +236,7 @@ impl Sender {
     }
 
     /// The algorithm's own state at `now`, as [`CongestionControl::inspect`] reports it.
-    /// With the stack's `dsack` on, the sender's counts follow (`undo.rs`).
+    /// With the stack's `dsack`, `undo` or `frto` on, the sender's counts follow (`undo.rs`).
     pub fn inspect_cc(&self, now: Time, out: &mut dyn FnMut(&'static str, f64)) {
         self.cc.inspect(now, out);
         if let Some(u) = &self.undo {

@@ -1,5 +1,6 @@
 //! Spurious reductions, detected and undone: the sender's part of DSACK (RFC 2883; the stack's
-//! `dsack`) and of undo (the stack's `undo`), SACK-based recovery only.
+//! `dsack`) and of undo (the stack's `undo`), SACK-based recovery only. F-RTO (`frto`) keeps its
+//! state here too and undoes through the same path (`frto.rs`).
 //!
 //! An ACK's first SACK block may report a duplicate segment rather than new data. RFC 3708
 //! section 2 tells it apart: the block lies below the cumulative ACK, or within the second block.
@@ -75,7 +76,7 @@ struct Episode {
 }
 
 impl Undo {
-    /// The sender's DSACK and undo state, when the stack asks for either.
+    /// The sender's DSACK, undo and F-RTO state, when the stack asks for any of them.
     pub fn for_stack(stack: &StackConfig, uses_sack: bool) -> Option<Box<Undo>> {
         let on_dsack = stack.dsack && stack.undo;
         let eifel = stack.undo && stack.rtt_sampling == RttSampling::EveryAck;
@@ -131,9 +132,9 @@ pub(super) fn dsack_block(blocks: &SackBlocks, ack: u32) -> Option<(u32, u32)> {
 }
 
 impl Sender {
-    /// Every ACK, before it is applied (out of line: only with `dsack` or `frto` on): a DSACK
-    /// block is taken off (undoing the last reduction if it proves it spurious), then F-RTO reads
-    /// the ACK if a timeout started it.
+    /// Every ACK, before it is applied (out of line: only with `dsack`, `undo` or `frto` on): a
+    /// DSACK block is taken off (undoing the last reduction if it proves it spurious), the
+    /// timestamp is read for Eifel's proof, then F-RTO reads the ACK if a timeout started it.
     #[inline(never)]
     pub(super) fn undo_on_ack(&mut self, pkt: &Packet, sack: &mut SackBlocks, now: Time) {
         self.take_dsack(pkt, sack, now);
