@@ -293,6 +293,9 @@ impl Simulation {
         if self.stack.dsack {
             receiver = receiver.with_dsack();
         }
+        if delayed_ack {
+            receiver = receiver.with_quick_acks(self.stack.quick_acks);
+        }
         self.flows.push(Flow {
             label: t.label.clone(),
             endpoints: place.endpoints,

@@ -5,6 +5,11 @@
 //! three blocks of out-of-order data: first the block holding the segment that triggered the ACK,
 //! then the most recently reported others (RFC 2018 section 4).
 //!
+//! With quick ACKs (the stack's `quick_acks`, Linux's quick-ACK mode at the start of a
+//! connection: `tcp_incr_quickack` with `TCP_MAX_QUICKACKS` = 16) a delaying receiver acknowledges
+//! each of its first segments at once, spending one of a budget per ACK it sends, so that a
+//! sender in its first round trips is not held back by delayed ACKs; then it delays as before.
+//!
 //! With DSACK (RFC 2883; the stack's `dsack`, SACK-based recovery only) a duplicate segment is
 //! reported too: the ACK it triggers carries it as the first block, a block of its own (section
 //! 4: a duplicate below the cumulative ACK, or one within data already SACKed, which is then
@@ -54,6 +59,8 @@ pub struct Receiver {
     dsack: bool,
     /// The duplicate segment the next ACK reports first (a DSACK block), if any.
     duplicate: Option<u32>,
+    /// ACKs still to send at once, whatever `delayed_ack` says (Linux's quick-ACK budget).
+    quick_acks: u32,
 }
 
 impl Receiver {
@@ -75,7 +82,14 @@ impl Receiver {
             ece: false,
             dsack: false,
             duplicate: None,
+            quick_acks: 0,
         }
+    }
+
+    /// Acknowledge the first `n` segments at once even when delaying ACKs (quick-ACK mode).
+    pub fn with_quick_acks(mut self, n: u32) -> Self {
+        self.quick_acks = n;
+        self
     }
 
     /// Report duplicate segments in DSACK blocks (RFC 2883); only with SACK.
@@ -133,7 +147,7 @@ impl Receiver {
         if pkt.seq == self.rcv_nxt {
             let had_holes = !self.out_of_order.is_empty();
             self.rcv_nxt = self.out_of_order.advance_from(self.rcv_nxt + 1);
-            if !self.delayed_ack || had_holes {
+            if !self.delayed_ack || had_holes || self.quick_acks > 0 {
                 self.send(PacketKind::Ack, (pkt.ts, now), now, fab);
                 return;
             }
@@ -221,6 +235,9 @@ impl Receiver {
 
     fn send(&mut self, kind: PacketKind, echo: (Time, Time), now: Time, fab: &mut Fabric) {
         self.unacked = 0;
+        if kind == PacketKind::Ack {
+            self.quick_acks = self.quick_acks.saturating_sub(1);
+        }
         self.delack_timer.cancel();
         let sack = fab.sacks.store(self.sack_blocks());
         let ack = Packet {
@@ -321,6 +338,21 @@ mod tests {
         // 0 waits, 1 completes the pair, 2 waits, 4 is out of order: an immediate duplicate ACK.
         assert_eq!(acks(&fab), vec![(2, vec![]), (3, vec![])]);
         assert_eq!(r.packets_received, 4);
+    }
+
+    /// Linux's quick-ACK mode at the start (`tcp_incr_quickack`, `tcp_dec_quickack_mode`): a
+    /// delaying receiver with a budget of 3 acknowledges segments 0, 1 and 2 each at once, one
+    /// ACK spent each, then pairs 3-4 into one ACK as without the budget.
+    #[test]
+    fn quick_acks_acknowledge_the_first_segments_each_then_delay() {
+        let (r, mut fab) = setup(false, true);
+        let mut r = r.with_quick_acks(3);
+        for seq in [0, 1, 2, 3, 4, 5] {
+            r.on_packet(&data(seq), 10, &mut fab);
+        }
+        let seqs: Vec<u32> = acks(&fab).into_iter().map(|(seq, _)| seq).collect();
+        assert_eq!(seqs, vec![1, 2, 3, 5], "0, 1, 2 at once; 3-4 paired; 5 waits for its timer");
+        assert!(r.delack_timer.is_armed());
     }
 
     /// (cumulative ACK, ECE) of every ACK sent.

@@ -283,6 +283,11 @@ stack_settings! {
     delayed_ack_timeout_ns: Dur, written Dur, key "delayed_ack_timeout",
         SettingKind::Time { min_ns: 1 }, [100 * MS, 200 * MS, 40 * MS],
         "longest delay of a delayed ACK";
+    /// Linux's quick-ACK mode at the start of a connection (`tcp_incr_quickack`,
+    /// `TCP_MAX_QUICKACKS` = 16 in `include/net/tcp.h`): a delaying receiver acknowledges each
+    /// in-order segment on arrival until it has sent this many ACKs, then delays. 0 = none.
+    quick_acks: u32, written u32, key "quick_acks", SettingKind::Int { min: 0, max: 1 << 20 },
+        [0, 0, 0], "ACKs a delaying receiver sends at once at the start of a connection";
     /// Grow cwnd only while the flow is cwnd-limited (RFC 7661 / Linux). ns-2 does not gate.
     cwnd_gating: bool, written bool, key "cwnd_gating", SettingKind::Bool,
         [false, true, true], "grow only while cwnd-limited";
