@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::areno::{self, AReno};
+use super::bbr::{self, Bbr};
 use super::bic::{self, Bic};
 use super::binomial::{self, Binomial};
 use super::compound::{self, Compound};
@@ -115,6 +116,15 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         params: areno::PARAMS,
         profile_defaults: &[],
         build: |p, _| Box::new(AReno::from_params(p)),
+    },
+    AlgorithmInfo {
+        name: "bbr",
+        summary: "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the windowed-max delivery rate \
+                  with an 8-phase gain cycle, cwnd 2 BDPs, PROBE_RTT every 10 s; losses do not cut",
+        recovery: RecoveryProcedure::NewReno,
+        params: bbr::PARAMS,
+        profile_defaults: &[],
+        build: |p, rng| Box::new(Bbr::from_params(p, rng)),
     },
     AlgorithmInfo {
         name: "bic",
