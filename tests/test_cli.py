@@ -217,8 +217,8 @@ def test_algorithms_show_defaults_that_depend_on_the_profile() -> None:
 
     cubic = next(a for a in engine().algorithms() if a["name"] == "cubic")
     hystart = next(p for p in cubic["params"] if p["name"] == "hystart")
-    assert hystart["profile_defaults"] == {"linux": 1.0}
-    assert describe_param(hystart).startswith("hystart = false, linux: true")
+    assert hystart["profile_defaults"] == {"linux": 1.0, "linux-sack": 1.0}
+    assert describe_param(hystart).startswith("hystart = false, linux: true, linux-sack: true")
 
 
 # ---- runs ----------------------------------------------------------------------------------------

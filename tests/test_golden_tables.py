@@ -22,9 +22,11 @@ UPDATE_ENV = "CCSIM_UPDATE_GOLDEN"
 
 #: name -> (example file, overrides): short runs of the examples, one per topology and stack
 #: profile, each exercising a different part of the engine (DropTail and loss recovery, a
-#: parking lot with cross traffic, AQM and ECN, Linux's stack with SACK and delayed ACKs).
+#: parking lot with cross traffic, AQM and ECN, Linux's stack with SACK and delayed ACKs, and
+#: Linux 6.x's with RACK-TLP, PRR, undo and quick ACKs).
 REFERENCES: dict[str, tuple[str, dict[str, str]]] = {
     "dumbbell-ns2": ("dumbbell.toml", {"duration": "5s"}),
+    "dumbbell-linux-sack": ("dumbbell.toml", {"duration": "5s", "profile": "linux-sack"}),
     "dumbbell-linux": ("dumbbell.toml", {"duration": "5s", "profile": "linux"}),
     "parking-lot": ("parking_lot.toml", {"duration": "5s"}),
     "aqm": ("aqm.toml", {"duration": "5s"}),

@@ -1,5 +1,5 @@
 """Proportional Rate Reduction (RFC 9937), the stack's `prr`, on SACK recovery: examples/dumbbell.toml
-under the linux profile, shortened to 2 s. Ten NewReno flows overflow a drop-tail queue; without
+under the linux-sack profile (SACK recovery without PRR, the linux profile before Linux 6.x), shortened to 2 s. Ten NewReno flows overflow a drop-tail queue; without
 PRR one recovery sends cwnd - pipe in one burst, with it no sender puts more on its access link at
 once than its initial window. docs/loss-recovery.md has the longer runs' numbers.
 
@@ -20,7 +20,7 @@ MODES = ("off", "rfc9937", "ssrb", "crb")
 def _run(prr: str) -> ccsim.Results:
     scenario = ccsim.Scenario.load(
         EXAMPLES / "dumbbell.toml",
-        overrides={"profile": "linux", "duration": "2s", "stack.prr": prr},
+        overrides={"profile": "linux-sack", "duration": "2s", "stack.prr": prr},
     )
     return ccsim.run(scenario)
 

@@ -480,15 +480,30 @@ def test_the_tutorials_sweep_compares_delay_reno_with_cubic() -> None:
 def test_ctrl_c_stops_a_run_with_a_python_algorithm_promptly(tmp_path: Path) -> None:
     """SIGINT while the engine holds the GIL for a Python algorithm: the command stops within a
     second or so, says it was interrupted, and writes nothing."""
-    # A day at 100 Mb/s: hours of work for the Python algorithm, however fast the machine.
+    # A day at 100 Mb/s: hours of work for the Python algorithm, however fast the machine. The
+    # algorithm says when the engine has built it, so that the signal reaches a run under way
+    # (on a loaded machine importing and loading can take seconds).
     long_run = (
         SMALL_DUMBBELL.replace('duration = "2s"', 'duration = "86400s"')
         .replace('bottleneck_rate = "10Mbps"', 'bottleneck_rate = "100Mbps"')
-        .replace('cc = "newreno"', f'cc = "{PY_RENO}"')
+        .replace('cc = "newreno"', 'cc = "started_reno:StartedReno"')
     )
     (tmp_path / "long.toml").write_text(long_run, encoding="utf-8")
+    started = tmp_path / "started"
+    (tmp_path / "started_reno.py").write_text(
+        textwrap.dedent(f"""
+            from pathlib import Path
+            from examples.python_cc.reno import Reno
+
+            class StartedReno(Reno):
+                def __init__(self, alpha: float = 1.0, beta: float = 0.5) -> None:
+                    super().__init__(alpha, beta)
+                    Path({str(started)!r}).touch()
+        """),
+        encoding="utf-8",
+    )
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_PARENT), str(ROOT)])
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_PARENT), str(ROOT), str(tmp_path)])
     process = subprocess.Popen(
         [sys.executable, "-m", "ccsim", "run", "long.toml", "--out", "out", "-q"],
         cwd=tmp_path,
@@ -499,8 +514,11 @@ def test_ctrl_c_stops_a_run_with_a_python_algorithm_promptly(tmp_path: Path) -> 
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        time.sleep(3)  # importing, loading, building: the run is under way by now
-        assert process.poll() is None
+        deadline = time.monotonic() + 60
+        while not started.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        time.sleep(0.5)  # the run is under way
+        assert process.poll() is None, process.communicate()
         process.send_signal(signal.SIGINT)
         sent = time.monotonic()
         _, stderr = process.communicate(timeout=30)

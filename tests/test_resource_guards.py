@@ -110,7 +110,8 @@ def test_the_stacks_own_columns_are_counted_on_every_flow() -> None:
     assert extra({"recovery": "sack", "dsack": True, "undo": True}) == 2
     assert extra({"recovery": "rack-tlp", "dsack": True, "frto": True}) == 3
     assert extra({"recovery": "newreno", "dsack": True}) == 0
-    assert extra({"dsack": True}, profile="linux") == 2
+    assert extra({"dsack": True}, profile="linux-sack") == 2
+    assert extra({}, profile="linux") == 3  # DSACK, undo and F-RTO are Linux 6.x's
 
 
 @requires_engine

@@ -618,7 +618,7 @@ BAD_INPUTS = [
     (_with(dumbbell(), "0B", "flows", 0, "size"), "flows[0].size: ", "is zero"),
     (_with(dumbbell(), 1.0, "topology", "loss"), "topology.loss: ", "expected a value less than 1"),
     (_with(dumbbell(), -1, "seed"), "seed: ", "expected a value greater than or equal to 0"),
-    (_with(dumbbell(), "bsd", "profile"), "profile: ", 'expected "ns2", "rfc" or "linux"'),
+    (_with(dumbbell(), "bsd", "profile"), "profile: ", 'expected "ns2", "rfc", "linux-sack" or "linux"'),
     (_with(dumbbell(), "a/b", "name"), "name: ", "is not a valid name"),
     (_with(dumbbell(), [], "flows"), "flows: ", "no traffic"),
     (_with(dumbbell(), "star", "topology", "kind"), "topology.kind: ", '"star" is not valid; expected one of "dumbbell", "parking_lot", "explicit"'),
@@ -865,7 +865,7 @@ def test_every_engine_knob_can_be_written_in_stack() -> None:
     from ccsim import _core
 
     profiles = _core.stack_profiles()
-    assert sorted(profiles) == ["linux", "ns2", "rfc"]
+    assert sorted(profiles) == ["linux", "linux-sack", "ns2", "rfc"]
     engine_knobs = set(profiles["ns2"]) - {"profile"}
     assert {_engine_key(key) for key in Stack.model_fields} == engine_knobs
     assert set(Scenario.model_fields["profile"].annotation.__args__) == set(profiles)  # type: ignore[union-attr]
@@ -875,7 +875,7 @@ def test_every_engine_knob_can_be_written_in_stack() -> None:
 
 
 @requires_engine
-@pytest.mark.parametrize("profile", ["ns2", "rfc", "linux"])
+@pytest.mark.parametrize("profile", ["ns2", "rfc", "linux-sack", "linux"])
 def test_every_stack_knob_round_trips(profile: str) -> None:
     """Each knob, written with a value other than the profile's, is resolved, run and reported."""
     from ccsim import _core

@@ -16,7 +16,7 @@ from ccsim.units import format_time
 from conftest import HAVE_ENGINE, requires_engine, run_cli
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "scenario-format.md"
-PROFILES = ("ns2", "rfc", "linux")
+PROFILES = ("ns2", "rfc", "linux-sack", "linux")
 
 SCENARIO = """
 name = "t"
@@ -41,7 +41,7 @@ def settings() -> list[dict[str, Any]]:
 def docs_table() -> dict[str, list[str]]:
     """The rows of the documentation's `[stack]` table: key -> its cells after the key."""
     text = DOCS.read_text(encoding="utf-8")
-    start = text.index("| `[stack]` key | ns2 | rfc | linux | meaning |")
+    start = text.index(f"| `[stack]` key | {' | '.join(PROFILES)} | meaning |")
     rows = {}
     for line in text[start:].splitlines()[2:]:
         if not line.startswith("|"):

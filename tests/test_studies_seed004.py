@@ -234,9 +234,9 @@ def test_the_long_lived_reading_compares_short_file_speed_up_with_relative_throu
 
 
 def test_l1_runs_under_linux_on_the_seeds_parking_lot() -> None:
-    assert studies.get("highspeed-parking-lot") is L1 and L1.profile == "linux"
+    assert studies.get("highspeed-parking-lot") is L1 and L1.profile == "linux-sack"
     assert L1.max_replicates == seed004.MAX_REPLICATES > seed004.FULL_REPLICATES >= 3
-    sweeps = L1.sweeps(Settings(profile="linux"))
+    sweeps = L1.sweeps(Settings(profile="linux-sack"))
     names = [s["name"] for s in sweeps]
     assert names == ["heavy-clean-s1", "heavy-clean-s2", "heavy-clean-s3"]
     heavy = sweeps[1]
@@ -269,11 +269,11 @@ def test_l1_runs_under_linux_on_the_seeds_parking_lot() -> None:
 def test_replicates_are_counted_although_each_seed_is_a_sweep_of_its_own() -> None:
     """Each seed draws its own long-lived flows, so each is a sweep of one seed; the machinery
     counts the distinct seeds of all sweeps, so it counts the replicates (and adds them) right."""
-    sweeps = L1.sweeps(Settings(profile="linux", replicates=5))
+    sweeps = L1.sweeps(Settings(profile="linux-sack", replicates=5))
     assert [s["seeds"][0] for s in sweeps if s["name"].startswith("heavy")] == [1, 2, 3, 4, 5]
-    assert core.seeds_per_point(L1, Settings(profile="linux", replicates=5)) == 5
-    assert core.seeds_per_point(L1, Settings(profile="linux")) == seed004.FULL_REPLICATES
-    quick = L1.sweeps(Settings(quick=True, profile="linux"))
+    assert core.seeds_per_point(L1, Settings(profile="linux-sack", replicates=5)) == 5
+    assert core.seeds_per_point(L1, Settings(profile="linux-sack")) == seed004.FULL_REPLICATES
+    quick = L1.sweeps(Settings(quick=True, profile="linux-sack"))
     assert [s["name"] for s in quick] == [
         "light-clean-s1", "light-clean-s2", "light-clean-s3",
     ]  # fmt: skip
@@ -285,7 +285,7 @@ def test_replicates_are_counted_although_each_seed_is_a_sweep_of_its_own() -> No
 
 def test_the_light_load_companion_judges_every_claim_on_each_condition() -> None:
     study = seed004.light_load_study()
-    sweeps = study.sweeps(Settings(profile="linux"))
+    sweeps = study.sweeps(Settings(profile="linux-sack"))
     assert [s["name"] for s in sweeps] == [
         "light-clean-s1", "light-clean-s2", "light-clean-s3",
         "light-lossy-s1", "light-lossy-s2", "light-lossy-s3",
@@ -326,7 +326,7 @@ def test_the_era_option_is_set_in_one_place_for_every_protocol(
     era = {a: {"era": "2.6"} for a in seed004.PROTOCOLS}
     monkeypatch.setattr(seed004.common, "ERA_PARAMS", era)
     monkeypatch.setattr(seed004.common, "ERA_STACK", {"tcp_era": "2.6"})
-    sweep = L1.sweeps(Settings(profile="linux"))[0]
+    sweep = L1.sweeps(Settings(profile="linux-sack"))[0]
     assert sweep["compare"]["algorithms"][3] == {"name": "bic", "cc": "bic", "params": era["bic"]}
     assert sweep["compare"]["baseline"] == {"name": "reno", "cc": "reno", "params": {"era": "2.6"}}
     assert sweep["scenario"]["stack"] == {"initial_window": 3, "tcp_era": "2.6"}
@@ -336,7 +336,7 @@ def test_the_era_option_is_set_in_one_place_for_every_protocol(
 
 def test_the_areno_sensitivity_study_varies_alpha_and_beta_on_the_judged_condition() -> None:
     study = seed004.areno_study()
-    sweeps = study.sweeps(Settings(profile="linux"))
+    sweeps = study.sweeps(Settings(profile="linux-sack"))
     assert {s["name"] for s in sweeps} == {
         "heavy-clean-s1", "heavy-clean-s2", "heavy-clean-s3",
     }  # fmt: skip
@@ -357,7 +357,7 @@ def test_the_areno_sensitivity_study_varies_alpha_and_beta_on_the_judged_conditi
     assert judged == [REPRODUCED] * 3
     assert study.claims[-1].judge(table).verdict == core.NOT_RUN
     # A quick run has two of the pairs; the others' claims are not graded.
-    quick = study.sweeps(Settings(profile="linux", quick=True))
+    quick = study.sweeps(Settings(profile="linux-sack", quick=True))
     assert {
         (e["params"]["alpha"], e["params"]["beta"]) for e in quick[0]["compare"]["algorithms"]
     } == set(seed004.ARENO_QUICK_PAIRS)
@@ -418,7 +418,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> core.StudyReport:
         patch.setattr(seed004.workload, "QUICK_DURATION", "20s")
         patch.setattr(seed004.workload, "QUICK_START_MEAN_S", 3.0)
         return run_study(
-            L1, Settings(quick=True, profile="linux"), tmp_path_factory.mktemp("l1"), workers=2
+            L1, Settings(quick=True, profile="linux-sack"), tmp_path_factory.mktemp("l1"), workers=2
         )
 
 

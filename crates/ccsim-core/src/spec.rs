@@ -508,7 +508,7 @@ impl StackSpec {
 }
 
 /// Every stack profile, in the order the documentation lists them.
-pub const PROFILES: [Profile; 3] = [Profile::Ns2, Profile::Rfc, Profile::Linux];
+pub const PROFILES: [Profile; 4] = [Profile::Ns2, Profile::Rfc, Profile::LinuxSack, Profile::Linux];
 
 /// A profile's name as written in a scenario (a match, so that a new profile must be added to
 /// [`PROFILES`] and named here).
@@ -516,6 +516,7 @@ pub fn profile_name(p: Profile) -> &'static str {
     match p {
         Profile::Ns2 => "ns2",
         Profile::Rfc => "rfc",
+        Profile::LinuxSack => "linux-sack",
         Profile::Linux => "linux",
     }
 }

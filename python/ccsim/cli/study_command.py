@@ -41,8 +41,8 @@ def study(
         typer.Option(
             "--profile",
             metavar="PROFILE",
-            help="TCP stack profile to run under: ns2, rfc or linux (default: the paper's, ns2 "
-            "for the ns-2 papers, linux for seed 004).",
+            help="TCP stack profile to run under: ns2, rfc, linux-sack or linux (default: the paper's, ns2 "
+            "for the ns-2 papers, linux-sack for seed 004).",
         ),
     ] = None,
     replicates: Annotated[

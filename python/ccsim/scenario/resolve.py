@@ -30,7 +30,7 @@ class ScenarioTables(Table):
     name: str = "scenario"
     seed: Seed = 1
     duration: Time
-    profile: Literal["ns2", "rfc", "linux"] = "ns2"
+    profile: Literal["ns2", "rfc", "linux-sack", "linux"] = "ns2"
     stack: Stack = Field(default_factory=Stack)
     topology: Topology
     flows: list[FlowGroup] = Field(default_factory=list)

@@ -28,7 +28,7 @@ from ccsim.studies.tcp_fusion import STUDIES as TCP_FUSION
 __all__ = ["PROFILES", "Settings", "Study", "StudyReport", "get", "list_studies", "run"]
 
 #: The stack profiles a study can be re-run under.
-PROFILES = ("ns2", "rfc", "linux")
+PROFILES = ("ns2", "rfc", "linux-sack", "linux")
 
 #: Paper by paper (seeds 000-004), each paper's studies in their order.
 _REGISTRY: tuple[Study, ...] = (

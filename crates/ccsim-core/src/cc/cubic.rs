@@ -105,7 +105,7 @@ pub const PARAMS: &[ParamInfo] = &[
         min: 0.0,
         max: 1.0,
         doc: "leave slow start on Linux's HyStart signals (ACK train, delay increase); off = plain \
-              slow start. Default by profile: true under linux (as Linux), false under ns2 and rfc",
+              slow start. Default by profile: true under linux and linux-sack (as Linux), false under ns2 and rfc",
     },
     ParamInfo {
         name: "hystart_low_window",
@@ -139,10 +139,12 @@ const MAX_INCREMENT_2_6: f64 = 16.0;
 const ACK_RATIO_SHIFT: u32 = 4;
 const INITIAL_DELAYED_ACK: u32 = 2 << ACK_RATIO_SHIFT;
 
-/// HyStart is on under the `linux` profile, as Linux enables it by default (`tcp_cubic.c`
+/// HyStart is on under the `linux` and `linux-sack` profiles, as Linux enables it by default (`tcp_cubic.c`
 /// `hystart = 1`); the parameter's own default (off) holds under `ns2` and `rfc`.
-pub const PROFILE_DEFAULTS: &[ProfileDefault] =
-    &[ProfileDefault { param: "hystart", profile: crate::profile::Profile::Linux, value: 1.0 }];
+pub const PROFILE_DEFAULTS: &[ProfileDefault] = &[
+    ProfileDefault { param: "hystart", profile: crate::profile::Profile::Linux, value: 1.0 },
+    ProfileDefault { param: "hystart", profile: crate::profile::Profile::LinuxSack, value: 1.0 },
+];
 
 /// Linux: before the first loss, at least one segment per 20 acknowledged (5% per RTT).
 const NO_LOSS_MAX_CNT: f64 = 20.0;

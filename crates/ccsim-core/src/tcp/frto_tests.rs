@@ -9,7 +9,7 @@ use crate::tcp::recovery::sender_harness::{new_data, rtx, SenderHarness, MS};
 use crate::tcp::retransmit_timer::TimerDuty;
 
 fn sender(frto: bool) -> SenderHarness {
-    let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::Linux, |s| {
+    let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::LinuxSack, |s| {
         s.delayed_ack = false;
         s.frto = frto;
     });

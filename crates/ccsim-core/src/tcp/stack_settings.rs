@@ -150,14 +150,14 @@ impl IntoSetting<Option<RecoveryProcedure>> for RecoveryProcedure {
 
 /// Every stack setting, defined once: the resolved [`StackConfig`] field and its type, the
 /// written [`StackOverrides`] field's type, the `[stack]` key, what it accepts, its value under
-/// each profile (ns2, rfc, linux) and a one-line description. From this come both structs, the
+/// each profile (ns2, rfc, linux-sack, linux) and a one-line description. From this come both structs, the
 /// profiles, the resolution of overrides, the engine's checks of written values
 /// ([`STACK_SETTINGS`]) and, through ccsim-py, the Python schema of `[stack]`.
 macro_rules! stack_settings {
     ($(
         $(#[doc = $field_doc:literal])*
         $field:ident: $config:ty, written $written:ty, key $key:literal, $kind:expr,
-            [$ns2:expr, $rfc:expr, $linux:expr], $doc:literal;
+            [$ns2:expr, $rfc:expr, $linux_sack:expr, $linux:expr], $doc:literal;
     )*) => {
         /// The fully resolved stack configuration of one flow.
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -195,6 +195,11 @@ macro_rules! stack_settings {
                         $( $field: $rfc, )*
                         initial_window_from_mss: true,
                     },
+                    Profile::LinuxSack => StackConfig {
+                        profile,
+                        $( $field: $linux_sack, )*
+                        initial_window_from_mss: false,
+                    },
                     Profile::Linux => StackConfig {
                         profile,
                         $( $field: $linux, )*
@@ -226,6 +231,7 @@ macro_rules! stack_settings {
     };
 }
 
+const US: Dur = 1_000;
 const MS: Dur = NS_PER_MS;
 const S: Dur = NS_PER_S;
 
@@ -234,97 +240,97 @@ stack_settings! {
     initial_window: f64, written f64, key "initial_window",
         SettingKind::Float { min: 1.0, max: MAX_WINDOW_PKTS as f64 },
         // rfc: replaced per flow by the RFC 5681 formula on the MSS
-        [2.0, 3.0, 10.0], "segments";
+        [2.0, 3.0, 10.0, 10.0], "segments";
     /// Slow-start and congestion-avoidance increase once per ACK (ns-2) rather than per
     /// acknowledged segment (RFC 5681 byte counting, Linux).
     per_ack_counting: bool, written bool, key "per_ack_counting", SettingKind::Bool,
-        [true, false, false], "grow once per ACK rather than per acknowledged segment";
+        [true, false, false, false], "grow once per ACK rather than per acknowledged segment";
     /// Cap on the slow-start increase per ACK, segments (RFC 5681: 1). None = no cap.
     slow_start_cap: Option<f64>, written f64, key "slow_start_cap",
         SettingKind::Float { min: 0.0, max: MAX_WINDOW_PKTS as f64 },
-        [None, Some(1.0), None], "segments per ACK in slow start; 0 = no cap";
+        [None, Some(1.0), None, None], "segments per ACK in slow start; 0 = no cap";
     /// HyStart++ (RFC 9406) in every flow's first slow start, on top of its algorithm
     /// ([`crate::cc::common::hystart_pp`]). The algorithm's own HyStart (CUBIC's `hystart`
     /// parameter, on under the `linux` profile) is off under it, and an error written on.
     hystart: HyStartMode, written HyStartMode, key "hystart", SettingKind::Choice(&["off", "rfc9406"]),
-        [HyStartMode::Off, HyStartMode::Off, HyStartMode::Off],
+        [HyStartMode::Off, HyStartMode::Off, HyStartMode::Off, HyStartMode::Off],
         "HyStart++ (RFC 9406) slow start on every flow's algorithm";
     ssthresh_basis: SsthreshBasis, written SsthreshBasis, key "ssthresh_basis",
         SettingKind::Choice(&["window", "flight_size", "cwnd"]),
-        [SsthreshBasis::Window, SsthreshBasis::FlightSize, SsthreshBasis::Cwnd],
+        [SsthreshBasis::Window, SsthreshBasis::FlightSize, SsthreshBasis::Cwnd, SsthreshBasis::Cwnd],
         "what a loss reduction is computed from";
     /// Initial ssthresh is the receiver window (ns-2 `window_`) rather than "infinite".
     initial_ssthresh_is_window: bool, written bool, key "initial_ssthresh_is_window",
-        SettingKind::Bool, [true, false, false], "initial ssthresh = receiver window";
+        SettingKind::Bool, [true, false, false, false], "initial ssthresh = receiver window";
     rto_formula: RtoFormula, written RtoFormula, key "rto_formula",
         SettingKind::Choice(&["rfc6298", "linux"]),
-        [RtoFormula::Rfc6298, RtoFormula::Rfc6298, RtoFormula::Linux],
+        [RtoFormula::Rfc6298, RtoFormula::Rfc6298, RtoFormula::Linux, RtoFormula::Linux],
         "how the retransmission timeout is computed from the RTT estimate";
     rtt_sampling: RttSampling, written RttSampling, key "rtt_sampling",
         SettingKind::Choice(&["one_per_rtt", "every_ack"]),
-        [RttSampling::OnePerRtt, RttSampling::EveryAck, RttSampling::EveryAck],
+        [RttSampling::OnePerRtt, RttSampling::EveryAck, RttSampling::EveryAck, RttSampling::EveryAck],
         "one timed segment per RTT (ns-2) or a sample per ACK (timestamps)";
     min_rto_ns: Dur, written Dur, key "min_rto", SettingKind::Time { min_ns: MIN_RTO_NS },
-        [200 * MS, S, 200 * MS], "lower bound of the retransmission timeout";
+        [200 * MS, S, 200 * MS, 200 * MS], "lower bound of the retransmission timeout";
     initial_rto_ns: Dur, written Dur, key "initial_rto", SettingKind::Time { min_ns: MIN_RTO_NS },
-        [3 * S, S, S], "retransmission timeout before the first RTT sample";
+        [3 * S, S, S, S], "retransmission timeout before the first RTT sample";
     max_rto_ns: Dur, written Dur, key "max_rto", SettingKind::Time { min_ns: MIN_RTO_NS },
-        [60 * S, 60 * S, 120 * S], "upper bound of the retransmission timeout";
+        [60 * S, 60 * S, 120 * S, 120 * S], "upper bound of the retransmission timeout";
     /// Largest backoff multiplier (ns-2: 64); the timer is also capped at `max_rto_ns`.
     max_backoff: u32, written u32, key "max_backoff",
         SettingKind::Int { min: 1, max: 1 << 30 },
-        [64, 1 << 16, 1 << 16], "largest RTO backoff multiplier";
+        [64, 1 << 16, 1 << 16, 1 << 16], "largest RTO backoff multiplier";
     /// Clock granularity G (RFC 6298); also the tick RTT samples are truncated to under
     /// `OnePerRtt` sampling.
     clock_granularity_ns: Dur, written Dur, key "clock_granularity",
-        SettingKind::Time { min_ns: 1 }, [10 * MS, MS, MS], "clock granularity G (RFC 6298)";
+        SettingKind::Time { min_ns: 1 }, [10 * MS, MS, MS, MS], "clock granularity G (RFC 6298)";
     delayed_ack: bool, written bool, key "delayed_ack", SettingKind::Bool,
-        [false, true, true], "receivers delay ACKs";
+        [false, true, true, true], "receivers delay ACKs";
     delayed_ack_timeout_ns: Dur, written Dur, key "delayed_ack_timeout",
-        SettingKind::Time { min_ns: 1 }, [100 * MS, 200 * MS, 40 * MS],
+        SettingKind::Time { min_ns: 1 }, [100 * MS, 200 * MS, 40 * MS, 40 * MS],
         "longest delay of a delayed ACK";
     /// Linux's quick-ACK mode at the start of a connection (`tcp_incr_quickack`,
     /// `TCP_MAX_QUICKACKS` = 16 in `include/net/tcp.h`): a delaying receiver acknowledges each
     /// in-order segment on arrival until it has sent this many ACKs, then delays. 0 = none.
     quick_acks: u32, written u32, key "quick_acks", SettingKind::Int { min: 0, max: 1 << 20 },
-        [0, 0, 0], "ACKs a delaying receiver sends at once at the start of a connection";
+        [0, 0, 0, 16], "ACKs a delaying receiver sends at once at the start of a connection";
     /// Grow cwnd only while the flow is cwnd-limited (RFC 7661 / Linux). ns-2 does not gate.
     cwnd_gating: bool, written bool, key "cwnd_gating", SettingKind::Bool,
-        [false, true, true], "grow only while cwnd-limited";
+        [false, true, true, true], "grow only while cwnd-limited";
     /// NewReno partial ACKs deflate the window (RFC 6582); ns-2 does not.
     partial_window_deflation: bool, written bool, key "partial_window_deflation",
-        SettingKind::Bool, [false, true, true], "NewReno partial ACKs deflate the window";
+        SettingKind::Bool, [false, true, true, true], "NewReno partial ACKs deflate the window";
     /// NewReno restarts the RTO on every partial ACK (ns-2 "slow but steady") rather than only
     /// the first (RFC 6582 "impatient").
     restart_rto_every_partial_ack: bool, written bool, key "restart_rto_every_partial_ack",
-        SettingKind::Bool, [true, false, false], "NewReno restarts the RTO on every partial ACK";
+        SettingKind::Bool, [true, false, false, true], "NewReno restarts the RTO on every partial ACK";
     /// Duplicate ACKs that trigger fast retransmit.
     dupack_threshold: u32, written u32, key "dupack_threshold",
-        SettingKind::Int { min: 1, max: 1 << 20 }, [3, 3, 3],
+        SettingKind::Int { min: 1, max: 1 << 20 }, [3, 3, 3, 3],
         "duplicate ACKs that trigger fast retransmit";
     /// The loss-recovery procedure every flow runs; `None`: each flow runs its algorithm's
     /// customary one (Reno for `reno` and the Reno-based originals, NewReno otherwise; see
     /// [`crate::cc::CongestionControl::customary_recovery`]).
     recovery: Option<RecoveryProcedure>, written RecoveryProcedure, key "recovery",
         SettingKind::Choice(&["reno", "newreno", "sack", "rack-tlp"]),
-        [None, None, Some(RecoveryProcedure::Sack)],
+        [None, None, Some(RecoveryProcedure::Sack), Some(RecoveryProcedure::RackTlp)],
         "loss recovery of every flow; unset: each flow's algorithm's customary one";
     /// Receivers report SACK blocks and senders recover with a SACK scoreboard: `recovery` is
     /// `sack` (RFC 6675) or `rack-tlp` (RFC 8985). Kept as a knob of its own for older scenarios,
     /// where `true` means `sack`; always equal to whether `recovery` uses SACK.
-    sack: bool, written bool, key "sack", SettingKind::Bool, [false, false, true],
+    sack: bool, written bool, key "sack", SettingKind::Bool, [false, false, true, true],
         "the older spelling: true is recovery = \"sack\"";
     /// Proportional Rate Reduction (RFC 9937) in SACK-based recovery: each ACK in recovery may
     /// send PRR's share rather than what cwnd - `pipe` allows, with the reduction bound named
     /// here once `pipe` is at or below ssthresh. Needs `recovery` = `sack` or `rack-tlp`;
     /// written with `recovery` unset, it asks for `sack`, as `sack = true` does.
     prr: PrrMode, written PrrMode, key "prr", SettingKind::Choice(&["off", "rfc9937", "ssrb", "crb"]),
-        [PrrMode::Off, PrrMode::Off, PrrMode::Off],
+        [PrrMode::Off, PrrMode::Off, PrrMode::Off, PrrMode::Rfc9937],
         "Proportional Rate Reduction (RFC 9937) in SACK-based recovery, by reduction bound";
     /// DSACK (RFC 2883) in SACK-based recovery: receivers report a duplicate segment as the first
     /// SACK block, and senders tell such a block from new SACK information (RFC 3708 section 2).
     /// No effect with `recovery` = `reno` or `newreno` (no SACK blocks).
-    dsack: bool, written bool, key "dsack", SettingKind::Bool, [false, false, false],
+    dsack: bool, written bool, key "dsack", SettingKind::Bool, [false, false, false, true],
         "receivers report duplicate segments (DSACK, RFC 2883); SACK-based recovery only";
     /// Undo a window reduction proven spurious: with `dsack`, once every retransmission of the
     /// episode is reported duplicate (RFC 3708 detection, Linux `tcp_try_undo_dsack`); with
@@ -332,30 +338,33 @@ stack_settings! {
     /// `tcp_packet_delayed`). cwnd comes back by the algorithm's
     /// [`crate::cc::CongestionControl::undo_cwnd`], ssthresh to its value before the reduction.
     /// SACK-based recovery only.
-    undo: bool, written bool, key "undo", SettingKind::Bool, [false, false, false],
+    undo: bool, written bool, key "undo", SettingKind::Bool, [false, false, false, true],
         "undo a window reduction proven spurious (DSACK, RFC 3708; timestamps, RFC 3522)";
     /// F-RTO (RFC 5682 section 3, SACK-enhanced; Linux `tcp_frto` = 2): after a timeout, new
     /// data leaves in the place of the second retransmission and the ACKs tell whether the
     /// timeout was spurious; if so its reduction is undone. SACK-based recovery only.
-    frto: bool, written bool, key "frto", SettingKind::Bool, [false, false, false],
+    frto: bool, written bool, key "frto", SettingKind::Bool, [false, false, false, true],
         "detect spurious timeouts and undo them (F-RTO, RFC 5682); SACK-based recovery only";
     /// ECN (RFC 3168): senders mark new data ECN-capable and react to ECN-Echo, receivers echo
     /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
-    ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false],
+    ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false, false],
         "ECN (RFC 3168) on every flow";
     /// Receiver window used when a flow sets none, segments.
     default_max_window_pkts: u64, written u64, key "default_max_window",
-        SettingKind::Int { min: 1, max: MAX_WINDOW_PKTS }, [1_000_000, 1_000_000, 1_000_000],
+        SettingKind::Int { min: 1, max: MAX_WINDOW_PKTS }, [1_000_000, 1_000_000, 1_000_000, 1_000_000],
         "receiver window (packets) when a flow sets none";
     /// Open each transfer with a SYN / SYN-ACK exchange before the first data segment. ns-2's
     /// one-way agents have none: their first segment leaves at the transfer's start time.
-    handshake: bool, written bool, key "handshake", SettingKind::Bool, [false, true, true],
+    handshake: bool, written bool, key "handshake", SettingKind::Bool, [false, true, true, true],
         "open each transfer with SYN / SYN-ACK";
     /// ns-2's `overhead_`: each transmission (new data or retransmission) leaves after a uniform
     /// random delay in [0, send_overhead_ns], in order. 0 = none. Breaks the deterministic phase
     /// locking that a simulator without any host noise shows (Floyd & Jacobson 1992).
     send_overhead_ns: Dur, written Dur, key "send_overhead", SettingKind::Time { min_ns: 0 },
-        [0, 0, 0], "each transmission leaves after a uniform random delay in [0, this]";
+        // linux: 25 us, the smallest bound that broke the phase lock of two flows at 100 Mb/s in
+        // every seed while costing a lone flow and short transfers nothing measurable
+        // (docs/phase-effects.md, "Decision for the linux profile").
+        [0, 0, 0, 25 * US], "each transmission leaves after a uniform random delay in [0, this]";
 }
 
 impl StackConfig {
@@ -379,9 +388,15 @@ impl StackConfig {
             c.initial_window_from_mss = false;
         }
         c.recovery = Self::resolve_recovery(profile_recovery, o);
-        if c.prr.is_on() && c.recovery.is_none() {
+        if o.prr.is_some_and(PrrMode::is_on) && c.recovery.is_none() {
             // PRR paces SACK-based recovery: asked for with no procedure named, it names one.
             c.recovery = Some(RecoveryProcedure::Sack);
+        }
+        if !c.recovery.is_some_and(RecoveryProcedure::uses_sack) {
+            // The profile's PRR (linux) goes with its SACK: a scenario that turns SACK off runs
+            // the procedure it names without it. (PRR written on beside a procedure without SACK
+            // is an error: `prr_conflict`.)
+            c.prr = PrrMode::Off;
         }
         c.sack = c.recovery.is_some_and(RecoveryProcedure::uses_sack);
         c
@@ -396,7 +411,7 @@ impl StackConfig {
         match (o.recovery, o.sack) {
             (Some(r), _) => Some(r),
             (None, Some(true)) => Some(RecoveryProcedure::Sack),
-            (None, Some(false)) if profile == Some(RecoveryProcedure::Sack) => None,
+            (None, Some(false)) if profile.is_some_and(RecoveryProcedure::uses_sack) => None,
             (None, _) => profile,
         }
     }

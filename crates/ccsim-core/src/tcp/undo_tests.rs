@@ -29,7 +29,7 @@ fn a_dsack_block_is_told_from_sack_information() {
 /// A sender with `dsack` on, Linux profile with SACK recovery, no delayed ACKs: the initial
 /// window of 10 leaves after the handshake.
 fn dsack_sender(tweak: impl FnOnce(&mut crate::tcp::stack_settings::StackConfig)) -> SenderHarness {
-    let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::Linux, |s| {
+    let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::LinuxSack, |s| {
         s.delayed_ack = false;
         s.dsack = true;
         tweak(s);
@@ -64,7 +64,7 @@ fn a_dsack_is_not_taken_for_new_sack_information() {
 /// 4.1.1). Without timestamps (one timed segment per RTT), so that only the DSACK can tell.
 /// Returns the sender after the DSACK, with the window it had before the episode.
 fn spurious_fast_retransmit(cc: &str, undo: bool) -> (SenderHarness, crate::cc::Window) {
-    let mut b = SenderHarness::with_cc(cc, RecoveryProcedure::Sack, Profile::Linux, |s| {
+    let mut b = SenderHarness::with_cc(cc, RecoveryProcedure::Sack, Profile::LinuxSack, |s| {
         s.delayed_ack = false;
         s.dsack = true;
         s.undo = undo;
@@ -147,7 +147,7 @@ fn htcp_undoes_through_its_own_hook() {
 /// of segment 0, below the cumulative ACK) multiplies RACK's reordering window by two.
 #[test]
 fn a_dsack_widens_racks_reordering_window() {
-    let mut b = SenderHarness::new(RecoveryProcedure::RackTlp, Profile::Linux, |s| {
+    let mut b = SenderHarness::new(RecoveryProcedure::RackTlp, Profile::LinuxSack, |s| {
         s.delayed_ack = false;
         s.dsack = true;
     });
@@ -166,7 +166,7 @@ fn a_dsack_widens_racks_reordering_window() {
 #[test]
 fn timestamps_show_a_spurious_fast_retransmit_before_the_dsack() {
     let episode = |echo_original: bool| {
-        let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::Linux, |s| {
+        let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::LinuxSack, |s| {
             s.delayed_ack = false;
             s.undo = true;
         });

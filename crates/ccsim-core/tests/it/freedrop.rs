@@ -373,7 +373,7 @@ fn the_sender_reports_one_episode_per_window_and_free_drop_counts_the_further_ho
         }
     }
 
-    for profile in ["ns2", "linux"] {
+    for profile in ["ns2", "linux-sack"] {
         let seen = Arc::new(Mutex::new(Seen::default()));
         let factory: ccsim_core::engine::CcFactory = {
             let seen = seen.clone();

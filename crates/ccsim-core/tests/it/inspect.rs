@@ -93,7 +93,7 @@ fn algorithms_that_report_nothing_add_no_columns() {
 fn the_hybrid_algorithms_report_their_state() {
     let flows = vec![flow("compound", 40), flow("fusion", 40), flow("fast", 40), flow("areno", 40), flow("libra", 80)];
     let mut v = dumbbell(10_000_000, 10, droptail(100), flows, 20.0);
-    set(&mut v, "stack.profile", json!("linux"));
+    set(&mut v, "stack.profile", json!("linux-sack"));
     set(&mut v, "trace", json!({"sample_interval_ns": 10 * MS, "drops": false}));
     let r = run(&v);
     assert_eq!(

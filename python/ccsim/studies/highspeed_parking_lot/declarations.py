@@ -60,7 +60,7 @@ STUDIES: tuple[Study, ...] = (
         claims=CLAIMS,
         figure=FigureSpec("L1: utilization, relative throughput, friendliness, transfer times"),
         algorithms=PROTOCOLS,
-        profile="linux",
+        profile="linux-sack",
         max_replicates=MAX_REPLICATES,
     ),
 )
@@ -113,7 +113,7 @@ def light_load_study() -> Study:
         claims=claims,
         figure=FigureSpec("L1: light load"),
         algorithms=PROTOCOLS,
-        profile="linux",
+        profile="linux-sack",
         max_replicates=FULL_REPLICATES,
     )
 
@@ -210,7 +210,7 @@ def areno_study() -> Study:
         claims=_areno_claims(pairs),
         figure=FigureSpec("L1: AReno over alpha and beta"),
         algorithms=("areno",),
-        profile="linux",
+        profile="linux-sack",
         max_replicates=ARENO_MAX_REPLICATES,
     )
 

@@ -16,7 +16,7 @@ use crate::net::packet::PacketKind;
 use crate::profile::Profile;
 
 fn window_of_twenty(recovery: RecoveryProcedure, prr: PrrMode) -> SenderHarness {
-    let mut b = SenderHarness::new(recovery, Profile::Linux, |s| {
+    let mut b = SenderHarness::new(recovery, Profile::LinuxSack, |s| {
         s.delayed_ack = false;
         s.initial_window = 19.0;
         s.prr = prr;
@@ -117,7 +117,7 @@ fn the_first_retransmission_leaves_at_once_when_a_timer_starts_recovery() {
     use super::super::sender_harness::MS;
     use crate::tcp::retransmit_timer::TimerDuty;
     for (prr, at_once) in [(PrrMode::Rfc9937, vec![rtx(1)]), (PrrMode::Off, vec![])] {
-        let mut b = SenderHarness::new(RecoveryProcedure::RackTlp, Profile::Linux, |s| {
+        let mut b = SenderHarness::new(RecoveryProcedure::RackTlp, Profile::LinuxSack, |s| {
             s.delayed_ack = false;
             s.initial_window = 4.0;
             s.prr = prr;

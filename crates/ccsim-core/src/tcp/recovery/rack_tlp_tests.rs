@@ -12,7 +12,7 @@ use crate::units::Time;
 const RTT: Time = 100 * MS;
 
 fn sender(recovery: RecoveryProcedure, initial_window: f64) -> SenderHarness {
-    let mut b = SenderHarness::new(recovery, Profile::Linux, |s| {
+    let mut b = SenderHarness::new(recovery, Profile::LinuxSack, |s| {
         s.delayed_ack = false;
         s.initial_window = initial_window;
     });
@@ -22,7 +22,8 @@ fn sender(recovery: RecoveryProcedure, initial_window: f64) -> SenderHarness {
 
 /// A transfer of `segments` segments; all leave at 100 ms, after the handshake.
 fn short_transfer(recovery: RecoveryProcedure, segments: u32) -> SenderHarness {
-    let mut b = SenderHarness::transfer(recovery, Profile::Linux, segments as u64 * 1000, |s| s.delayed_ack = false);
+    let mut b =
+        SenderHarness::transfer(recovery, Profile::LinuxSack, segments as u64 * 1000, |s| s.delayed_ack = false);
     b.start_with_rtt(RTT);
     assert_eq!(b.sent(), SenderHarness::data(0..segments));
     b
@@ -72,7 +73,7 @@ fn a_tail_loss_is_repaired_by_the_probe_without_a_timeout() {
 /// repaired loss and halves cwnd (the test above).
 #[test]
 fn a_probe_shown_spurious_by_dsack_costs_no_reduction() {
-    let mut b = SenderHarness::transfer(RecoveryProcedure::RackTlp, Profile::Linux, 6000, |s| {
+    let mut b = SenderHarness::transfer(RecoveryProcedure::RackTlp, Profile::LinuxSack, 6000, |s| {
         s.delayed_ack = false;
         s.dsack = true;
     });

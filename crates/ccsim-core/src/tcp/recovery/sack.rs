@@ -198,7 +198,7 @@ mod tests {
     /// Linux profile with SACK, no delayed ACKs: after the handshake the initial window of 10
     /// leaves (0..10); 2 and 5 are lost.
     fn window_of_ten() -> SenderHarness {
-        let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::Linux, |s| s.delayed_ack = false);
+        let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::LinuxSack, |s| s.delayed_ack = false);
         b.handshake();
         assert_eq!(b.sent(), SenderHarness::data(0..10));
         b
