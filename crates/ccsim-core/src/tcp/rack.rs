@@ -138,16 +138,18 @@ impl Rack {
     }
 
     /// Section 6.2 step 4: zero before any reordering while in loss recovery or with at least
-    /// `dupthresh` segments SACKed, else min_rtt / 4 times RACK.reo_wnd_mult, bounded by SRTT.
+    /// `dupthresh` segments SACKed (`None`: time alone decides, Linux's `TCP_RACK_NO_DUPTHRESH`),
+    /// else min_rtt / 4 times RACK.reo_wnd_mult, bounded by SRTT.
     pub fn reordering_window(
         &self,
         in_loss_recovery: bool,
         sacked: u64,
-        dupthresh: u32,
+        dupthresh: Option<u32>,
         min_rtt: Dur,
         srtt: Dur,
     ) -> Dur {
-        if !self.reordering_seen && (in_loss_recovery || sacked >= dupthresh as u64) {
+        let dupthresh_reached = dupthresh.is_some_and(|d| sacked >= u64::from(d));
+        if !self.reordering_seen && (in_loss_recovery || dupthresh_reached) {
             0
         } else {
             (min_rtt / 4 * Dur::from(self.reo_wnd_mult())).min(srtt)
@@ -247,7 +249,7 @@ mod tests {
     #[test]
     fn dsacks_widen_the_reordering_window_for_sixteen_recoveries() {
         let mut rack = Rack::default();
-        let window = |rack: &Rack| rack.reordering_window(false, 1, 3, 80, 1000);
+        let window = |rack: &Rack| rack.reordering_window(false, 1, Some(3), 80, 1000);
         assert_eq!(window(&rack), 20);
         rack.on_dsack(0, 10);
         assert_eq!((rack.reo_wnd_mult(), window(&rack)), (2, 40));
@@ -255,7 +257,7 @@ mod tests {
         assert_eq!(rack.reo_wnd_mult(), 2, "the same round trip");
         rack.on_dsack(10, 20);
         assert_eq!((rack.reo_wnd_mult(), window(&rack)), (3, 60));
-        assert_eq!(rack.reordering_window(false, 1, 3, 80, 50), 50, "at most SRTT");
+        assert_eq!(rack.reordering_window(false, 1, Some(3), 80, 50), 50, "at most SRTT");
         for _ in 0..15 {
             rack.on_recovery_exit();
         }
@@ -280,12 +282,14 @@ mod tests {
         assert_eq!(rack.rtt(), 80);
         rack.on_delivery(&Delivery { echoed_ts: 150, ..sack((150, 2, true), None, 3) }, 200, 80);
         assert_eq!(rack.rtt(), 80, "50 after its retransmission: the original's ACK");
-        assert_eq!(rack.reordering_window(false, 3, 3, 80, 100), 0);
-        assert_eq!(rack.reordering_window(true, 0, 3, 80, 100), 0);
-        assert_eq!(rack.reordering_window(false, 1, 3, 80, 100), 20);
-        assert_eq!(rack.reordering_window(false, 1, 3, 80, 10), 10, "at most SRTT");
+        assert_eq!(rack.reordering_window(false, 3, Some(3), 80, 100), 0);
+        assert_eq!(rack.reordering_window(false, 3, None, 80, 100), 20, "without the DupThresh shortcut");
+        assert_eq!(rack.reordering_window(true, 0, Some(3), 80, 100), 0);
+        assert_eq!(rack.reordering_window(true, 0, None, 80, 100), 0, "in recovery either way");
+        assert_eq!(rack.reordering_window(false, 1, Some(3), 80, 100), 20);
+        assert_eq!(rack.reordering_window(false, 1, Some(3), 80, 10), 10, "at most SRTT");
         rack.on_delivery(&sack((90, 4, false), Some(4), 5), 210, 80);
         assert!(rack.reordering_seen(), "4 came after 5 without a retransmission");
-        assert_eq!(rack.reordering_window(true, 3, 3, 80, 100), 20);
+        assert_eq!(rack.reordering_window(true, 3, Some(3), 80, 100), 20);
     }
 }

@@ -315,6 +315,12 @@ stack_settings! {
         SettingKind::Choice(&["reno", "newreno", "sack", "rack-tlp"]),
         [None, None, Some(RecoveryProcedure::Sack), Some(RecoveryProcedure::RackTlp)],
         "loss recovery of every flow; unset: each flow's algorithm's customary one";
+    /// RACK's reordering window is zero, before any reordering has been seen, once
+    /// `dupack_threshold` segments are SACKed (RFC 8985 section 6.2 step 4, Linux's default);
+    /// false: time alone decides outside recovery (Linux's `TCP_RACK_NO_DUPTHRESH`). Only with
+    /// `recovery` = `rack-tlp`.
+    rack_dupthresh: bool, written bool, key "rack_dupthresh", SettingKind::Bool, [true, true, true, true],
+        "RACK-TLP marks losses at DupThresh SACKed segments before reordering is seen";
     /// Receivers report SACK blocks and senders recover with a SACK scoreboard: `recovery` is
     /// `sack` (RFC 6675) or `rack-tlp` (RFC 8985). Kept as a knob of its own for older scenarios,
     /// where `true` means `sack`; always equal to whether `recovery` uses SACK.

@@ -84,7 +84,9 @@ impl LossRecovery {
             RecoveryProcedure::NewReno => LossRecovery::NewReno(newreno::NewReno::new(stack)),
             RecoveryProcedure::Sack => LossRecovery::Sack(sack::Sack::new(stack.dupack_threshold, stack.prr)),
             RecoveryProcedure::RackTlp => {
-                let rack_tlp = rack_tlp::RackTlp::new(stack.dupack_threshold, stack.prr).with_dsack(stack.dsack);
+                let rack_tlp = rack_tlp::RackTlp::new(stack.dupack_threshold, stack.prr)
+                    .with_dsack(stack.dsack)
+                    .with_dupthresh_shortcut(stack.rack_dupthresh);
                 LossRecovery::RackTlp(Box::new(rack_tlp))
             }
         }

@@ -47,6 +47,8 @@ pub struct RackTlp {
     rack: Rack,
     probe: LossProbe,
     dupthresh: u32,
+    /// The reordering window's DupThresh shortcut (the stack's `rack_dupthresh`).
+    dupthresh_shortcut: bool,
     /// Receivers send DSACKs (the stack's `dsack`): a retransmitted probe's ACK waits for one.
     dsack: bool,
 }
@@ -70,8 +72,16 @@ impl RackTlp {
             rack: Rack::default(),
             probe: LossProbe::default(),
             dupthresh,
+            dupthresh_shortcut: true,
             dsack: false,
         }
+    }
+
+    /// Whether the reordering window is zero, before any reordering is seen, once DupThresh
+    /// segments are SACKed (RFC 8985 section 6.2 step 4; Linux unless `TCP_RACK_NO_DUPTHRESH`).
+    pub fn with_dupthresh_shortcut(mut self, on: bool) -> Self {
+        self.dupthresh_shortcut = on;
+        self
     }
 
     /// Receivers send DSACKs: section 7.4.2 tells a spurious probe by them.
@@ -139,7 +149,9 @@ impl RackTlp {
     }
 
     pub(super) fn release(&mut self) {
-        *self = RackTlp::new(self.dupthresh, self.sack.prr_mode()).with_dsack(self.dsack);
+        *self = RackTlp::new(self.dupthresh, self.sack.prr_mode())
+            .with_dsack(self.dsack)
+            .with_dupthresh_shortcut(self.dupthresh_shortcut);
     }
 
     /// What an ACK at `now` delivered (RFC 8985 section 6.2 steps 2-3).
@@ -152,7 +164,8 @@ impl RackTlp {
     pub fn detect_losses(&mut self, now: Time, in_loss_recovery: bool, rtt: RttFacts, una: u32, log: &SendLog) -> u32 {
         let scoreboard = self.sack.scoreboard();
         let sacked = scoreboard.sacked_count();
-        let reo_wnd = self.rack.reordering_window(in_loss_recovery, sacked, self.dupthresh, rtt.min_rtt, rtt.srtt);
+        let dupthresh = self.dupthresh_shortcut.then_some(self.dupthresh);
+        let reo_wnd = self.rack.reordering_window(in_loss_recovery, sacked, dupthresh, rtt.min_rtt, rtt.srtt);
         self.rack.detect_losses(now, reo_wnd, una, scoreboard, log)
     }
 
