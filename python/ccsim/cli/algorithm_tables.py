@@ -29,6 +29,7 @@ __all__ = ["FAMILIES", "algorithms", "describe_param"]
 #: The family of each built-in algorithm, as the table of docs/algorithms.md names it.
 FAMILIES = {
     "areno": "hybrid",
+    "bbr": "rate-based (model)",
     "bic": "loss, high speed",
     "binomial": "loss, binomial",
     "compound": "hybrid, high speed",

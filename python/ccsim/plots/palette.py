@@ -79,6 +79,8 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "illinois": PURPLE,
     "yeah": BLUE,
     "binomial": SKY,
+    # The BBR studies draw it beside cubic (blue) and reno (black).
+    "bbr": VERMILLION,
 }
 _ORDER = {name: i for i, name in enumerate(ALGORITHM_COLOURS)}
 
