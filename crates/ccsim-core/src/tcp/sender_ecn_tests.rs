@@ -9,7 +9,7 @@ use crate::tcp::recovery::sender_harness::{new_data, SenderHarness};
 /// Linux profile (SACK recovery, reductions from cwnd) with ECN, no delayed ACKs. After the
 /// handshake the initial window of 10 leaves (0..10).
 fn linux_ecn() -> (SenderHarness, Vec<Packet>) {
-    let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::Linux, |s| {
+    let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::LinuxSack, |s| {
         s.ecn = true;
         s.delayed_ack = false;
     });

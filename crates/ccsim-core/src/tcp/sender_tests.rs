@@ -19,7 +19,7 @@ fn ns2_opens_without_a_handshake_and_slow_start_sends_two_per_ack() {
 
 #[test]
 fn with_a_handshake_data_waits_for_the_syn_ack() {
-    let mut b = SenderHarness::for_cc("reno", Profile::Linux, |_| {});
+    let mut b = SenderHarness::for_cc("reno", Profile::LinuxSack, |_| {});
     b.sender.start(0, &mut b.fab);
     assert_eq!(b.sent(), vec![(PacketKind::Syn, 0)]);
     let syn_ack = Packet { kind: PacketKind::SynAck, ..b.ack_packet(0, &[], 0) };
