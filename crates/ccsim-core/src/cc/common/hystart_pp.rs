@@ -630,13 +630,9 @@ mod tests {
         assert!(css_seen.iter().all(|&n| n > 1000), "the sequences reach CSS: {css_seen:?}");
     }
 
-    /// CUBIC's own HyStart (Linux's) on under the wrapper: both run, the earlier exit wins. ACKs
-    /// 1 ms apart at a flat 40 ms make an ACK train longer than half the minimum RTT by the 22nd
-    /// ACK of a round of 32; CUBIC sets ssthresh = cwnd itself, and HyStart++ stops.
-    #[test]
-    fn under_cubics_own_hystart_the_earlier_exit_wins() {
-        let own = BTreeMap::from([(OWN_HYSTART.to_string(), 1.0)]);
-        let mut cc = HyStartPlusPlus::new(registry::build("cubic", &own, rng()).unwrap());
+    /// A round of 32 ACKs 1 ms apart at a flat 40 ms RTT from cwnd 32: an ACK train longer than
+    /// half the minimum RTT by its 22nd ACK. The window it leaves.
+    fn ack_train(cc: &mut dyn CongestionControl) -> Window {
         let mut w = Window { cwnd: 32.0, ssthresh: f64::INFINITY };
         for i in 0..32u64 {
             let mut a = ack(1.0);
@@ -645,6 +641,17 @@ mod tests {
             a.round_start = i == 0;
             cc.on_ack(&a, &mut w);
         }
+        w
+    }
+
+    /// CUBIC's own HyStart (Linux's) on under the wrapper: both run, the earlier exit wins. ACKs
+    /// 1 ms apart at a flat 40 ms make an ACK train longer than half the minimum RTT by the 22nd
+    /// ACK of a round of 32; CUBIC sets ssthresh = cwnd itself, and HyStart++ stops.
+    #[test]
+    fn under_cubics_own_hystart_the_earlier_exit_wins() {
+        let own = BTreeMap::from([(OWN_HYSTART.to_string(), 1.0)]);
+        let mut cc = HyStartPlusPlus::new(registry::build("cubic", &own, rng()).unwrap());
+        let w = ack_train(&mut cc);
         assert!(w.ssthresh.is_finite(), "{w:?}");
         assert_eq!(reported(&cc, "hspp_state"), 2.0);
     }
@@ -668,14 +675,7 @@ mod tests {
         // ACK train of the test above; off, the wrapper is not there.
         let mut cc = build_for_profile(HyStartMode::Rfc9406, "cubic", &none, Profile::Linux, rng()).unwrap();
         assert_eq!(cc.name(), "cubic");
-        let mut w = Window { cwnd: 32.0, ssthresh: f64::INFINITY };
-        for i in 0..32u64 {
-            let mut a = ack(1.0);
-            a.now = 10_000 * MS + i * MS;
-            a.echoed_ts = a.now - 40 * MS;
-            a.round_start = i == 0;
-            cc.on_ack(&a, &mut w);
-        }
+        let w = ack_train(cc.as_mut());
         assert_eq!(w, Window { cwnd: 64.0, ssthresh: f64::INFINITY });
         assert_eq!(reported(cc.as_ref(), "hspp_state"), 0.0);
         let plain = build_for_profile(HyStartMode::Off, "cubic", &none, Profile::Linux, rng()).unwrap();
