@@ -693,7 +693,7 @@ impl DelaySample {
     /// Delivery-rate sample, or None.
     #[getter]
     fn rate(&self) -> Option<RateSample> {
-        self.0.rate.map(RateSample)
+        self.0.rate.filter(|r| r.valid).map(RateSample)
     }
     fn __repr__(&self) -> String {
         format!("DelaySample(latest={}, base={}, max={})", self.0.latest, self.0.base, self.0.max)
@@ -757,7 +757,7 @@ impl RateSample {
     }
     /// Delivery rate, segments per second.
     fn rate(&self) -> f64 {
-        self.0.rate()
+        self.0.rate().unwrap_or_default()
     }
     fn __repr__(&self) -> String {
         format!("RateSample(delivered={}, interval={})", self.0.delivered, self.0.interval)

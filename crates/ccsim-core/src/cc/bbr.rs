@@ -490,7 +490,7 @@ impl Bbr {
         self.last_acked = self.acked_sacked(ack);
         let rtt = ca_rtt(ack);
         let sent_at = now.saturating_sub(rtt);
-        let app_limited = ack.delay.rate.is_some_and(|r| r.app_limited) || self.quiet(sent_at);
+        let app_limited = ack.delay.rate.is_some_and(|r| r.valid && r.app_limited) || self.quiet(sent_at);
         // Rates measured in recovery may only raise the estimate (see the module docs).
         let repairing = self.in_recovery || self.loss_until.is_some();
         // PROBE_RTT's marking stops once what was in flight at its end is delivered.
@@ -501,7 +501,7 @@ impl Bbr {
 
         // Bandwidth (Linux `bbr_update_bw`). A round ends when a segment sent after it began is
         // delivered (the segment of the rate sample, sent `rtt` ago).
-        self.round_start = ack.delay.rate.is_some() && sent_at >= self.round_began_at;
+        self.round_start = ack.delay.rate.is_some_and(|r| r.valid) && sent_at >= self.round_began_at;
         if self.round_start {
             self.rounds += 1;
             self.round_began_at = now;
@@ -510,8 +510,8 @@ impl Bbr {
         // once (without SACK the sender's count takes no note of duplicate ACKs, where Linux
         // counts each as a delivered segment): it is left out.
         let spans_burst = self.burst_at.is_some_and(|at| sent_at < at);
-        if let Some(rs) = ack.delay.rate.filter(|_| !spans_burst) {
-            let bw = rs.rate();
+        if let Some(rs) = ack.delay.rate.filter(|r| r.valid && !spans_burst) {
+            let bw = rs.rate().unwrap_or_default();
             if !(app_limited || repairing) || bw >= self.bw.get() {
                 self.bw.update(self.bw_window_rounds, self.rounds, bw);
             }
@@ -853,7 +853,7 @@ mod tests {
         a.delivered = delivered;
         a.round_start = round_start;
         a.delay.rate =
-            Some(RateSample { delivered: rate as u64, interval: NS_PER_S, app_limited: false, retransmission: false });
+            Some(RateSample { delivered: rate as u64, interval: NS_PER_S, valid: true, ..Default::default() });
         a
     }
 

@@ -186,6 +186,9 @@ pub(crate) mod testing {
             cwnd_limited: true,
             growth: Growth { slow_start_cap: None, gating: false },
             ece: false,
+            delivered_now: units,
+            newly_lost: 0.0,
+            ca_state: CaState::Open,
         }
     }
 

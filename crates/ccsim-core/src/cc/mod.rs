@@ -112,6 +112,30 @@ pub struct AckSample {
     /// the sender hands it to [`CongestionControl::on_ack_in_recovery`] (observe only), and
     /// reacts at most once per window with a [`CongestionKind::Ecn`] event.
     pub ece: bool,
+    /// Segments this ACK newly delivered, cumulatively or by SACK (Linux `acked_sacked`); a
+    /// duplicate ACK without SACK counts 1, as Linux counts it in `sacked_out`.
+    pub delivered_now: f64,
+    /// Segments newly marked lost while this ACK was processed (Linux `rs->losses`).
+    pub newly_lost: f64,
+    /// The sender's loss/ECN state after this ACK was processed (Linux `icsk_ca_state` when
+    /// `cong_control` runs).
+    pub ca_state: CaState,
+}
+
+/// Where the sender stands with respect to congestion (Linux `icsk_ca_state`, without Linux's
+/// `Disorder`, which ccsim's sender does not distinguish from `Open`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CaState {
+    /// No reduction under way.
+    #[default]
+    Open,
+    /// An ECN-Echo reduction is under way: from the event until the data outstanding at it is
+    /// acknowledged and one segment beyond (so that the receiver saw CWR).
+    Cwr,
+    /// Fast recovery.
+    Recovery,
+    /// After a retransmission timeout, until the data outstanding at it is acknowledged.
+    Loss,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -288,6 +312,41 @@ pub trait CongestionControl: Send + Sync {
     /// Whether the algorithm works only with ECN: its flows are ECN-capable whatever the stack's
     /// `ecn` says (and writing `ecn = false` is an error).
     fn needs_ecn(&self) -> bool {
+        false
+    }
+
+    /// The pacing rate the sender holds this flow to, segments per second; `None` (the default)
+    /// sends as soon as the window allows. When `Some`, the sender paces in the manner of
+    /// Linux's internal pacing (or `sch_fq`), by earliest departure time: each segment may leave
+    /// no earlier than 1/rate after the previous one's departure slot; the first 10 segments of
+    /// the connection are not paced (`sch_fq`'s initial quantum); a sender that comes late to a
+    /// slot (the window was closed) starts from now, credited at most half an interval for the
+    /// lateness (Linux's allowance for timer slack). Read after every hook that may change it
+    /// and before each send. Independent of [`Self::next_send_time`], which keeps working.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+
+    /// Whether the algorithm sets the window itself on every ACK, in every state (Linux's
+    /// `cong_control` modules: BBR). Read once, when the flow is built. When true, the sender
+    /// calls [`Self::on_ack`] on every ACK (new or duplicate, in recovery, after a timeout,
+    /// with ECN-Echo) after its loss detection, with [`AckSample::ca_state`] saying where it
+    /// stands, and leaves cwnd to the algorithm during recovery: no PRR, no window inflation, no
+    /// cwnd = ssthresh when recovery ends ([`Self::on_recovery_exit`] is still called, and
+    /// [`Self::on_ack_in_recovery`] is not). [`Self::on_congestion`] is still called once per
+    /// episode, and a timeout still sets cwnd to 1 (Linux `tcp_enter_loss`) before the
+    /// algorithm sees the next ACK.
+    fn sets_cwnd_on_every_ack(&self) -> bool {
+        false
+    }
+
+    /// Polled by the sender after each [`Self::on_ack`] of an algorithm that
+    /// [`watches_sends`](Self::watches_sends) or
+    /// [`sets_cwnd_on_every_ack`](Self::sets_cwnd_on_every_ack): true marks the current flight
+    /// app-limited (Linux `tp->app_limited = delivered + in_flight`, at least 1; BBR's PROBE_RTT
+    /// asks this), so rate samples of segments sent until that flight is delivered are
+    /// flagged [`app_limited`](common::delay::RateSample::app_limited).
+    fn take_app_limited(&mut self) -> bool {
         false
     }
 

@@ -10,7 +10,7 @@
 //!   current send interval ([`RateStamp`]). An ACK takes the most recently sent segment it newly
 //!   delivers (cumulatively or by SACK): delivered = delivered now - delivered at its send, over
 //!   max(its send time - its interval's start, now - delivered time at its send). Samples shorter
-//!   than the sender's minimum RTT are dropped, as Linux does. Delivered counts segments newly
+//!   than the sender's minimum RTT are kept but flagged not valid as rates, as Linux does. Delivered counts segments newly
 //!   SACKed or cumulatively acknowledged without having been SACKed; without SACK a duplicate ACK
 //!   delivers nothing here (Linux counts one per duplicate ACK then).
 
@@ -37,10 +37,10 @@ pub struct DelayMeter {
 }
 
 impl DelayMeter {
-    /// A segment leaves at `now`; `empty` when nothing was outstanding before it (a new flight
-    /// starts its intervals here).
+    /// A segment leaves at `now`, `in_flight` segments in flight with it; `empty` when nothing
+    /// was outstanding before it (a new flight starts its intervals here).
     #[inline]
-    pub fn on_send(&mut self, now: Time, empty: bool) -> RateStamp {
+    pub fn on_send(&mut self, now: Time, empty: bool, in_flight: u64) -> RateStamp {
         if empty {
             self.first_sent = now;
             self.delivered_at = now;
@@ -52,6 +52,9 @@ impl DelayMeter {
             first_sent: self.first_sent,
             app_limited: self.app_limited_until != 0,
             retransmission: false,
+            in_flight,
+            lost: 0,
+            delivered_ce: 0,
         }
     }
 
@@ -102,16 +105,21 @@ impl DelayMeter {
         }
         self.round.sample(rtt);
         self.clear_round = round_start;
-        let rate = self.on_delivered(now, delivered, newest).and_then(|s| {
+        let rate = self.on_delivered(now, delivered, newest).map(|s| {
             let send = s.sent_at.saturating_sub(s.first_sent);
             let ack = now.saturating_sub(s.delivered_at);
             let interval = send.max(ack);
-            (interval > 0 && interval >= min_rtt).then_some(RateSample {
+            RateSample {
                 delivered: self.delivered - s.delivered,
                 interval,
                 app_limited: s.app_limited,
                 retransmission: s.retransmission,
-            })
+                prior_delivered: s.delivered,
+                tx_in_flight: s.in_flight,
+                lost: 0,
+                delivered_ce: 0,
+                valid: interval > 0 && interval >= min_rtt,
+            }
         });
         DelaySample { latest: rtt, base, max: self.max, round: self.round, one_way_delay, rate }
     }
@@ -171,7 +179,7 @@ mod tests {
         let mut m = DelayMeter::default();
         let mut log = SendLog::default();
         for (seq, t) in [(0, 0), (1, 10), (2, 20), (3, 30)] {
-            log.on_send(seq, m.on_send(t, seq == 0));
+            log.on_send(seq, m.on_send(t, seq == 0, seq as u64 + 1));
         }
         let ack_at = |m: &mut DelayMeter, log: &mut SendLog, now, to, min_rtt| {
             let c = log.on_cumulative_ack(to);
@@ -179,14 +187,16 @@ mod tests {
         };
         let r = ack_at(&mut m, &mut log, 100, 2, 0).unwrap();
         assert_eq!((r.delivered, r.interval, r.app_limited), (2, 100, false));
-        assert_eq!(r.rate(), 2e7);
-        log.on_send(4, m.on_send(110, false));
+        assert_eq!(r.rate(), Some(2e7));
+        log.on_send(4, m.on_send(110, false, 3));
         let r = ack_at(&mut m, &mut log, 130, 4, 0).unwrap();
         assert_eq!((r.delivered, r.interval), (4, 130));
         let (mut m2, mut log2) = (m.clone(), log.clone());
         let r = ack_at(&mut m, &mut log, 200, 5, 100).unwrap();
         assert_eq!((r.delivered, r.interval), (3, 100));
-        assert_eq!(ack_at(&mut m2, &mut log2, 200, 1, 150), None, "shorter than the minimum RTT");
+        let r = ack_at(&mut m2, &mut log2, 200, 5, 150).unwrap();
+        assert!(!r.valid, "shorter than the minimum RTT");
+        assert_eq!((r.delivered, r.rate()), (3, None));
     }
 
     /// Out of data with 3 segments delivered and 2 in flight: segments sent now are app-limited
@@ -196,10 +206,10 @@ mod tests {
         let mut m = DelayMeter::default();
         m.on_delivered(10, 3, Newest::default());
         m.on_out_of_data(2);
-        assert!(m.on_send(20, false).app_limited);
+        assert!(m.on_send(20, false, 3).app_limited);
         m.on_delivered(30, 2, Newest::default());
-        assert!(m.on_send(40, false).app_limited, "5 delivered: not past the mark yet");
+        assert!(m.on_send(40, false, 3).app_limited, "5 delivered: not past the mark yet");
         m.on_delivered(50, 1, Newest::default());
-        assert!(!m.on_send(60, false).app_limited);
+        assert!(!m.on_send(60, false, 3).app_limited);
     }
 }

@@ -32,7 +32,7 @@ use super::send_log::{Newest, SendLog};
 use super::send_overhead::SendOverhead;
 use super::stack_settings::{RttSampling, SsthreshBasis, StackConfig};
 use crate::cc::{
-    AckSample, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, RecoveryProcedure,
+    AckSample, CaState, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, RecoveryProcedure,
     SentSample, Window,
 };
 use crate::event::{Event, LazyTimer, TimerKind};
@@ -105,6 +105,8 @@ pub struct Sender {
     in_recovery: bool,
     /// Recovery point: one past the highest segment sent when the last episode began.
     recover: u32,
+    /// snd_max at the last timeout: the sender is in [`CaState::Loss`] while snd_una is below it.
+    loss_until: u32,
     /// The loss-recovery procedure and its state (inflation, scoreboard).
     recovery: LossRecovery,
     ecn: EcnState,
@@ -155,6 +157,9 @@ struct EcnState {
     /// snd_max at the last window reduction: ECE is acted on only once snd_una has passed it
     /// (the ACK that acknowledges exactly up to it was sent for data from before the reduction).
     reduced_at: u32,
+    /// One past snd_max at the last ECN-Echo reduction: [`CaState::Cwr`] while snd_una is below
+    /// it (Linux leaves CWR once something above its `high_seq` is acknowledged).
+    cwr_until: u32,
 }
 
 impl Sender {
@@ -196,8 +201,9 @@ impl Sender {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
+            loss_until: 0,
             recovery,
-            ecn: EcnState { enabled: setup.ecn, cwr_pending: false, reduced_at: 0 },
+            ecn: EcnState { enabled: setup.ecn, cwr_pending: false, reduced_at: 0, cwr_until: 0 },
             retransmit_timer: RetransmitTimer::default(),
             pace_timer: LazyTimer::default(),
             backoff: 1,
@@ -266,6 +272,19 @@ impl Sender {
 
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
+    }
+
+    /// Where the sender stands with respect to congestion, as [`AckSample::ca_state`] says.
+    pub fn ca_state(&self) -> CaState {
+        if self.in_recovery {
+            CaState::Recovery
+        } else if self.snd_una < self.loss_until {
+            CaState::Loss
+        } else if self.snd_una < self.ecn.cwr_until {
+            CaState::Cwr
+        } else {
+            CaState::Open
+        }
     }
 
     /// The loss recovery as it runs, for tests that read its state.
@@ -482,6 +501,9 @@ impl Sender {
             cwnd_limited: self.cwnd_limited,
             growth: Growth { slow_start_cap: self.stack.slow_start_cap, gating: self.stack.cwnd_gating },
             ece,
+            delivered_now: if self.keeps_send_log { delivered } else { newly } as f64,
+            newly_lost: 0.0,
+            ca_state: self.ca_state(),
         };
         let mut restart_timer = true;
         if self.in_recovery {
@@ -543,6 +565,7 @@ impl Sender {
             return;
         }
         self.stats.ecn_events += 1;
+        self.ecn.cwr_until = self.snd_max + 1;
         let ev = self.congestion_event(CongestionKind::Ecn, now);
         self.congestion(&ev);
         if self.undo.is_some() {
@@ -692,6 +715,7 @@ impl Sender {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.recover = self.snd_max;
+                self.loss_until = self.snd_max;
                 self.timed = None;
                 self.recovery.on_timeout(self.snd_una, self.snd_max, &mut self.snd_nxt);
                 self.arm_rto(now, fab);
@@ -808,10 +832,7 @@ impl Sender {
                 self.release_timer.set(head, &mut fab.events, self.timer_event(TimerKind::Release));
             }
         }
-        let stamp = self.meter.on_send(now, self.snd_max <= self.snd_una);
-        if self.keeps_send_log {
-            self.send_log.on_send(seq, stamp);
-        }
+        let empty = self.snd_max <= self.snd_una;
         self.stats.packets_sent += 1;
         if retransmission {
             self.stats.retransmits += 1;
@@ -825,6 +846,12 @@ impl Sender {
             self.timed = Some((seq, now));
         }
         self.snd_max = self.snd_max.max(seq + 1);
+        if self.keeps_send_log {
+            let stamp = self.meter.on_send(now, empty, self.flight() as u64);
+            self.send_log.on_send(seq, stamp);
+        } else {
+            self.meter.on_send(now, empty, 0);
+        }
         if !self.retransmit_timer.is_rto_armed() {
             self.arm_rto(now, fab);
         }

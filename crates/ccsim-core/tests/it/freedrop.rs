@@ -36,6 +36,9 @@ fn ack(delivered: u64) -> AckSample {
         cwnd_limited: true,
         growth: Growth { slow_start_cap: None, gating: false },
         ece: false,
+        delivered_now: 1.0,
+        newly_lost: 0.0,
+        ca_state: Default::default(),
     }
 }
 

@@ -25,8 +25,8 @@ impl CongestionControl for RateReader {
         "rate-reader"
     }
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
-        if let Some(sample) = ack.delay.rate {
-            self.rates.lock().unwrap().push(sample.rate());
+        if let Some(rate) = ack.delay.rate.and_then(|s| s.rate()) {
+            self.rates.lock().unwrap().push(rate);
         }
         self.window.on_ack(ack, w);
     }

@@ -40,25 +40,44 @@ impl RoundRtt {
 
 /// A delivery-rate sample in the manner of Linux's `rate_sample` (`net/ipv4/tcp_rate.c`): the
 /// segments delivered between the send of the most recently sent segment this ACK newly
-/// delivered and now, over the longer of that segment's send interval and its ACK interval.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// delivered and now, over the longer of that segment's send interval and its ACK interval,
+/// with what else happened over the same span (losses, ECN-Echo, the flight it left into).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RateSample {
     /// Segments delivered (cumulatively or by SACK) since that segment left.
     pub delivered: u64,
-    /// max(send interval, ACK interval); at least the sender's minimum RTT (else no sample).
+    /// max(send interval, ACK interval). Only a [`valid`](Self::valid) sample's is a rate's
+    /// denominator.
     pub interval: Dur,
-    /// The segment left while the sender had no data to send (Linux `is_app_limited`): the
-    /// rate says less than the path's capacity.
+    /// The segment left while the sender was app-limited (Linux `is_app_limited`: it had no data
+    /// to send, or the algorithm asked through
+    /// [`take_app_limited`](crate::cc::CongestionControl::take_app_limited)): the rate says less
+    /// than the path's capacity.
     pub app_limited: bool,
     /// The segment was a retransmission.
     pub retransmission: bool,
+    /// The sender's delivered count when that segment left (Linux `rs->prior_delivered`): a
+    /// round that began with `delivered = d` ends on the first sample with `prior_delivered >= d`.
+    pub prior_delivered: u64,
+    /// Segments in flight just after that segment left, itself included (BBRv3's
+    /// `tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Segments the sender marked lost between that segment's send and now (Linux `rs->lost`).
+    pub lost: u64,
+    /// Of [`delivered`](Self::delivered), those acknowledged by ACKs that carried ECN-Echo
+    /// (Linux `rs->delivered_ce`).
+    pub delivered_ce: u64,
+    /// Whether the interval can be trusted as a rate's denominator: false when it is 0 or
+    /// shorter than the sender's minimum RTT (Linux sets `interval_us = -1` then). The counts
+    /// are meaningful either way.
+    pub valid: bool,
 }
 
 impl RateSample {
-    /// Delivery rate, segments per second.
+    /// Delivery rate, segments per second; `None` unless [`valid`](Self::valid).
     #[inline]
-    pub fn rate(&self) -> f64 {
-        self.delivered as f64 * NS_PER_S as f64 / self.interval as f64
+    pub fn rate(&self) -> Option<f64> {
+        self.valid.then(|| self.delivered as f64 * NS_PER_S as f64 / self.interval as f64)
     }
 }
 
@@ -88,11 +107,12 @@ pub struct DelaySample {
     /// timestamp of its arrival minus the sender's of its departure (signed: the two hosts'
     /// clocks may disagree, see [`crate::tcp::clock::ClockSkew`]).
     pub one_way_delay: Option<i64>,
-    /// Delivery rate; `None` when no segment newly delivered by this ACK carries a send record
-    /// (the sender had none yet, or keeps none: under the ns2 profile without SACK only for an
-    /// algorithm whose [`wants_delivery_rate`](crate::cc::CongestionControl::wants_delivery_rate)
-    /// says so) or the interval is shorter than the minimum RTT (Linux discards those as too
-    /// short to trust).
+    /// Delivery-rate sample; `None` when no segment newly delivered by this ACK carries a send
+    /// record (the sender had none yet, or keeps none: under the ns2 profile without SACK only
+    /// for an algorithm whose
+    /// [`wants_delivery_rate`](crate::cc::CongestionControl::wants_delivery_rate) says so).
+    /// Present but not [`valid`](RateSample::valid) when the interval is shorter than the
+    /// minimum RTT (Linux does not trust it as a rate, but counts rounds, losses and marks).
     pub rate: Option<RateSample>,
 }
 
@@ -109,4 +129,10 @@ pub struct RateStamp {
     pub first_sent: Time,
     pub app_limited: bool,
     pub retransmission: bool,
+    /// Segments in flight just after it left, itself included.
+    pub in_flight: u64,
+    /// Segments the sender had marked lost when it left.
+    pub lost: u64,
+    /// Segments delivered by ACKs with ECN-Echo when it left.
+    pub delivered_ce: u64,
 }

@@ -251,6 +251,18 @@ impl CongestionControl for HyStartPlusPlus {
         self.inner.wants_delivery_rate()
     }
 
+    fn pacing_rate(&self) -> Option<f64> {
+        self.inner.pacing_rate()
+    }
+
+    fn sets_cwnd_on_every_ack(&self) -> bool {
+        self.inner.sets_cwnd_on_every_ack()
+    }
+
+    fn take_app_limited(&mut self) -> bool {
+        self.inner.take_app_limited()
+    }
+
     fn customary_recovery(&self) -> RecoveryProcedure {
         self.inner.customary_recovery()
     }
