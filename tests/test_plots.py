@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import HAVE_ENGINE, SMALL_DUMBBELL, requires_engine, run_cli
+from conftest import EXAMPLES, HAVE_ENGINE, SMALL_DUMBBELL, requires_engine, run_cli
 
 pytest.importorskip("matplotlib")
 
@@ -216,3 +216,68 @@ def test_legends_name_flows_by_label_and_colours_do_not_repeat() -> None:
     # Identical labels say nothing: legends fall back to flow numbers.
     same = flows.assign(label="newreno")
     assert plots.flow_labels(same) is None
+
+
+# ---- an algorithm's state ahead of the stack's ---------------------------------------------------
+
+
+@requires_engine
+def test_bbr_cwnd_figure_draws_bbrs_state_ahead_of_the_stacks(tmp_path: Path) -> None:
+    # Under the linux profile the stack adds its DSACK, undo and F-RTO counts to BBR's six
+    # columns: nine in all, past the panel limit. BBR's own take the panels, in its order.
+    scenario = ccsim.Scenario.load(EXAMPLES / "bbr.toml").with_overrides({"duration": "1s"})
+    results = ccsim.Results.load(ccsim.run(scenario).write(tmp_path / "bbr"))
+    assert {"cc_dsacks", "cc_undos", "cc_spurious_timeouts"} <= set(results.series.columns)
+    figure = plots.run_figures(results, ["cwnd"])["cwnd"]
+    _, *panels = figure.axes
+    assert [axes.get_ylabel() for axes in panels] == [
+        "state (code)",
+        "btlbw (packets/s)",
+        "min_rtt (s)",
+        "pacing_rate (packets/s)",
+        "pacing_gain (factor)",
+        "cwnd_gain (factor)",
+    ]
+    (note,) = figure.texts
+    assert note.get_text().endswith(": dsacks, undos, spurious_timeouts")
+    result = run_cli("plot", tmp_path / "bbr", "-k", "cwnd", "-f", "svg", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    svg = (tmp_path / "bbr" / "plots" / "cwnd.svg").read_text()
+    assert all(name in svg for name in ("state (code)", "btlbw", "min_rtt", "pacing_rate"))
+
+
+@requires_engine
+def test_state_panels_put_the_stacks_columns_last() -> None:
+    t = np.linspace(0.0, 1.0, 5)
+    series = pd.DataFrame({"t_s": np.tile(t, 2), "flow": np.repeat([0, 1], 5), "cwnd_pkts": 1.0})
+    for column in ("cc_undos", "cc_dsacks", "cc_hspp_state", "cc_zeta", "cc_w_max", "cc_k"):
+        series[column] = 1.0
+    # An algorithm the engine knows, in the order it reports; others by name; the stack's last.
+    assert plots.state_order(list(series.columns[3:]), ["cubic"]) == [
+        "cc_w_max",
+        "cc_k",
+        "cc_zeta",
+        "cc_hspp_state",
+        "cc_dsacks",
+        "cc_undos",
+    ]
+    assert plots.state_order(list(series.columns[3:])) == [
+        "cc_k",
+        "cc_w_max",
+        "cc_zeta",
+        "cc_hspp_state",
+        "cc_dsacks",
+        "cc_undos",
+    ]
+    figure = plots.cwnd_figure(series, algorithms={0: "cubic", 1: "cubic"})
+    assert [axes.get_ylabel() for axes in figure.axes[1:]] == [
+        "w_max (packets)",
+        "k (s)",
+        "zeta (as reported)",
+        "hspp_state (code)",
+        "dsacks (count)",
+        "undos (count)",
+    ]
+    # chosen explicitly, a stack column is drawn where it is asked for
+    chosen = plots.cwnd_figure(series, state=["cc_undos", "cc_k"])
+    assert [axes.get_ylabel() for axes in chosen.axes[1:]] == ["undos (count)", "k (s)"]

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMATS",
+    "STACK_STATE",
     "axis_label",
     "cdf_figure",
     "cwnd_figure",
@@ -54,6 +55,7 @@ __all__ = [
     "save",
     "state_columns",
     "state_label",
+    "state_order",
     "sweep_figures",
     "throughput_figure",
     "tidy_log_ticks",
@@ -68,6 +70,17 @@ MAX_LEGEND = 24
 STATE_PREFIX = "cc_"
 #: The cwnd figure draws at most this many state panels under the window.
 MAX_STATE_PANELS = 6
+#: The ``cc_*`` columns the stack adds to every flow's, whatever its algorithm: HyStart++'s phase
+#: and baseline, and the counts of DSACKs, undos and spurious timeouts under SACK-based recovery
+#: (crates/ccsim-core/src/cc/common/hystart_pp.rs, tcp/undo.rs). The cwnd figure draws them after
+#: the algorithm's own, so that the stack's counts never crowd out what the algorithm decides by.
+STACK_STATE = (
+    "cc_hspp_state",
+    "cc_hspp_css_baseline",
+    "cc_dsacks",
+    "cc_undos",
+    "cc_spurious_timeouts",
+)
 
 _STYLE: dict[str, Any] = {
     "font.size": 11,
@@ -284,6 +297,34 @@ def state_columns(series: pd.DataFrame) -> list[str]:
     ]
 
 
+def state_order(columns: Sequence[str], algorithms: Sequence[str] = ()) -> list[str]:
+    """``columns`` (``cc_*`` names) in the order the cwnd figure gives them panels: each of
+    ``algorithms``' own columns in the order the engine's algorithm reports them (the
+    ``inspect`` names of ``ccsim algorithms``), algorithm by algorithm; then the others but the
+    stack's (a Python algorithm's; any, without the engine) in name order; then the stack's
+    (:data:`STACK_STATE`), in that order."""
+    from ccsim.scenario import engine  # the registry is read only to order a figure's panels
+
+    registry = engine.algorithm_registry() or {}
+    present = set(columns)
+    ordered: list[str] = []
+    for cc in algorithms:
+        for name in registry.get(cc, {}).get("inspect", ()):
+            column = STATE_PREFIX + name
+            if column in present and column not in ordered and column not in STACK_STATE:
+                ordered.append(column)
+    ordered += sorted(c for c in present if c not in ordered and c not in STACK_STATE)
+    return ordered + [c for c in STACK_STATE if c in present]
+
+
+def _chosen_algorithms(chosen: pd.DataFrame, algorithms: Mapping[int, str] | None) -> list[str]:
+    """The algorithms of the chosen flows, each once, in the order of its first flow."""
+    if not algorithms:
+        return []
+    flows = sorted(int(f) for f in chosen["flow"].unique())
+    return list(dict.fromkeys(algorithms[f] for f in flows if f in algorithms))
+
+
 def flow_labels(flows: pd.DataFrame) -> dict[int, str] | None:
     """Each flow's label, for legends, when the labels tell flows apart (else None)."""
     if flows.empty or flows["label"].nunique() <= 1:
@@ -311,16 +352,23 @@ def cwnd_figure(
     legend names by flow id).
 
     With ``state`` (the default), each ``cc_*`` column of the series that the chosen flows
-    reported (an algorithm's own state: Vegas's diff, CUBIC's W_max and K...) gets a panel under
-    the window, sharing its time axis, one line per reporting flow in the flow's colour; at most
-    :data:`MAX_STATE_PANELS` of them, in name order. ``state`` may instead list the columns to
-    draw; ``False`` draws the window alone. Columns left out are named under the figure.
-    ``algorithms`` (flow id -> algorithm) colours a mixed run's flows by algorithm.
+    reported (an algorithm's own state: Vegas's diff, CUBIC's W_max and K, BBR's mode and
+    model...) gets a panel under the window, sharing its time axis, one line per reporting flow
+    in the flow's colour; at most :data:`MAX_STATE_PANELS` of them, chosen in this order
+    (:func:`state_order`): the algorithms' own columns first, then the ones the stack adds to
+    every flow (:data:`STACK_STATE`: HyStart++'s, and the DSACK, undo and F-RTO counts of the
+    ``linux`` profile). Among an algorithm's own, those of an algorithm that ``algorithms``
+    names and the engine knows come in the order it reports them (BBR: state, btlbw, min_rtt,
+    pacing_rate, pacing_gain, cwnd_gain), algorithms in the order of their first flow; the
+    rest (a Python algorithm's, or every column when ``algorithms`` is not given) in name order.
+    ``state`` may instead list the columns to draw; ``False`` draws the window alone. Columns
+    left out are named under the figure. ``algorithms`` (flow id -> algorithm) also colours a
+    mixed run's flows by algorithm.
     """
     chosen = _chosen_flows(series, flows)
     left_out: list[str] = []
     if state is True:
-        reported = state_columns(chosen)
+        reported = state_order(state_columns(chosen), _chosen_algorithms(chosen, algorithms))
         columns, left_out = reported[:MAX_STATE_PANELS], reported[MAX_STATE_PANELS:]
     elif state is False:
         columns = []
@@ -390,6 +438,17 @@ _STATE_UNITS = {
     "beta": "fraction",
     "losses": "count",
     "cuts": "count",
+    "dsacks": "count",
+    "undos": "count",
+    "spurious_timeouts": "count",
+    "btlbw": "packets/s",
+    "pacing_rate": "packets/s",
+    "min_rtt": "s",
+    "pacing_gain": "factor",
+    "cwnd_gain": "factor",
+    "state": "code",
+    "hspp_state": "code",
+    "hspp_css_baseline": "s",
     "phase": "code",
     "region": "code",
     "trend": "code",
