@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ccsim.errors import ScenarioError
+from ccsim.studies.bbr import STUDIES as BBR
 from ccsim.studies.core import Settings, Study, StudyReport, run_study
 from ccsim.studies.free_drop import STUDIES as FREE_DROP
 from ccsim.studies.highspeed_parking_lot import STUDIES as HIGHSPEED_PARKING_LOT
@@ -37,6 +38,7 @@ _REGISTRY: tuple[Study, ...] = (
     *TCP_FUSION,
     *SYNC_TCP,
     *HIGHSPEED_PARKING_LOT,
+    *BBR,
 )
 
 
