@@ -669,7 +669,9 @@ def test_parameters_left_for_a_python_algorithm_say_whose_they_are() -> None:
 
 
 @requires_engine
-@pytest.mark.parametrize("name", ["AckSample", "CongestionEvent", "SentSample", "PacingContext"])
+@pytest.mark.parametrize(
+    "name", ["AckSample", "RateSample", "CongestionEvent", "SentSample", "PacingContext"]
+)
 def test_every_field_a_hook_reads_says_what_it_holds_in_help(name: str) -> None:
     from ccsim import _core
 

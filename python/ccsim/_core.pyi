@@ -193,26 +193,50 @@ class RoundRtt:
 
 @final
 class RateSample:
-    """A delivery-rate sample in the manner of Linux's ``tcp_rate.c``: the segments delivered
-    since the most recently sent segment this ACK newly delivers left, over the longer of its
-    send interval and its ACK interval."""
+    """A delivery-rate sample in the manner of Linux's ``tcp_rate.c``: what happened between
+    the send of the most recently sent segment this ACK newly delivers and now: the segments
+    delivered, over the longer of its send interval and its ACK interval, and the losses and
+    ECN marks over the same span."""
 
     @property
     def delivered(self) -> int:
-        """Segments delivered (cumulatively or by SACK) since that segment left."""
+        """Segments delivered (cumulatively or by SACK) since that segment left, this ACK's
+        included."""
     @property
     def interval(self) -> int:
-        """max(send interval, ACK interval), ns; at least the flow's minimum RTT (shorter
-        intervals give no sample)."""
+        """max(send interval, ACK interval), ns: the rate's denominator when ``valid``."""
+    @property
+    def valid(self) -> bool:
+        """Whether the interval makes a rate: False when it is 0 or shorter than the flow's
+        minimum RTT (Linux does not trust those); the counts hold either way."""
     @property
     def app_limited(self) -> bool:
-        """The segment left while the sender had no data to send: the rate says less than the
-        path's capacity (Linux ``is_app_limited``)."""
+        """The segment left while the sender was app-limited (it had no data to send, or the
+        algorithm's ``take_app_limited`` marked the flight; Linux ``is_app_limited``): the
+        rate says less than the path can carry."""
     @property
     def retransmission(self) -> bool:
         """The segment was a retransmission."""
-    def rate(self) -> float:
-        """``delivered`` over ``interval``: the delivery rate, segments per second."""
+    @property
+    def prior_delivered(self) -> int:
+        """The sender's delivered count when the segment left (Linux ``rs->prior_delivered``):
+        a round that began at delivered count d ends with the first sample whose
+        ``prior_delivered`` is at least d. The count now is ``prior_delivered + delivered``."""
+    @property
+    def tx_in_flight(self) -> int:
+        """Segments in flight just after the segment left, itself included (BBRv3's
+        ``tx_in_flight``)."""
+    @property
+    def lost(self) -> int:
+        """Segments the sender marked lost between the segment's send and now (Linux
+        ``rs->lost``)."""
+    @property
+    def delivered_ce(self) -> int:
+        """Of ``delivered``, the segments whose ACKs carried ECN-Echo (Linux
+        ``rs->delivered_ce``)."""
+    def rate(self) -> float | None:
+        """``delivered`` over ``interval``: the delivery rate, segments per second; None
+        unless ``valid``."""
 
 @final
 class DelaySample:
@@ -242,19 +266,22 @@ class DelaySample:
     def rate(self) -> RateSample | None:
         """Delivery-rate sample; None when no segment this ACK newly delivers has a send record
         (none yet, or none kept: under ``ns2`` without SACK only for an algorithm with
-        ``wants_delivery_rate``) or when its interval is shorter than the minimum RTT."""
+        ``wants_delivery_rate``). Present, with ``valid`` False, when its interval is too short
+        to make a rate."""
 
 @final
 class AckSample:
     """An ACK that advanced the cumulative ACK, as ``on_ack`` and ``on_ack_in_recovery``
-    receive it. Times and RTTs in integer ns, amounts of data in segments."""
+    receive it, or any ACK, duplicates included, for a class that ``sets_cwnd_on_every_ack``.
+    Times and RTTs in integer ns, amounts of data in segments."""
 
     @property
     def now(self) -> int:
         """Simulated time the ACK reached the sender, ns."""
     @property
     def acked(self) -> float:
-        """Segments newly acknowledged by this ACK (how far the cumulative ACK moved)."""
+        """Segments newly acknowledged by this ACK (how far the cumulative ACK moved; 0 on a
+        duplicate ACK)."""
     @property
     def increase_units(self) -> float:
         """Units of window increase this ACK earns: 1 under per-ACK counting (``ns2``), else
@@ -291,7 +318,8 @@ class AckSample:
         echoed_ts`` is the echo RTT)."""
     @property
     def prior_in_flight(self) -> float:
-        """Segments in flight before this ACK."""
+        """Segments in flight before this ACK, as the sender counted them after its previous
+        ACK and the sends since."""
     @property
     def in_flight(self) -> float:
         """Segments in flight after this ACK."""
@@ -312,6 +340,20 @@ class AckSample:
     def ece(self) -> bool:
         """The ACK echoes a congestion mark (ECN-Echo, RFC 3168; only on flows with ECN). Such
         an ACK goes to ``on_ack_in_recovery``: it never grows the window."""
+    @property
+    def delivered_now(self) -> float:
+        """Segments this ACK newly delivered, cumulatively or by SACK (Linux's
+        ``acked_sacked``); a duplicate ACK without SACK counts 1 (the ACK that later covers it
+        counts that much less)."""
+    @property
+    def newly_lost(self) -> float:
+        """Segments the sender newly marked lost while processing this ACK (Linux's
+        ``rs->losses``)."""
+    @property
+    def ca_state(self) -> Literal["open", "cwr", "recovery", "loss"]:
+        """Where the sender stands after this ACK (Linux's ``icsk_ca_state``): "open";
+        "cwr", an ECN reduction under way; "recovery", fast recovery; "loss", after a
+        timeout, until the data outstanding then is acknowledged."""
     @property
     def growth(self) -> Growth:
         """How the flow's stack profile counts increases and gates growth."""

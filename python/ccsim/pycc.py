@@ -78,6 +78,8 @@ OPTIONAL_HOOKS = (
     "on_sent",
     "next_send_time",
     "on_send_blocked",
+    "pacing_rate",
+    "take_app_limited",
     "inspect",
 )
 
@@ -102,9 +104,13 @@ class CongestionControl:
     Class attributes: :attr:`recovery` chooses the loss recovery the sender runs,
     :attr:`wants_delivery_rate` asks for ``ack.delay.rate`` under profiles that do not keep the
     send records it needs otherwise (ns2 without SACK), :attr:`needs_ecn` makes its flows
-    ECN-capable. All are read once per flow. With ECN, an ACK that echoes a mark has
-    ``ack.ece`` set and goes to :meth:`on_ack_in_recovery` (it never grows the window), and the
-    sender's once-per-window reduction calls :meth:`on_congestion` with ``kind == "ecn"``.
+    ECN-capable, :attr:`sets_cwnd_on_every_ack` hands the algorithm every ACK and the window in
+    recovery. All are read once per flow. With ECN, an ACK that echoes a mark has ``ack.ece``
+    set and goes to :meth:`on_ack_in_recovery` (it never grows the window), and the sender's
+    once-per-window reduction calls :meth:`on_congestion` with ``kind == "ecn"``.
+
+    Pacing: a class that overrides :meth:`pacing_rate` has its flows paced by the sender at the
+    rate it returns, read after the constructor and after each hook of an ACK or a loss.
 
     :meth:`on_ack` and :meth:`on_congestion` are required; the other hooks do nothing unless
     overridden, and one that is not overridden costs nothing (the engine does not call it).
@@ -120,6 +126,13 @@ class CongestionControl:
     #: Whether the algorithm works only with ECN (RFC 3168): its flows then set ECT whatever the
     #: stack's ``ecn`` says, and ``ack.ece`` tells which ACKs echo a congestion mark.
     needs_ecn: ClassVar[bool] = False
+    #: Whether the algorithm owns the window on every ACK, as Linux's ``cong_control`` modules
+    #: (BBR) do: :meth:`on_ack` is then called on every ACK in every state (duplicate ACKs, fast
+    #: recovery, after a timeout, ECN echoes; :meth:`on_ack_in_recovery` never is), and during
+    #: recovery the sender leaves cwnd to it (no PRR, no window inflation, no cwnd = ssthresh when
+    #: recovery ends). :meth:`on_congestion` is still called once per episode, and a timeout
+    #: still sets cwnd to 1 before the next ACK.
+    sets_cwnd_on_every_ack: ClassVar[bool] = False
 
     #: Congestion window, segments: the flow's initial window from construction on, then set by
     #: the sender before each hook that receives the window and read back after it.
@@ -129,7 +142,8 @@ class CongestionControl:
     ssthresh: float
 
     def on_ack(self, ack: AckSample) -> None:
-        """An ACK advanced the cumulative ACK while not in loss recovery: update the window."""
+        """An ACK advanced the cumulative ACK while not in loss recovery (with
+        :attr:`sets_cwnd_on_every_ack`: any ACK, in any state): update the window."""
         raise NotImplementedError(f"{type(self).__qualname__} does not define on_ack")
 
     def on_congestion(self, event: CongestionEvent) -> None:
@@ -164,6 +178,22 @@ class CongestionControl:
 
     def on_send_blocked(self, now: int) -> None:
         """The pacing timer fired but the window did not allow a transmission."""
+
+    def pacing_rate(self) -> float | None:
+        """The rate the sender paces this flow at, segments per second; None: not paced.
+        Overriding it makes the sender pace (the way Linux paces internally, or sch_fq does):
+        after each segment the next may leave 1/rate later; the connection's first 10 segments
+        leave unpaced. Called after the constructor and after each hook of an ACK or a loss
+        (:meth:`on_ack`, :meth:`on_ack_in_recovery`, :meth:`on_dupack`, :meth:`on_congestion`,
+        :meth:`on_recovery_exit`, :meth:`undo_cwnd`); the sender keeps the last answer."""
+        return None
+
+    def take_app_limited(self) -> bool:
+        """Called after each :meth:`on_ack` (for classes with :attr:`sets_cwnd_on_every_ack` or
+        that override :meth:`on_sent` or :meth:`next_send_time`): True marks the data in flight
+        app-limited, as Linux's ``tp->app_limited`` (BBR's PROBE_RTT does so), so the rate
+        samples of segments sent until it is delivered have ``app_limited`` set."""
+        return False
 
     def inspect(self, now: int) -> dict[str, float]:
         """The algorithm's own state, by name, when the scenario samples series: each name

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ccsim_core::cc::common::delay;
-use ccsim_core::cc::{self, registry, CongestionControl, CongestionKind, RecoveryProcedure, Window};
+use ccsim_core::cc::{self, registry, CaState, CongestionControl, CongestionKind, RecoveryProcedure, Window};
 use ccsim_core::engine::CcFactory;
 use ccsim_core::profile::Profile;
 use ccsim_core::units::Time;
@@ -117,6 +117,8 @@ struct Live {
     on_sent: Option<Py<PyAny>>,
     next_send_time: Option<Py<PyAny>>,
     on_send_blocked: Option<Py<PyAny>>,
+    pacing_rate: Option<Py<PyAny>>,
+    take_app_limited: Option<Py<PyAny>>,
     inspect: Option<Py<PyAny>>,
     /// The window the Python object holds (as last written or read), bit for bit.
     synced: (u64, u64),
@@ -134,6 +136,13 @@ pub struct PyCc {
     /// The class's `needs_ecn`: its flows are ECN-capable whatever the stack says.
     needs_ecn: bool,
     wants_rate: bool,
+    /// The class's `sets_cwnd_on_every_ack`.
+    every_ack: bool,
+    /// The rate the class's `pacing_rate()` last returned (segments per second), which the
+    /// sender reads before each send; `None` also for a class that does not override it.
+    pacing: Option<f64>,
+    /// When the latest ACK reached `on_ack`, to date a failure of `take_app_limited`.
+    last_ack: Time,
     failures: Arc<Failures>,
     /// The run's bound on distinct inspect names: no more of one report's names are passed on
     /// (each distinct name is interned for good; the series refuse the one beyond the bound).
@@ -155,6 +164,9 @@ impl PyCc {
             recovery: RecoveryProcedure::NewReno,
             needs_ecn: false,
             wants_rate: false,
+            every_ack: false,
+            pacing: None,
+            last_ack: 0,
             failures: failures.clone(),
             inspect_limit,
         };
@@ -162,6 +174,7 @@ impl PyCc {
             let what = format!("the constructor of {:?} (flows labelled {:?})", cc.cc, cc.label);
             failures.record(py, err, &what);
         }
+        cc.refresh_pacing(py, 0); // built before the run starts
         cc
     }
 
@@ -193,6 +206,7 @@ impl PyCc {
         };
         self.wants_rate = obj.getattr(intern!(py, "wants_delivery_rate"))?.is_truthy()?;
         self.needs_ecn = obj.getattr(intern!(py, "needs_ecn"))?.is_truthy()?;
+        self.every_ack = obj.getattr(intern!(py, "sets_cwnd_on_every_ack"))?.is_truthy()?;
         self.live = Some(Live {
             on_ack: method("on_ack")?,
             on_congestion: method("on_congestion")?,
@@ -203,6 +217,8 @@ impl PyCc {
             on_sent: optional("on_sent")?,
             next_send_time: optional("next_send_time")?,
             on_send_blocked: optional("on_send_blocked")?,
+            pacing_rate: optional("pacing_rate")?,
+            take_app_limited: optional("take_app_limited")?,
             inspect: optional("inspect")?,
             obj: obj.unbind(),
             synced: (f64::NAN.to_bits(), f64::NAN.to_bits()),
@@ -266,6 +282,40 @@ impl PyCc {
         })();
         result.map_err(|e| self.fail(py, at.0, at.1, e)).ok()
     }
+
+    /// Ask a class that overrides `pacing_rate` for its rate (after its constructor and after
+    /// each hook of an ACK or a loss, which may have changed it); the sender reads the answer
+    /// through the trait's `pacing_rate`. A class that does not override it costs a branch.
+    #[inline]
+    fn refresh_pacing(&mut self, py: Python<'_>, now: Time) {
+        if !self.overrides(|l| l.pacing_rate.is_some()) {
+            return;
+        }
+        let rate = self.call(
+            py,
+            ("pacing_rate", now),
+            None,
+            |l| l.pacing_rate.as_ref(),
+            |_, _| Ok(()),
+            |out| {
+                if out.is_none() {
+                    return Ok(None);
+                }
+                match out.extract::<f64>() {
+                    Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(Some(rate)),
+                    _ => {
+                        let shown = out.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+                        Err(PyValueError::new_err(format!(
+                            "returned {shown}: expected None or a rate in segments per second, finite and above 0"
+                        )))
+                    }
+                }
+            },
+        );
+        if let Some(rate) = rate {
+            self.pacing = rate;
+        }
+    }
 }
 
 impl Live {
@@ -325,8 +375,10 @@ impl CongestionControl for PyCc {
     }
 
     fn on_ack(&mut self, ack: &cc::AckSample, w: &mut Window) {
+        self.last_ack = ack.now;
         Python::with_gil(|py| {
             self.call(py, ("on_ack", ack.now), Some(w), |l| Some(&l.on_ack), |py, l| l.ack(py, ack), |_| Ok(()));
+            self.refresh_pacing(py, ack.now);
         });
     }
 
@@ -341,6 +393,7 @@ impl CongestionControl for PyCc {
                 |py, _| Ok((Bound::new(py, event)?,)),
                 |_| Ok(()),
             );
+            self.refresh_pacing(py, ev.now);
         });
     }
 
@@ -357,6 +410,7 @@ impl CongestionControl for PyCc {
                 |_, _| Ok((now,)),
                 |_| Ok(()),
             );
+            self.refresh_pacing(py, now);
         });
     }
 
@@ -368,7 +422,7 @@ impl CongestionControl for PyCc {
         // The window is lent to be read; what the hook writes to it is ignored.
         let mut lent = *w;
         let cwnd = Python::with_gil(|py| {
-            self.call(
+            let cwnd = self.call(
                 py,
                 ("undo_cwnd", now),
                 Some(&mut lent),
@@ -386,7 +440,9 @@ impl CongestionControl for PyCc {
                         )))
                     }
                 },
-            )
+            );
+            self.refresh_pacing(py, now);
+            cwnd
         });
         cwnd.unwrap_or(default)
     }
@@ -404,6 +460,7 @@ impl CongestionControl for PyCc {
                 |py, l| l.ack(py, ack),
                 |_| Ok(()),
             );
+            self.refresh_pacing(py, ack.now);
         });
     }
 
@@ -413,11 +470,14 @@ impl CongestionControl for PyCc {
         }
         Python::with_gil(|py| {
             self.call(py, ("on_dupack", now), None, |l| l.on_dupack.as_ref(), |_, _| Ok((now,)), |_| Ok(()));
+            self.refresh_pacing(py, now);
         });
     }
 
     fn watches_sends(&self) -> bool {
-        self.overrides(|l| l.on_sent.is_some() || l.next_send_time.is_some())
+        // take_app_limited is polled only for algorithms that watch sends (or own the window on
+        // every ACK): a class that overrides it is asked whatever else it does.
+        self.overrides(|l| l.on_sent.is_some() || l.next_send_time.is_some() || l.take_app_limited.is_some())
     }
 
     fn on_sent(&mut self, sent: &cc::SentSample) {
@@ -496,6 +556,32 @@ impl CongestionControl for PyCc {
         self.wants_rate
     }
 
+    fn pacing_rate(&self) -> Option<f64> {
+        self.pacing
+    }
+
+    fn sets_cwnd_on_every_ack(&self) -> bool {
+        self.every_ack
+    }
+
+    fn take_app_limited(&mut self) -> bool {
+        if !self.overrides(|l| l.take_app_limited.is_some()) {
+            return false;
+        }
+        Python::with_gil(|py| {
+            // The hook has no time of its own: a failure is dated by the flow's latest ACK.
+            self.call(
+                py,
+                ("take_app_limited", self.last_ack),
+                None,
+                |l| l.take_app_limited.as_ref(),
+                |_, _| Ok(()),
+                |out| out.is_truthy(),
+            )
+            .unwrap_or(false)
+        })
+    }
+
     fn needs_ecn(&self) -> bool {
         self.needs_ecn
     }
@@ -560,12 +646,14 @@ fn py_bool(b: bool) -> &'static str {
     }
 }
 
-/// One ACK that advanced the cumulative ACK. Times and durations in nanoseconds (int).
+/// One ACK: one that advanced the cumulative ACK, or any ACK for a class that sets the window on
+/// every ACK. Times and durations in nanoseconds (int).
 #[pyclass(frozen, module = "ccsim._core", get_all)]
 pub struct AckSample {
     /// Simulated time the ACK reached the sender, ns.
     now: u64,
-    /// Segments newly acknowledged by this ACK (how far the cumulative ACK moved).
+    /// Segments newly acknowledged by this ACK (how far the cumulative ACK moved; 0 on a duplicate
+    /// ACK).
     acked: f64,
     /// Units of window increase this ACK earns: 1 under per-ACK counting (`ns2`), else `acked`.
     increase_units: f64,
@@ -592,7 +680,8 @@ pub struct AckSample {
     /// Send time of the segment whose timestamp this ACK echoes, ns (so `now - echoed_ts` is the
     /// echo RTT).
     echoed_ts: u64,
-    /// Segments in flight before this ACK.
+    /// Segments in flight before this ACK, as the sender counted them after its previous ACK and
+    /// the sends since.
     prior_in_flight: f64,
     /// Segments in flight after this ACK.
     in_flight: f64,
@@ -608,6 +697,15 @@ pub struct AckSample {
     /// The ACK echoes a congestion mark (ECN-Echo, RFC 3168; only on flows with ECN). Such an ACK
     /// goes to `on_ack_in_recovery`: it never grows the window.
     ece: bool,
+    /// Segments this ACK newly delivered, cumulatively or by SACK (Linux's `acked_sacked`); a
+    /// duplicate ACK without SACK counts 1 (the ACK that later covers it counts that much less).
+    delivered_now: f64,
+    /// Segments the sender newly marked lost while processing this ACK (Linux's `rs->losses`).
+    newly_lost: f64,
+    /// Where the sender stands after this ACK (Linux's `icsk_ca_state`): "open"; "cwr" (an ECN
+    /// reduction under way); "recovery" (fast recovery); "loss" (after a timeout, until the data
+    /// outstanding then is acknowledged).
+    ca_state: &'static str,
     /// How the flow's stack profile counts increases and gates growth.
     growth: Py<Growth>,
     /// The delay and delivery measurements the sender takes on every ACK.
@@ -633,6 +731,14 @@ impl AckSample {
             round: a.round,
             cwnd_limited: a.cwnd_limited,
             ece: a.ece,
+            delivered_now: a.delivered_now,
+            newly_lost: a.newly_lost,
+            ca_state: match a.ca_state {
+                CaState::Open => "open",
+                CaState::Cwr => "cwr",
+                CaState::Recovery => "recovery",
+                CaState::Loss => "loss",
+            },
             growth,
             delay: DelaySample(a.delay),
         }
@@ -644,7 +750,7 @@ impl AckSample {
     fn __repr__(&self) -> String {
         format!(
             "AckSample(now={}, acked={}, increase_units={}, rtt={}, srtt={}, in_flight={}, round_start={}, round={}, \
-             cwnd_limited={})",
+             cwnd_limited={}, delivered_now={}, newly_lost={}, ca_state={:?})",
             self.now,
             self.acked,
             self.increase_units,
@@ -653,7 +759,10 @@ impl AckSample {
             self.in_flight,
             py_bool(self.round_start),
             self.round,
-            py_bool(self.cwnd_limited)
+            py_bool(self.cwnd_limited),
+            self.delivered_now,
+            self.newly_lost,
+            self.ca_state
         )
     }
 }
@@ -690,10 +799,11 @@ impl DelaySample {
     fn one_way_delay(&self) -> Option<i64> {
         self.0.one_way_delay
     }
-    /// Delivery-rate sample, or None.
+    /// Delivery-rate sample: present when this ACK newly delivers a segment with a send record
+    /// (its `valid` says whether its interval makes a rate), else None.
     #[getter]
     fn rate(&self) -> Option<RateSample> {
-        self.0.rate.filter(|r| r.valid).map(RateSample)
+        self.0.rate.map(RateSample)
     }
     fn __repr__(&self) -> String {
         format!("DelaySample(latest={}, base={}, max={})", self.0.latest, self.0.base, self.0.max)
@@ -732,35 +842,76 @@ impl RoundRtt {
     }
 }
 
-/// A delivery-rate sample (Linux `tcp_rate.c`).
+/// A delivery-rate sample (Linux `tcp_rate.c`): what happened between the send of the most
+/// recently sent segment this ACK newly delivers and now.
 #[pyclass(frozen, module = "ccsim._core")]
 #[derive(Clone, Copy)]
 pub struct RateSample(delay::RateSample);
 
 #[pymethods]
 impl RateSample {
+    /// Segments delivered (cumulatively or by SACK) since that segment left, this ACK's included.
     #[getter]
     fn delivered(&self) -> u64 {
         self.0.delivered
     }
+    /// max(send interval, ACK interval), ns: the rate's denominator when `valid`.
     #[getter]
     fn interval(&self) -> u64 {
         self.0.interval
     }
+    /// Whether the interval makes a rate: False when it is 0 or shorter than the flow's minimum
+    /// RTT (Linux does not trust those); the counts hold either way.
+    #[getter]
+    fn valid(&self) -> bool {
+        self.0.valid
+    }
+    /// The segment left while the sender was app-limited (no data to send, or the algorithm's
+    /// `take_app_limited` marked the flight): the rate says less than the path can carry.
     #[getter]
     fn app_limited(&self) -> bool {
         self.0.app_limited
     }
+    /// The segment was a retransmission.
     #[getter]
     fn retransmission(&self) -> bool {
         self.0.retransmission
     }
-    /// Delivery rate, segments per second.
-    fn rate(&self) -> f64 {
-        self.0.rate().unwrap_or_default()
+    /// The sender's delivered count when the segment left (Linux `rs->prior_delivered`): a round
+    /// that began at delivered count d ends with the first sample whose `prior_delivered` >= d.
+    #[getter]
+    fn prior_delivered(&self) -> u64 {
+        self.0.prior_delivered
+    }
+    /// Segments in flight just after the segment left, itself included (BBRv3's `tx_in_flight`).
+    #[getter]
+    fn tx_in_flight(&self) -> u64 {
+        self.0.tx_in_flight
+    }
+    /// Segments the sender marked lost between the segment's send and now (Linux `rs->lost`).
+    #[getter]
+    fn lost(&self) -> u64 {
+        self.0.lost
+    }
+    /// Of `delivered`, the segments whose ACKs carried ECN-Echo (Linux `rs->delivered_ce`).
+    #[getter]
+    fn delivered_ce(&self) -> u64 {
+        self.0.delivered_ce
+    }
+    /// Delivery rate, segments per second: `delivered` over `interval`; None unless `valid`.
+    fn rate(&self) -> Option<f64> {
+        self.0.rate()
     }
     fn __repr__(&self) -> String {
-        format!("RateSample(delivered={}, interval={})", self.0.delivered, self.0.interval)
+        format!(
+            "RateSample(delivered={}, interval={}, valid={}, app_limited={}, prior_delivered={}, lost={})",
+            self.0.delivered,
+            self.0.interval,
+            py_bool(self.0.valid),
+            py_bool(self.0.app_limited),
+            self.0.prior_delivered,
+            self.0.lost
+        )
     }
 }
 
