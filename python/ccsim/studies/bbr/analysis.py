@@ -35,6 +35,7 @@ from ccsim.studies.bbr.common import (
     VERSIONS,
     WIRE_BYTES,
 )
+from ccsim.studies.bbr.figures import b1_figure, b2_figure
 from ccsim.studies.bbr.workload import (
     Config,
     b1_configs,
@@ -166,7 +167,9 @@ def b1_table(c: Context) -> pd.DataFrame:
                 UTILIZATION: run.utilization,
             },
         )
-    return summarise(records, B1_KEYS, bounds=BOUNDS)
+    table = summarise(records, B1_KEYS, bounds=BOUNDS)
+    b1_figure(c, table)
+    return table
 
 
 # ---- B2: one BBR against N CUBIC -------------------------------------------------------------------
@@ -199,7 +202,9 @@ def b2_table(c: Context) -> pd.DataFrame:
                 UTILIZATION: run.utilization,
             },
         )
-    return summarise(records, B2_KEYS, b2_model(c.settings), bounds=BOUNDS)
+    table = summarise(records, B2_KEYS, b2_model(c.settings), bounds=BOUNDS)
+    b2_figure(c, table)
+    return table
 
 
 # ---- B3: RTT fairness among BBR flows --------------------------------------------------------------

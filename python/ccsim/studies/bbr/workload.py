@@ -14,12 +14,12 @@ from ccsim.studies.core import Settings
 
 #: B1: buffers in BDPs at 40 ms; 1 Gb/s runs the ends and the middle of the range (its runs cost
 #: ten times as much).
-B1_BUFFERS = {"100M": (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0), "1G": (0.1, 0.5, 2.0, 8.0, 16.0)}
+B1_BUFFERS = {"100M": (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0), "1G": (0.1, 0.5, 2.0, 16.0)}
 B1_QUICK_BUFFERS = {"100M": (0.25, 1.0, 16.0)}
 #: B1's mixes: BBR flows vs CUBIC flows.
 B1_MIXES = {"1v1": 1, "2v2": 2}
 #: Run length and warm-up (s) per rate.
-B1_TIMES = {"100M": (60.0, 20.0), "1G": (40.0, 10.0)}
+B1_TIMES = {"100M": (60.0, 20.0), "1G": (30.0, 10.0)}
 B1_QUICK_TIMES = {"100M": (20.0, 5.0)}
 
 #: B2: the CUBIC flow counts and the (deep) buffers.
@@ -27,7 +27,7 @@ B2_COUNTS = (1, 2, 4, 8, 16)
 B2_QUICK_COUNTS = (1, 4, 16)
 B2_BUFFERS = (4.0, 16.0)
 B2_QUICK_BUFFERS = (16.0,)
-B2_TIMES = (120.0, 30.0)
+B2_TIMES = (90.0, 30.0)
 B2_QUICK_TIMES = (30.0, 10.0)
 
 #: B3: flow counts; RTTs evenly spaced from 10 to 100 ms; the buffer is one BDP at 100 ms.
