@@ -20,6 +20,7 @@
 
 pub mod areno;
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod binomial;
 pub mod common;
