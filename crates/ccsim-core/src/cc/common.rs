@@ -211,7 +211,7 @@ pub(crate) mod testing {
     impl Feed {
         pub fn stamp(&mut self, mut a: AckSample) -> AckSample {
             let rtt = common::ca_rtt(&a);
-            a.delay = self.0.on_ack(a.now, rtt, a.round_start, a.one_way_delay, 0, Default::default(), 0);
+            a.delay = self.0.on_ack(a.now, rtt, a.round_start, a.one_way_delay, (0, false), Default::default(), 0);
             a
         }
 

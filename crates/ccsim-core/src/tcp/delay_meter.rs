@@ -22,6 +22,8 @@ use crate::units::{Dur, Time};
 pub struct DelayMeter {
     base: Option<Dur>,
     max: Dur,
+    /// The last RTT sample.
+    latest: Dur,
     round: RoundRtt,
     /// The last ACK ended a round: clear the summary before the next sample.
     clear_round: bool,
@@ -34,6 +36,10 @@ pub struct DelayMeter {
     /// While nonzero, the sender ran out of data with this many segments delivered or in flight;
     /// segments sent until more than that are delivered are app-limited (Linux `app_limited`).
     app_limited_until: u64,
+    /// Segments the sender has marked lost so far (Linux `tp->lost`).
+    lost: u64,
+    /// Segments delivered by ACKs that carried ECN-Echo (Linux `tp->delivered_ce`).
+    delivered_ce: u64,
 }
 
 impl DelayMeter {
@@ -53,24 +59,41 @@ impl DelayMeter {
             app_limited: self.app_limited_until != 0,
             retransmission: false,
             in_flight,
-            lost: 0,
-            delivered_ce: 0,
+            lost: self.lost,
+            delivered_ce: self.delivered_ce,
         }
     }
 
-    /// The sender has no more data to send with `in_flight` segments outstanding.
+    /// The sender has no more data to send with `in_flight` segments outstanding (or the
+    /// algorithm asked to mark the flight app-limited).
     #[inline]
     pub fn on_out_of_data(&mut self, in_flight: u64) {
         self.app_limited_until = (self.delivered + in_flight).max(1);
     }
 
-    /// `count` segments were newly delivered at `now`, the most recently sent of them `newest`
-    /// (an ACK that does not advance the cumulative ACK, with new SACK blocks, or the first step
-    /// of [`Self::on_ack`]). Returns the newest segment's stamp.
+    /// The sender marked `count` more segments lost.
     #[inline]
-    pub fn on_delivered(&mut self, now: Time, count: u32, newest: Newest) -> Option<RateStamp> {
+    pub fn on_lost(&mut self, count: u64) {
+        self.lost += count;
+    }
+
+    /// Segments delivered so far.
+    #[inline]
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+
+    /// `count` segments were newly delivered at `now` by an ACK with ECN-Echo (`ece`) or
+    /// without, the most recently sent of them `newest` (an ACK that does not advance the
+    /// cumulative ACK, with new SACK blocks, or the first step of [`Self::on_ack`]). Returns the
+    /// newest segment's stamp.
+    #[inline]
+    pub fn on_delivered(&mut self, now: Time, count: u32, newest: Newest, ece: bool) -> Option<RateStamp> {
         if count > 0 {
             self.delivered += count as u64;
+            if ece {
+                self.delivered_ce += count as u64;
+            }
             self.delivered_at = now;
             if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
                 self.app_limited_until = 0;
@@ -82,9 +105,10 @@ impl DelayMeter {
         Some(stamp)
     }
 
-    /// An ACK that advanced the cumulative ACK: take its RTT sample `rtt` and its deliveries,
-    /// and say what the algorithms see. `round_start` is the sender's flag for this ACK;
-    /// `min_rtt` the sender's minimum RTT (rate samples over a shorter interval are dropped).
+    /// An ACK that advanced the cumulative ACK: take its RTT sample `rtt` and its deliveries
+    /// (`delivered`, ECN-Echo with them or not), and say what the algorithms see. `round_start`
+    /// is the sender's flag for this ACK; `min_rtt` the sender's minimum RTT (rate samples over a
+    /// shorter interval are not valid).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn on_ack(
@@ -93,35 +117,65 @@ impl DelayMeter {
         rtt: Dur,
         round_start: bool,
         one_way_delay: Option<i64>,
-        delivered: u32,
+        (delivered, ece): (u32, bool),
         newest: Newest,
         min_rtt: Dur,
     ) -> DelaySample {
         let base = self.base.map_or(rtt, |b| b.min(rtt));
         self.base = Some(base);
         self.max = self.max.max(rtt);
+        self.latest = rtt;
         if self.clear_round {
             self.round = RoundRtt::default();
         }
         self.round.sample(rtt);
         self.clear_round = round_start;
-        let rate = self.on_delivered(now, delivered, newest).map(|s| {
-            let send = s.sent_at.saturating_sub(s.first_sent);
-            let ack = now.saturating_sub(s.delivered_at);
-            let interval = send.max(ack);
-            RateSample {
-                delivered: self.delivered - s.delivered,
-                interval,
-                app_limited: s.app_limited,
-                retransmission: s.retransmission,
-                prior_delivered: s.delivered,
-                tx_in_flight: s.in_flight,
-                lost: 0,
-                delivered_ce: 0,
-                valid: interval > 0 && interval >= min_rtt,
-            }
-        });
+        let rate = self.on_delivered(now, delivered, newest, ece).map(|s| self.rate_sample(now, &s, min_rtt));
         DelaySample { latest: rtt, base, max: self.max, round: self.round, one_way_delay, rate }
+    }
+
+    /// An ACK that did not advance the cumulative ACK but delivered `delivered` segments (by
+    /// SACK, or one for a duplicate ACK without SACK), for an algorithm that sees every ACK: the
+    /// measurements as they stand, with a rate sample when a delivered segment has a send record.
+    /// RTT statistics and rounds take no sample from it.
+    #[inline]
+    pub fn on_old_ack(
+        &mut self,
+        now: Time,
+        one_way_delay: Option<i64>,
+        (delivered, ece): (u32, bool),
+        newest: Newest,
+        min_rtt: Dur,
+    ) -> DelaySample {
+        let rate = self.on_delivered(now, delivered, newest, ece).map(|s| self.rate_sample(now, &s, min_rtt));
+        DelaySample {
+            latest: self.latest,
+            base: self.base.unwrap_or(0),
+            max: self.max,
+            round: self.round,
+            one_way_delay,
+            rate,
+        }
+    }
+
+    /// The rate sample of the segment stamped `s`, its deliveries counted (Linux
+    /// `tcp_rate_gen`).
+    #[inline]
+    fn rate_sample(&self, now: Time, s: &RateStamp, min_rtt: Dur) -> RateSample {
+        let send = s.sent_at.saturating_sub(s.first_sent);
+        let ack = now.saturating_sub(s.delivered_at);
+        let interval = send.max(ack);
+        RateSample {
+            delivered: self.delivered - s.delivered,
+            interval,
+            app_limited: s.app_limited,
+            retransmission: s.retransmission,
+            prior_delivered: s.delivered,
+            tx_in_flight: s.in_flight,
+            lost: self.lost - s.lost,
+            delivered_ce: self.delivered_ce - s.delivered_ce,
+            valid: interval > 0 && interval >= min_rtt,
+        }
     }
 }
 
@@ -131,7 +185,7 @@ mod tests {
     use crate::tcp::send_log::SendLog;
 
     fn ack(m: &mut DelayMeter, rtt: Dur, round_start: bool) -> DelaySample {
-        m.on_ack(0, rtt, round_start, None, 0, Newest::default(), 0)
+        m.on_ack(0, rtt, round_start, None, (0, false), Newest::default(), 0)
     }
 
     /// Round 1: 30, 10, 20 and the round-start ACK with 40 (min 10, max 40, mean 25, 4
@@ -183,7 +237,7 @@ mod tests {
         }
         let ack_at = |m: &mut DelayMeter, log: &mut SendLog, now, to, min_rtt| {
             let c = log.on_cumulative_ack(to);
-            m.on_ack(now, 50, false, None, c.delivered, c.newest, min_rtt).rate
+            m.on_ack(now, 50, false, None, (c.delivered, false), c.newest, min_rtt).rate
         };
         let r = ack_at(&mut m, &mut log, 100, 2, 0).unwrap();
         assert_eq!((r.delivered, r.interval, r.app_limited), (2, 100, false));
@@ -204,12 +258,12 @@ mod tests {
     #[test]
     fn segments_sent_without_data_to_send_are_app_limited_until_the_flight_is_delivered() {
         let mut m = DelayMeter::default();
-        m.on_delivered(10, 3, Newest::default());
+        m.on_delivered(10, 3, Newest::default(), false);
         m.on_out_of_data(2);
         assert!(m.on_send(20, false, 3).app_limited);
-        m.on_delivered(30, 2, Newest::default());
+        m.on_delivered(30, 2, Newest::default(), false);
         assert!(m.on_send(40, false, 3).app_limited, "5 delivered: not past the mark yet");
-        m.on_delivered(50, 1, Newest::default());
+        m.on_delivered(50, 1, Newest::default(), false);
         assert!(!m.on_send(60, false, 3).app_limited);
     }
 }

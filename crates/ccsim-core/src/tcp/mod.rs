@@ -14,3 +14,6 @@ pub mod send_log;
 pub mod send_overhead;
 pub mod sender;
 pub mod stack_settings;
+
+#[cfg(test)]
+mod hooks_run_tests;

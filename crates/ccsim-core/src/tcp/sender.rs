@@ -28,7 +28,7 @@ use super::delay_meter::DelayMeter;
 use super::recovery::{AckDelivery, InRecovery, LossRecovery, SeqState};
 use super::retransmit_timer::{RetransmitTimer, TimerDuty};
 use super::rtt::RttEstimator;
-use super::send_log::{Newest, SendLog};
+use super::send_log::{Newest, Sacked, SendLog};
 use super::send_overhead::SendOverhead;
 use super::stack_settings::{RttSampling, SsthreshBasis, StackConfig};
 use crate::cc::{
@@ -39,7 +39,7 @@ use crate::event::{Event, LazyTimer, TimerKind};
 use crate::net::fabric::Fabric;
 use crate::net::packet::{ecn, Packet, PacketKind, SackBlocks, SackRef, HEADER_BYTES};
 use crate::rng::{stream, Entity, Purpose};
-use crate::units::{Dur, Time};
+use crate::units::{Dur, Time, NS_PER_S};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
@@ -128,6 +128,19 @@ pub struct Sender {
     keeps_send_log: bool,
     /// The algorithm paces or watches segments leave ([`CongestionControl::watches_sends`]).
     watches_sends: bool,
+    /// The algorithm sets cwnd on every ACK ([`CongestionControl::sets_cwnd_on_every_ack`]).
+    every_ack: bool,
+    /// While an ACK of such an algorithm is processed: nothing leaves until it has set cwnd.
+    hold_sends: bool,
+    /// The sample of that ACK, handed over once its losses are marked.
+    pending_ack: Option<AckSample>,
+    /// Without SACK, for such an algorithm: duplicate ACKs counted as delivered segments
+    /// (Linux's `sacked_out` under Reno), out of the flight until the cumulative ACK covers them.
+    dupacks_delivered: u32,
+    /// Losses the sender marked itself (without SACK) not yet counted in the meter.
+    unnoted_losses: u64,
+    /// Earliest-departure-time pacing by [`CongestionControl::pacing_rate`].
+    pacing: Pacing,
     /// The delay and delivery measurements every algorithm gets in [`AckSample::delay`].
     meter: DelayMeter,
     /// The receiver's clock against ours, for one-way delays.
@@ -146,6 +159,43 @@ pub struct Sender {
     round: u64,
     pub stats: SenderStats,
     pub completed_at: Option<Time>,
+}
+
+/// Linux's internal pacing (`tcp_update_skb_after_send`): the earliest departure time of the
+/// next segment.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pacing {
+    next_departure: Time,
+    /// Segments sent so far (the first [`UNPACED_SEGMENTS`] are not paced).
+    sent: u64,
+}
+
+/// Segments at the start of a connection that leave unpaced (sch_fq's initial quantum of 10
+/// packets).
+const UNPACED_SEGMENTS: u64 = 10;
+
+impl Pacing {
+    /// A segment left at `now` with the flow paced at `rate` segments/s (`None`: not paced). The
+    /// next may leave 1/rate after this one's slot; a segment that left late (the slot had passed)
+    /// earns credit for the lateness, at most half an interval (Linux's allowance for timer
+    /// slack).
+    #[inline]
+    fn on_send(&mut self, now: Time, rate: Option<f64>) {
+        self.sent += 1;
+        let slot = self.next_departure;
+        self.next_departure = slot.max(now);
+        if let Some(rate) = rate.filter(|&r| r > 0.0 && self.sent >= UNPACED_SEGMENTS) {
+            let gap = (NS_PER_S as f64 / rate) as Dur;
+            let late = self.next_departure - slot;
+            self.next_departure += gap - late.min(gap / 2);
+        }
+    }
+
+    /// When the next segment may leave, if later than `now`.
+    #[inline]
+    fn hold_until(&self, now: Time) -> Option<Time> {
+        (self.next_departure > now).then_some(self.next_departure)
+    }
 }
 
 /// The sender's half of RFC 3168.
@@ -175,11 +225,17 @@ impl Sender {
         };
         let stack = setup.stack;
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
-        let recovery = LossRecovery::new(setup.recovery, &stack);
+        let mut recovery = LossRecovery::new(setup.recovery, &stack);
         let undo = undo::Undo::for_stack(&stack, recovery.uses_sack());
         let watches_sends = cc.watches_sends();
-        let keeps_send_log =
-            stack.rtt_sampling == RttSampling::EveryAck || recovery.uses_sack() || cc.wants_delivery_rate();
+        let every_ack = cc.sets_cwnd_on_every_ack();
+        if every_ack {
+            recovery.leave_window_to_cc();
+        }
+        let keeps_send_log = stack.rtt_sampling == RttSampling::EveryAck
+            || recovery.uses_sack()
+            || cc.wants_delivery_rate()
+            || every_ack;
         let overhead = (stack.send_overhead_ns > 0).then(|| {
             let rng = stream(setup.seed, Entity::Flow, setup.flow as u64, Purpose::Jitter);
             Box::new(SendOverhead::new(stack.send_overhead_ns, rng))
@@ -213,6 +269,12 @@ impl Sender {
             send_log: SendLog::default(),
             keeps_send_log,
             watches_sends,
+            every_ack,
+            hold_sends: false,
+            pending_ack: None,
+            dupacks_delivered: 0,
+            unnoted_losses: 0,
+            pacing: Pacing::default(),
             meter: DelayMeter::default(),
             clock: setup.clock,
             overhead,
@@ -296,7 +358,15 @@ impl Sender {
     /// The window transmissions are limited by: cwnd with the recovery inflation, capped by the
     /// receiver window (SACK recovery limits `pipe` by cwnd alone).
     pub fn window(&self) -> f64 {
-        (self.w.cwnd + self.recovery.inflation()).min(self.rwnd)
+        (self.w.cwnd + self.inflation()).min(self.rwnd)
+    }
+
+    /// What the window is inflated by: the procedure's inflation, or the duplicate ACKs counted
+    /// as delivered for an algorithm that sets cwnd on every ACK (the same allowance Linux's
+    /// flight count makes by subtracting `sacked_out`).
+    #[inline]
+    fn inflation(&self) -> f64 {
+        self.recovery.inflation() + self.dupacks_delivered as f64
     }
 
     #[inline]
@@ -307,7 +377,7 @@ impl Sender {
     /// Segments presumed in the network, as the recovery procedure counts them.
     #[inline]
     fn flight(&self) -> u32 {
-        self.recovery.flight(&self.seq_state())
+        self.recovery.flight(&self.seq_state()).saturating_sub(self.dupacks_delivered)
     }
 
     fn timer_event(&self, kind: TimerKind) -> Event {
@@ -374,36 +444,134 @@ impl Sender {
                 false
             }
             (PacketKind::Ack, SenderState::Open) => {
-                let mut sack = fab.sacks.take(pkt.sack);
-                if self.undo.is_some() {
-                    self.undo_on_ack(pkt, &mut sack, now);
-                }
-                let newly_sacked = self.recovery.on_ack(pkt.seq.max(self.snd_una), sack.iter());
-                if pkt.seq > self.snd_una {
-                    self.on_new_ack(pkt, &sack, now, fab)
+                if self.every_ack {
+                    self.on_ack_setting_cwnd(pkt, now, fab)
                 } else {
-                    let sacked = self.send_log.on_sack(sack.iter());
-                    self.meter.on_delivered(now, sacked.delivered, sacked.newest);
-                    if self.runs_rack_tlp() {
-                        self.rack_tlp_on_old_ack(pkt, &sack, &sacked, newly_sacked > 0, now, fab);
-                    } else if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
-                        self.on_dupack(now, fab, sacked.delivered);
-                        if self.ecn.enabled && pkt.ecn & ecn::ECE != 0 {
-                            self.on_ecn_echo(now);
-                        }
-                    } else if newly_sacked > 0 {
-                        if self.in_recovery {
-                            self.pace_recovery(sacked.delivered, false);
-                        }
-                        self.try_send(now, fab);
-                    }
-                    false
+                    self.on_data_ack(pkt, now, fab)
                 }
             }
             _ => {
                 fab.sacks.release(pkt.sack);
                 false
             }
+        }
+    }
+
+    /// An ACK for an algorithm that sets cwnd on every ACK, in Linux's order (`tcp_ack`): the
+    /// ACK's deliveries and losses are processed (a recovery episode may start, the algorithm's
+    /// `on_congestion` with it), nothing leaves meanwhile; then the algorithm sees the ACK
+    /// (`cong_control`), and only then does the sender send.
+    fn on_ack_setting_cwnd(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
+        let snd_max = self.snd_max;
+        self.hold_sends = true;
+        let done = self.on_data_ack(pkt, now, fab);
+        self.hold_sends = false;
+        let newly_lost = self.note_losses();
+        if let Some(mut a) = self.pending_ack.take() {
+            a.newly_lost = newly_lost as f64;
+            if let Some(r) = &mut a.delay.rate {
+                r.lost += newly_lost;
+            }
+            a.in_flight = self.flight() as f64;
+            a.ca_state = self.ca_state();
+            self.cc.on_ack(&a, &mut self.w);
+            if self.cc.take_app_limited() {
+                self.meter.on_out_of_data(self.flight() as u64);
+            }
+        }
+        if done {
+            return true;
+        }
+        self.try_send(now, fab);
+        if self.runs_rack_tlp() && self.snd_max > snd_max {
+            self.rearm_rack_tlp_timer(now, fab, true);
+        }
+        false
+    }
+
+    /// Segments newly marked lost since the last count, now counted in the meter (for the rate
+    /// samples' `lost`).
+    #[inline]
+    fn note_losses(&mut self) -> u64 {
+        let n = std::mem::take(&mut self.unnoted_losses) + self.recovery.new_losses(self.snd_una);
+        self.meter.on_lost(n);
+        n
+    }
+
+    /// An ACK of a flow in the open state. Returns true when it completed a finite transfer.
+    fn on_data_ack(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
+        let mut sack = fab.sacks.take(pkt.sack);
+        // Linux's `prior_in_flight`: before this ACK's SACK blocks are applied.
+        let prior_flight = self.flight();
+        if self.undo.is_some() {
+            self.undo_on_ack(pkt, &mut sack, now);
+        }
+        let newly_sacked = self.recovery.on_ack(pkt.seq.max(self.snd_una), sack.iter());
+        let ece = self.ecn.enabled && pkt.ecn & ecn::ECE != 0;
+        if pkt.seq > self.snd_una {
+            return self.on_new_ack(pkt, &sack, prior_flight, now, fab);
+        }
+        let sacked = self.send_log.on_sack(sack.iter());
+        if self.every_ack && pkt.seq == self.snd_una {
+            let sample = self.old_ack_sample(pkt, &sacked, prior_flight, ece, now);
+            self.pending_ack = Some(sample);
+        } else {
+            self.meter.on_delivered(now, sacked.delivered, sacked.newest, ece);
+        }
+        if self.runs_rack_tlp() {
+            self.rack_tlp_on_old_ack(pkt, &sack, &sacked, newly_sacked > 0, now, fab);
+        } else if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dupack(now, fab, sacked.delivered);
+            if ece {
+                self.on_ecn_echo(now);
+            }
+        } else if newly_sacked > 0 {
+            if self.in_recovery {
+                self.pace_recovery(sacked.delivered, false);
+            }
+            self.try_send(now, fab);
+        }
+        false
+    }
+
+    /// The sample of an ACK that does not advance the cumulative ACK (a duplicate ACK, or one
+    /// with new SACK blocks) for an algorithm that sees every ACK; its deliveries counted. Without
+    /// SACK a duplicate ACK counts one segment delivered, as Linux counts it in `sacked_out`
+    /// (while fewer than the outstanding segments are so counted).
+    fn old_ack_sample(&mut self, pkt: &Packet, sacked: &Sacked, prior_flight: u32, ece: bool, now: Time) -> AckSample {
+        let mut delivered = sacked.delivered;
+        if !self.recovery.uses_sack() && self.dupacks_delivered + 1 < self.snd_max - self.snd_una {
+            self.dupacks_delivered += 1;
+            delivered += 1;
+        }
+        let one_way_delay = (pkt.ts_recv >= pkt.ts).then(|| self.clock.one_way_delay(pkt.ts, pkt.ts_recv));
+        let min_rtt = self.rtt.min_rtt().unwrap_or(0);
+        let ca_rtt = (self.stack.rtt_sampling == RttSampling::EveryAck)
+            .then(|| sacked.latest_sent.map(|sent| now - sent))
+            .flatten();
+        let delay = self.meter.on_old_ack(now, one_way_delay, (delivered, ece), sacked.newest, min_rtt);
+        AckSample {
+            now,
+            acked: 0.0,
+            increase_units: 0.0,
+            rtt: None,
+            ca_rtt,
+            srtt: self.rtt.srtt().unwrap_or(0),
+            min_rtt,
+            one_way_delay,
+            delay,
+            echoed_ts: pkt.ts,
+            prior_in_flight: prior_flight as f64,
+            in_flight: self.flight() as f64,
+            delivered: self.snd_una as u64,
+            round_start: false,
+            round: self.round,
+            cwnd_limited: self.cwnd_limited,
+            growth: Growth { slow_start_cap: self.stack.slow_start_cap, gating: self.stack.cwnd_gating },
+            ece,
+            delivered_now: delivered as f64,
+            newly_lost: 0.0,
+            ca_state: self.ca_state(),
         }
     }
 
@@ -461,16 +629,21 @@ impl Sender {
         NewlyAcked { ca_rtt, delivered: sacked.delivered + covered.delivered, newest, lowest_sent_once }
     }
 
-    fn on_new_ack(&mut self, pkt: &Packet, sack: &SackBlocks, now: Time, fab: &mut Fabric) -> bool {
+    fn on_new_ack(&mut self, pkt: &Packet, sack: &SackBlocks, prior_flight: u32, now: Time, fab: &mut Fabric) -> bool {
         let ece = self.ecn.enabled && pkt.ecn & ecn::ECE != 0;
-        let prior_flight = self.flight();
         let newly = pkt.seq - self.snd_una;
         self.snd_una = pkt.seq;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         self.una_timeouts = 0;
         self.dupacks = 0;
         let rtt = self.rtt_sample(pkt, now);
-        let NewlyAcked { ca_rtt, delivered, newest, lowest_sent_once } = self.newly_acked(pkt, sack, now);
+        let NewlyAcked { ca_rtt, mut delivered, newest, lowest_sent_once } = self.newly_acked(pkt, sack, now);
+        if self.dupacks_delivered > 0 {
+            // Linux `tcp_remove_reno_sacks`: the duplicate ACKs counted the segments this ACK
+            // covers but one (the hole it fills), which counts at least.
+            delivered = newly.saturating_sub(self.dupacks_delivered).max(1);
+            self.dupacks_delivered = self.dupacks_delivered.saturating_sub(newly - 1);
+        }
         let round_start = pkt.seq >= self.round_end;
         if round_start {
             self.round += 1;
@@ -480,7 +653,7 @@ impl Sender {
         let min_rtt = self.rtt.min_rtt().unwrap_or(0);
         // Congestion control's RTT sample: `ca_rtt`, else the timestamp echo (`cc::common::ca_rtt`).
         let cc_rtt = ca_rtt.unwrap_or_else(|| now.saturating_sub(pkt.ts));
-        let delay = self.meter.on_ack(now, cc_rtt, round_start, one_way_delay, delivered, newest, min_rtt);
+        let delay = self.meter.on_ack(now, cc_rtt, round_start, one_way_delay, (delivered, ece), newest, min_rtt);
 
         let sample = AckSample {
             now,
@@ -506,7 +679,12 @@ impl Sender {
             ca_state: self.ca_state(),
         };
         let mut restart_timer = true;
-        if self.in_recovery {
+        if self.every_ack {
+            if self.in_recovery {
+                restart_timer = self.on_ack_in_recovery(newly, now);
+            }
+            self.pending_ack = Some(sample);
+        } else if self.in_recovery {
             // The algorithm only observes ACKs in recovery (RTT samples, deliveries); the window
             // stays with the recovery procedure below.
             self.cc.on_ack_in_recovery(&sample);
@@ -517,6 +695,9 @@ impl Sender {
             self.cc.on_ack_in_recovery(&sample);
         } else {
             self.cc.on_ack(&sample, &mut self.w);
+            if self.watches_sends && self.cc.take_app_limited() {
+                self.meter.on_out_of_data(self.flight() as u64);
+            }
         }
         let rack_tlp = self.runs_rack_tlp();
         if rack_tlp {
@@ -576,13 +757,23 @@ impl Sender {
     /// Handle a new ACK during fast recovery. Returns whether to restart the RTO timer.
     fn on_ack_in_recovery(&mut self, newly: u32, now: Time) -> bool {
         let s = self.seq_state();
-        match self.recovery.on_new_ack_in_recovery(&s, newly, self.recover, &mut self.w) {
+        // An algorithm that sets cwnd on every ACK keeps it through recovery and out of it.
+        let mut untouched = self.w;
+        let w = if self.every_ack { &mut untouched } else { &mut self.w };
+        match self.recovery.on_new_ack_in_recovery(&s, newly, self.recover, w) {
             InRecovery::Exit => {
                 self.in_recovery = false;
+                self.dupacks_delivered = 0;
                 self.exit_recovery(now);
                 true
             }
-            InRecovery::Continue { restart_timer } => restart_timer,
+            InRecovery::Continue { restart_timer } => {
+                if !self.recovery.uses_sack() {
+                    // A partial ACK: the next hole is lost (Linux `tcp_newreno_mark_lost`).
+                    self.unnoted_losses += 1;
+                }
+                restart_timer
+            }
         }
     }
 
@@ -684,9 +875,15 @@ impl Sender {
         if self.timed.is_some_and(|(s, _)| s == self.snd_una) {
             self.timed = None; // Karn: the timed segment is being retransmitted
         }
+        if !self.recovery.uses_sack() {
+            // The first unacknowledged segment is lost (Linux marks the head lost).
+            self.unnoted_losses += 1;
+        }
         let s = self.seq_state();
         let ack = AckDelivery { delivered, una_advanced: false, packets_sent: self.stats.packets_sent };
-        self.recovery.on_enter(&s, &ack, &mut self.w);
+        let mut untouched = self.w;
+        let w = if self.every_ack { &mut untouched } else { &mut self.w };
+        self.recovery.on_enter(&s, &ack, w);
         self.arm_rto(now, fab);
         self.try_send(now, fab);
     }
@@ -717,7 +914,16 @@ impl Sender {
                 self.recover = self.snd_max;
                 self.loss_until = self.snd_max;
                 self.timed = None;
+                if !self.recovery.uses_sack() {
+                    // Everything outstanding is presumed lost (the scoreboard counts its own).
+                    self.unnoted_losses += u64::from(self.snd_max - self.snd_una);
+                }
+                self.dupacks_delivered = 0;
                 self.recovery.on_timeout(self.snd_una, self.snd_max, &mut self.snd_nxt);
+                if self.every_ack {
+                    // Linux `tcp_enter_loss`: cwnd = in flight + 1, whatever the algorithm set.
+                    self.w.cwnd = self.flight() as f64 + 1.0;
+                }
                 self.arm_rto(now, fab);
                 self.try_send(now, fab);
             }
@@ -780,12 +986,15 @@ impl Sender {
     #[inline]
     fn next_segment(&mut self) -> Option<(u32, bool)> {
         let seq = self.seq_state();
-        self.recovery.next_segment(&seq, self.w.cwnd, self.rwnd)
+        self.recovery.next_segment(&seq, self.w.cwnd + self.dupacks_delivered as f64, self.rwnd)
     }
 
     fn try_send(&mut self, now: Time, fab: &mut Fabric) {
-        if self.state != SenderState::Open {
+        if self.state != SenderState::Open || self.hold_sends {
             return;
+        }
+        if self.keeps_send_log {
+            self.note_losses();
         }
         while let Some((seq, retransmission)) = self.next_segment() {
             if self.watches_sends {
@@ -794,11 +1003,15 @@ impl Sender {
                     return;
                 }
             }
+            if let Some(at) = self.pacing.hold_until(now) {
+                self.pace_timer.set(at, &mut fab.events, self.timer_event(TimerKind::Pacing));
+                return;
+            }
             self.recovery.on_send(seq, retransmission, &mut self.snd_nxt, now);
             self.transmit(seq, retransmission, now, fab);
         }
         let more_data = self.snd_nxt < self.total_segs;
-        self.cwnd_limited = more_data && self.w.cwnd + self.recovery.inflation() <= self.rwnd;
+        self.cwnd_limited = more_data && self.w.cwnd + self.inflation() <= self.rwnd;
         if !more_data {
             self.meter.on_out_of_data(self.flight() as u64);
         }
@@ -833,6 +1046,7 @@ impl Sender {
             }
         }
         let empty = self.snd_max <= self.snd_una;
+        self.pacing.on_send(now, self.cc.pacing_rate());
         self.stats.packets_sent += 1;
         if retransmission {
             self.stats.retransmits += 1;
@@ -899,3 +1113,7 @@ mod tests;
 #[cfg(test)]
 #[path = "sender_ecn_tests.rs"]
 mod ecn_tests;
+
+#[cfg(test)]
+#[path = "sender_hooks_tests.rs"]
+mod hooks_tests;

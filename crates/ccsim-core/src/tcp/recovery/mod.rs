@@ -92,6 +92,32 @@ impl LossRecovery {
         }
     }
 
+    /// For an algorithm that sets cwnd on every ACK
+    /// ([`CongestionControl::sets_cwnd_on_every_ack`](crate::cc::CongestionControl::sets_cwnd_on_every_ack)):
+    /// no window inflation and no PRR. The procedure still decides what to send and when
+    /// recovery ends.
+    pub fn leave_window_to_cc(&mut self) {
+        match self {
+            LossRecovery::Reno(p) => p.inflates = false,
+            LossRecovery::NewReno(p) => p.reno.inflates = false,
+            LossRecovery::Sack(p) => p.drop_prr(),
+            LossRecovery::RackTlp(p) => p.drop_prr(),
+        }
+    }
+
+    /// Segments the scoreboard has marked lost since the last call (SACK-based procedures; the
+    /// sender counts the others' losses itself): the loss edge's advance over unSACKed segments,
+    /// segments marked one by one (RACK) and retransmissions found lost again, each as Linux's
+    /// `tcp_mark_skb_lost` counts them in `tp->lost`.
+    #[inline]
+    pub fn new_losses(&mut self, snd_una: u32) -> u64 {
+        match self {
+            LossRecovery::Sack(p) => p.new_losses(snd_una),
+            LossRecovery::RackTlp(p) => p.new_losses(snd_una),
+            _ => 0,
+        }
+    }
+
     pub fn procedure(&self) -> RecoveryProcedure {
         match self {
             LossRecovery::Reno(_) => RecoveryProcedure::Reno,

@@ -71,7 +71,7 @@ impl NewReno {
         self.partial_acks += 1;
         self.reno.retransmit_pending = true;
         let r = &mut self.reno;
-        if self.deflation {
+        if self.deflation && r.inflates {
             // RFC 6582 3.2 step 4: deflate by the amount acknowledged, add back one segment.
             r.inflation -= newly as f64;
             if newly >= 1 {

@@ -91,6 +91,14 @@ impl RackTlp {
     }
 
     #[inline(never)]
+    pub(super) fn drop_prr(&mut self) {
+        self.sack.drop_prr();
+    }
+
+    pub(super) fn new_losses(&mut self, snd_una: u32) -> u64 {
+        self.sack.new_losses(snd_una)
+    }
+
     pub(super) fn pipe(&self, s: &SeqState) -> u32 {
         self.sack.pipe(s)
     }

@@ -18,11 +18,13 @@ pub struct Reno {
     /// The first unacknowledged segment is to be retransmitted before anything else.
     pub(super) retransmit_pending: bool,
     dupthresh: u32,
+    /// Whether duplicate ACKs inflate the window (not when the algorithm sets cwnd on every ACK).
+    pub(super) inflates: bool,
 }
 
 impl Reno {
     pub fn new(dupthresh: u32) -> Self {
-        Reno { inflation: 0.0, retransmit_pending: false, dupthresh }
+        Reno { inflation: 0.0, retransmit_pending: false, dupthresh, inflates: true }
     }
 
     /// Exactly the DupThresh-th duplicate ACK triggers fast retransmit (later ones only inflate).
@@ -32,12 +34,16 @@ impl Reno {
 
     /// RFC 5681 step 2-3: the DupThresh segments the duplicate ACKs announced have left.
     pub(super) fn on_enter(&mut self) {
-        self.inflation = self.dupthresh as f64;
+        if self.inflates {
+            self.inflation = self.dupthresh as f64;
+        }
         self.retransmit_pending = true;
     }
 
     pub(super) fn on_dupack_in_recovery(&mut self) {
-        self.inflation += 1.0;
+        if self.inflates {
+            self.inflation += 1.0;
+        }
     }
 
     /// RFC 5681 step 6: any new ACK ends recovery; the window deflates to ssthresh.

@@ -26,6 +26,9 @@ pub struct Sack {
     prr: Option<Box<PrrPacing>>,
     /// Send new data only, no retransmission (F-RTO's step 2b, RFC 5682 section 3.1).
     new_data_only: bool,
+    /// The loss edge and the scoreboard's one-by-one marks when losses were last counted
+    /// ([`Self::new_losses`]).
+    losses_seen: (u32, u64),
 }
 
 /// PRR over a recovery episode (RFC 9937), with what this procedure feeds it between ACKs.
@@ -48,7 +51,13 @@ impl PrrPacing {
 
 impl Sack {
     pub fn new(dupthresh: u32, prr: PrrMode) -> Self {
-        Sack { scoreboard: Scoreboard::new(dupthresh), dupthresh, prr: PrrPacing::new(prr), new_data_only: false }
+        Sack {
+            scoreboard: Scoreboard::new(dupthresh),
+            dupthresh,
+            prr: PrrPacing::new(prr),
+            new_data_only: false,
+            losses_seen: (0, 0),
+        }
     }
 
     /// The same recovery on a scoreboard whose losses its owner marks (RACK-TLP's).
@@ -58,7 +67,23 @@ impl Sack {
             dupthresh,
             prr: PrrPacing::new(prr),
             new_data_only: false,
+            losses_seen: (0, 0),
         }
+    }
+
+    pub(super) fn drop_prr(&mut self) {
+        self.prr = None;
+    }
+
+    /// Segments newly lost since the last call: those the loss edge passed (unSACKed, at or
+    /// above `snd_una`) and those marked one by one.
+    #[inline]
+    pub(super) fn new_losses(&mut self, snd_una: u32) -> u64 {
+        let sb = &self.scoreboard;
+        let (edge_seen, marks_seen) = self.losses_seen;
+        let n = sb.lost_past(edge_seen, snd_una) + (sb.loss_marks() - marks_seen);
+        self.losses_seen = (sb.loss_edge(), sb.loss_marks());
+        n
     }
 
     pub(super) fn prr_mode(&self) -> PrrMode {
@@ -186,6 +211,7 @@ impl Sack {
         let marking =
             if self.scoreboard.counts_sacks() { LossMarking::DupThresh(self.dupthresh) } else { LossMarking::Marked };
         self.scoreboard = Scoreboard::with_marking(marking);
+        self.losses_seen = (0, 0);
     }
 }
 

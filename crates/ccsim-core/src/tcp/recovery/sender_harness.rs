@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::cc::RecoveryProcedure;
+use crate::cc::{CongestionControl, RecoveryProcedure};
 use crate::event::{Event, TimerKind};
 use crate::net::drops::FlowDrops;
 use crate::net::fabric::Fabric;
@@ -68,6 +68,19 @@ impl SenderHarness {
         size_bytes: Option<u64>,
         tweak: impl FnOnce(&mut StackConfig),
     ) -> Self {
+        let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
+        let cc = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap();
+        Self::with_algorithm(cc, recovery, profile, size_bytes, tweak)
+    }
+
+    /// A sender running the algorithm `cc` (a test's own), otherwise as [`Self::with_cc`].
+    pub fn with_algorithm(
+        cc: Box<dyn CongestionControl>,
+        recovery: RecoveryProcedure,
+        profile: Profile,
+        size_bytes: Option<u64>,
+        tweak: impl FnOnce(&mut StackConfig),
+    ) -> Self {
         let q = Qdisc::DropTail(DropTail { limit_pkts: None, limit_bytes: None });
         let mut fab = Fabric::new(vec![Link::new(0, 1, 10_000_000_000, MS, q, LossModel::None)], false);
         fab.add_route(&[0]);
@@ -86,8 +99,6 @@ impl SenderHarness {
             seed: 1,
             clock: Default::default(),
         };
-        let rng = crate::rng::stream(1, crate::rng::Entity::Flow, 0, crate::rng::Purpose::Congestion);
-        let cc = crate::cc::registry::build(cc, &BTreeMap::new(), rng).unwrap();
         SenderHarness { sender: Sender::new(setup, cc), fab, seen: 0, now: 0 }
     }
 
