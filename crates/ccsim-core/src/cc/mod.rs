@@ -2,8 +2,12 @@
 //!
 //! The TCP sender owns loss detection, recovery and the retransmission timer; a congestion-control
 //! algorithm only decides the window (and, optionally, when each segment may leave). It is fed one
-//! [`AckSample`] per ACK outside recovery (and, to observe, per ACK in recovery), one [`CongestionEvent`] per loss episode, and is asked
-//! for transmission times when it paces. The window itself lives in a [`Window`] the sender owns
+//! [`AckSample`] per ACK outside recovery (and, to observe, per ACK in recovery), one
+//! [`CongestionEvent`] per loss episode, and is asked for transmission times when it paces. A
+//! rate-based algorithm (BBR) may instead have the sender pace it at a rate
+//! ([`CongestionControl::pacing_rate`]), set cwnd itself on every ACK in every state
+//! ([`CongestionControl::sets_cwnd_on_every_ack`]) and mark app-limited periods
+//! ([`CongestionControl::take_app_limited`]); docs/algorithms.md, "Pacing and rate samples". The window itself lives in a [`Window`] the sender owns
 //! and lends to every hook, so the stack's own rules (cwnd = 1 after a timeout, recovery inflation)
 //! and the algorithm's never fight over who holds the number.
 //!
@@ -69,7 +73,9 @@ pub struct Growth {
     pub gating: bool,
 }
 
-/// Everything an algorithm may want to know about one ACK that advanced the cumulative ACK.
+/// Everything an algorithm may want to know about one ACK that advanced the cumulative ACK (or,
+/// for an algorithm that [sets cwnd on every ACK](CongestionControl::sets_cwnd_on_every_ack), any
+/// ACK at or above it: `acked` is 0 on a duplicate ACK, `rtt` none and `round_start` false).
 #[derive(Clone, Copy, Debug)]
 pub struct AckSample {
     pub now: Time,
@@ -98,7 +104,8 @@ pub struct AckSample {
     pub delay: common::delay::DelaySample,
     /// Send timestamp of the segment this ACK echoes.
     pub echoed_ts: Time,
-    /// Segments in flight before and after this ACK.
+    /// Segments in flight before this ACK (before its SACK blocks were applied: Linux
+    /// `prior_in_flight`) and after it (for an every-ACK algorithm, after its losses were marked).
     pub prior_in_flight: f64,
     pub in_flight: f64,
     /// Total segments cumulatively acknowledged so far.
@@ -237,13 +244,15 @@ pub enum EcnFeedback {
 pub trait CongestionControl: Send + Sync {
     fn name(&self) -> &'static str;
 
-    /// An ACK advanced the cumulative ACK while not in loss recovery.
+    /// An ACK advanced the cumulative ACK while not in loss recovery (without ECN-Echo); for an
+    /// algorithm that [sets cwnd on every ACK](Self::sets_cwnd_on_every_ack), every ACK.
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window);
 
     /// A loss episode starts: set ssthresh and the post-reduction cwnd.
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window);
 
-    /// Fast recovery ended with a full ACK. The sender has already set cwnd = ssthresh.
+    /// Fast recovery ended with a full ACK. The sender has already set cwnd = ssthresh (unless
+    /// the algorithm [sets cwnd on every ACK](Self::sets_cwnd_on_every_ack)).
     fn on_recovery_exit(&mut self, _now: Time, _w: &mut Window) {}
 
     /// The last reduction proved spurious (DSACKs showed every retransmission of its episode
