@@ -126,6 +126,9 @@ pub struct Sender {
     /// Whether anything reads the send log: every-ACK sampling, SACK or the algorithm's
     /// delivery-rate sample ([`CongestionControl::wants_delivery_rate`]).
     keeps_send_log: bool,
+    /// Whether the algorithm reads rate samples (it wants them, or sets cwnd on every ACK): only
+    /// then are their flight and loss counts kept (they cost a flight count per segment sent).
+    rate_details: bool,
     /// The algorithm paces or watches segments leave ([`CongestionControl::watches_sends`]).
     watches_sends: bool,
     /// The algorithm sets cwnd on every ACK ([`CongestionControl::sets_cwnd_on_every_ack`]).
@@ -162,12 +165,10 @@ pub struct Sender {
 }
 
 /// Linux's internal pacing (`tcp_update_skb_after_send`): the earliest departure time of the
-/// next segment.
+/// next segment (0 while the flow has never been paced).
 #[derive(Clone, Copy, Debug, Default)]
 struct Pacing {
     next_departure: Time,
-    /// Segments sent so far (the first [`UNPACED_SEGMENTS`] are not paced).
-    sent: u64,
 }
 
 /// Segments at the start of a connection that leave unpaced (sch_fq's initial quantum of 10
@@ -175,16 +176,15 @@ struct Pacing {
 const UNPACED_SEGMENTS: u64 = 10;
 
 impl Pacing {
-    /// A segment left at `now` with the flow paced at `rate` segments/s (`None`: not paced). The
-    /// next may leave 1/rate after this one's slot; a segment that left late (the slot had passed)
-    /// earns credit for the lateness, at most half an interval (Linux's allowance for timer
-    /// slack).
+    /// The `sent`-th segment of the connection left at `now`, the flow paced at `rate`
+    /// segments/s. The next may leave 1/rate after this one's slot; a segment that left late
+    /// (the slot had passed) earns credit for the lateness, at most half an interval (Linux's
+    /// allowance for timer slack).
     #[inline]
-    fn on_send(&mut self, now: Time, rate: Option<f64>) {
-        self.sent += 1;
+    fn on_send(&mut self, now: Time, sent: u64, rate: f64) {
         let slot = self.next_departure;
         self.next_departure = slot.max(now);
-        if let Some(rate) = rate.filter(|&r| r > 0.0 && self.sent >= UNPACED_SEGMENTS) {
+        if rate > 0.0 && sent >= UNPACED_SEGMENTS {
             let gap = (NS_PER_S as f64 / rate) as Dur;
             let late = self.next_departure - slot;
             self.next_departure += gap - late.min(gap / 2);
@@ -232,10 +232,8 @@ impl Sender {
         if every_ack {
             recovery.leave_window_to_cc();
         }
-        let keeps_send_log = stack.rtt_sampling == RttSampling::EveryAck
-            || recovery.uses_sack()
-            || cc.wants_delivery_rate()
-            || every_ack;
+        let rate_details = cc.wants_delivery_rate() || every_ack;
+        let keeps_send_log = stack.rtt_sampling == RttSampling::EveryAck || recovery.uses_sack() || rate_details;
         let overhead = (stack.send_overhead_ns > 0).then(|| {
             let rng = stream(setup.seed, Entity::Flow, setup.flow as u64, Purpose::Jitter);
             Box::new(SendOverhead::new(stack.send_overhead_ns, rng))
@@ -268,6 +266,7 @@ impl Sender {
             cc,
             send_log: SendLog::default(),
             keeps_send_log,
+            rate_details,
             watches_sends,
             every_ack,
             hold_sends: false,
@@ -337,6 +336,7 @@ impl Sender {
     }
 
     /// Where the sender stands with respect to congestion, as [`AckSample::ca_state`] says.
+    #[inline]
     pub fn ca_state(&self) -> CaState {
         if self.in_recovery {
             CaState::Recovery
@@ -461,6 +461,7 @@ impl Sender {
     /// ACK's deliveries and losses are processed (a recovery episode may start, the algorithm's
     /// `on_congestion` with it), nothing leaves meanwhile; then the algorithm sees the ACK
     /// (`cong_control`), and only then does the sender send.
+    #[inline(never)]
     fn on_ack_setting_cwnd(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
         let snd_max = self.snd_max;
         self.hold_sends = true;
@@ -499,10 +500,12 @@ impl Sender {
     }
 
     /// An ACK of a flow in the open state. Returns true when it completed a finite transfer.
+    #[inline]
     fn on_data_ack(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
         let mut sack = fab.sacks.take(pkt.sack);
-        // Linux's `prior_in_flight`: before this ACK's SACK blocks are applied.
-        let prior_flight = self.flight();
+        // Linux's `prior_in_flight`: before this ACK's SACK blocks are applied (read only by the
+        // samples of new ACKs, and of every ACK for an every-ACK algorithm).
+        let prior_flight = if pkt.seq > self.snd_una || self.every_ack { self.flight() } else { 0 };
         if self.undo.is_some() {
             self.undo_on_ack(pkt, &mut sack, now);
         }
@@ -538,6 +541,7 @@ impl Sender {
     /// with new SACK blocks) for an algorithm that sees every ACK; its deliveries counted. Without
     /// SACK a duplicate ACK counts one segment delivered, as Linux counts it in `sacked_out`
     /// (while fewer than the outstanding segments are so counted).
+    #[inline(never)]
     fn old_ack_sample(&mut self, pkt: &Packet, sacked: &Sacked, prior_flight: u32, ece: bool, now: Time) -> AckSample {
         let mut delivered = sacked.delivered;
         if !self.recovery.uses_sack() && self.dupacks_delivered + 1 < self.snd_max - self.snd_una {
@@ -993,7 +997,7 @@ impl Sender {
         if self.state != SenderState::Open || self.hold_sends {
             return;
         }
-        if self.keeps_send_log {
+        if self.rate_details {
             self.note_losses();
         }
         while let Some((seq, retransmission)) = self.next_segment() {
@@ -1046,8 +1050,10 @@ impl Sender {
             }
         }
         let empty = self.snd_max <= self.snd_una;
-        self.pacing.on_send(now, self.cc.pacing_rate());
         self.stats.packets_sent += 1;
+        if let Some(rate) = self.cc.pacing_rate() {
+            self.pacing.on_send(now, self.stats.packets_sent, rate);
+        }
         if retransmission {
             self.stats.retransmits += 1;
             if let Some(u) = &mut self.undo {
@@ -1061,7 +1067,8 @@ impl Sender {
         }
         self.snd_max = self.snd_max.max(seq + 1);
         if self.keeps_send_log {
-            let stamp = self.meter.on_send(now, empty, self.flight() as u64);
+            let in_flight = if self.rate_details { self.flight() as u64 } else { 0 };
+            let stamp = self.meter.on_send(now, empty, in_flight);
             self.send_log.on_send(seq, stamp);
         } else {
             self.meter.on_send(now, empty, 0);

@@ -60,9 +60,13 @@ pub struct RateSample {
     /// round that began with `delivered = d` ends on the first sample with `prior_delivered >= d`.
     pub prior_delivered: u64,
     /// Segments in flight just after that segment left, itself included (BBRv3's
-    /// `tx_in_flight`).
+    /// `tx_in_flight`). Counted only for an algorithm that
+    /// [wants delivery rates](crate::cc::CongestionControl::wants_delivery_rate) or
+    /// [sets cwnd on every ACK](crate::cc::CongestionControl::sets_cwnd_on_every_ack) (else 0:
+    /// it costs a flight count per segment sent).
     pub tx_in_flight: u64,
     /// Segments the sender marked lost between that segment's send and now (Linux `rs->lost`).
+    /// Counted for the same algorithms as `tx_in_flight`.
     pub lost: u64,
     /// Of [`delivered`](Self::delivered), those acknowledged by ACKs that carried ECN-Echo
     /// (Linux `rs->delivered_ce`).
