@@ -537,6 +537,16 @@ impl Sender {
         false
     }
 
+    /// Without SACK, the segments presumed lost (Linux's `lost_out`, at least 1): after a timeout
+    /// everything then outstanding and not yet acknowledged, else the hole at snd_una. Duplicate
+    /// ACKs count as delivered only the outstanding segments beyond them (Linux
+    /// `tcp_limit_reno_sacked`): after a timeout, none.
+    #[inline]
+    fn holes(&self) -> u32 {
+        let outstanding = self.snd_max - self.snd_una;
+        self.loss_until.saturating_sub(self.snd_una).max(1).min(outstanding)
+    }
+
     /// The sample of an ACK that does not advance the cumulative ACK (a duplicate ACK, or one
     /// with new SACK blocks) for an algorithm that sees every ACK; its deliveries counted. Without
     /// SACK a duplicate ACK counts one segment delivered, as Linux counts it in `sacked_out`
@@ -544,7 +554,7 @@ impl Sender {
     #[inline(never)]
     fn old_ack_sample(&mut self, pkt: &Packet, sacked: &Sacked, prior_flight: u32, ece: bool, now: Time) -> AckSample {
         let mut delivered = sacked.delivered;
-        if !self.recovery.uses_sack() && self.dupacks_delivered + 1 < self.snd_max - self.snd_una {
+        if !self.recovery.uses_sack() && self.dupacks_delivered + 1 + self.holes() <= self.snd_max - self.snd_una {
             self.dupacks_delivered += 1;
             delivered += 1;
         }
@@ -647,6 +657,8 @@ impl Sender {
             // covers but one (the hole it fills), which counts at least.
             delivered = newly.saturating_sub(self.dupacks_delivered).max(1);
             self.dupacks_delivered = self.dupacks_delivered.saturating_sub(newly - 1);
+            let room = (self.snd_max - self.snd_una).saturating_sub(self.holes());
+            self.dupacks_delivered = self.dupacks_delivered.min(room);
         }
         let round_start = pkt.seq >= self.round_end;
         if round_start {

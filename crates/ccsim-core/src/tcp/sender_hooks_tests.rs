@@ -306,3 +306,19 @@ fn rate_samples_count_deliveries_acknowledged_with_ecn_echo() {
     let r = s.acks[2].delay.rate.unwrap();
     assert_eq!((r.delivered, r.delivered_ce), (4, 2));
 }
+
+/// After a timeout without SACK every outstanding segment is presumed lost, so a duplicate ACK
+/// delivers nothing (Linux `tcp_limit_reno_sacked`: `sacked_out` stays within the segments not
+/// lost): the algorithm sees it with `delivered_now` 0 and the flight does not shrink.
+#[test]
+fn after_a_timeout_without_sack_duplicate_acks_deliver_nothing() {
+    let (cc, seen) = Hooked::new(true, 10.0);
+    let mut b = started(cc, RecoveryProcedure::NewReno, |_| {});
+    b.fire_rto();
+    assert_eq!(b.sent(), vec![rtx(0)]);
+    let t = b.now;
+    b.reply(0, &[], 5, t + MS);
+    let s = seen.lock().unwrap();
+    let a = s.acks.last().unwrap();
+    assert_eq!((a.acked, a.delivered_now, a.ca_state), (0.0, 0.0, CaState::Loss));
+}
