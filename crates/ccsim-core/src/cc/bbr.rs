@@ -10,86 +10,79 @@
 //!   in 3 rounds running (not counting app-limited samples);
 //! * DRAIN, pacing gain 88/256 (1/2.885), cwnd gain 2.887, until the flight is at most one BDP;
 //! * PROBE_BW, cwnd gain 2 and a pacing gain cycling through [1.25, 0.75, 1, 1, 1, 1, 1, 1], one
-//!   phase per minimum RTT (the 1.25 phase lasts until the flight reaches 1.25 BDP or a loss, the
-//!   0.75 one ends early once the flight is at most one BDP), entered at a random phase other
-//!   than 0.75 (drawn from the flow's own stream, so runs stay byte-exact);
+//!   phase per minimum RTT (the 1.25 phase lasts until the flight reaches 1.25 BDP or a segment
+//!   is marked lost, the 0.75 one ends early once the flight is at most one BDP), entered at a
+//!   random phase other than 0.75 (drawn from the flow's own stream, so runs stay byte-exact);
 //! * PROBE_RTT, when the minimum RTT is 10 s old: cwnd 4 segments until the flight has been at 4
 //!   or less for max(200 ms, one round), then back to PROBE_BW (or STARTUP if the pipe was never
-//!   found full) with the cwnd from before.
+//!   found full) with the cwnd from before. Meanwhile the flight is marked app-limited
+//!   ([`CongestionControl::take_app_limited`]), so its low rates do not enter the filter.
 //!
-//! The window: cwnd moves toward the target cwnd_gain x BDP + the ACK-aggregation allowance +
-//! 3 send quanta, rounded up to even (plus 2 in the 1.25 phase), by the segments each ACK
-//! delivers; before the pipe is full it only grows. At least 4 segments (Linux
-//! `bbr_cwnd_min_target`). Losses do not cut by a factor: entering recovery saves the cwnd and
-//! sets it to the flight plus the ACK's segment (packet conservation); leaving recovery restores
-//! the saved cwnd, capped by the target. An undone reduction (the stack's `undo`, `frto`;
-//! Linux `bbr_undo_cwnd`) keeps the cwnd, restarts full-pipe detection and restores the saved
-//! cwnd at the next ACK. A timeout sets cwnd to 1 (Linux
-//! `tcp_enter_loss`), forgets the full-pipe bandwidth and restores the saved cwnd once the data
-//! outstanding at the timeout is acknowledged. ssthresh stays as the stack set it, except that
-//! entering DRAIN sets it to one BDP's target (as Linux, for reporting). ECN-Echo only saves the
-//! cwnd (BBR v1 ignores ECN; Linux's CWR state does not touch a `cong_control` module's cwnd).
+//! Rounds are Linux's: a round ends on the ACK whose rate sample was sent with at least the
+//! delivered count recorded at the round's start ([`RateSample::prior_delivered`]); entering
+//! recovery and PROBE_RTT's low point start one.
 //!
-//! Units: bandwidth and pacing rate in segments per second (the series' `cc_btlbw`,
-//! `cc_pacing_rate`; multiply by the wire size of a segment for bit/s), `cc_min_rtt` in seconds,
-//! `cc_state` 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT (Linux's `bbr_mode` order),
-//! `cc_pacing_gain`, `cc_cwnd_gain` as plain factors.
+//! The window is BBR's on every ACK in every state ([`CongestionControl::sets_cwnd_on_every_ack`],
+//! Linux's `cong_control`): cwnd moves toward the target cwnd_gain x BDP + the ACK-aggregation
+//! allowance + 3 send quanta, rounded up to even (plus 2 in the 1.25 phase), by the segments each
+//! ACK delivers (cumulatively or by SACK, [`AckSample::delivered_now`]); before the pipe is full
+//! it only grows. At least 4 segments (Linux `bbr_cwnd_min_target`). Losses do not cut by a
+//! factor: each ACK first takes the segments it newly marked lost off the cwnd
+//! ([`AckSample::newly_lost`]); the ACK that enters recovery sets the cwnd to the flight plus what
+//! it delivered and the first round of recovery conserves packets (cwnd at least flight +
+//! delivered), after which the cwnd grows toward the target again by what each ACK delivers (so
+//! an ACK releases at most twice what it delivered); the ACK that ends recovery, or the loss
+//! state after a timeout, restores the cwnd from before (the stack's `ca_state`,
+//! [`AckSample::ca_state`], says which). A timeout sets cwnd to 1 (Linux `tcp_enter_loss`, done
+//! by the sender) and forgets the full-pipe bandwidth. An undone reduction (the stack's `undo`,
+//! `frto`; Linux `bbr_undo_cwnd`) keeps the cwnd, restarts full-pipe detection and the long-term
+//! estimate, and the next ACK, the recovery over, restores the saved cwnd. ssthresh stays as the
+//! stack set it, except that entering DRAIN sets it to one BDP's target (as Linux, for
+//! reporting). ECN-Echo only saves the cwnd (BBR v1 ignores ECN).
 //!
-//! Pacing is Linux's internal (earliest-departure-time) pacing: after each segment the next may
-//! leave 1/pacing_rate later, less up to half of that for the time the sender was late (Linux's
-//! credit for OS jitter), and the first 10 segments of the connection are not paced (as sch_fq).
-//! ccsim has no TSO/GSO: it paces single segments, and the send quantum Linux budgets for
+//! The long-term ("policer") bandwidth (Linux `lt_bw`, parameter `lt_bw`): from the first loss,
+//! BBR measures the delivery rate over intervals of 4 to 16 rounds, each ended by a loss; an
+//! interval that lost at least 50/256 (about 20%) of what it delivered is lossy. Two lossy
+//! intervals in a row whose rates differ by at most 1/8 (or 4 kbit/s) mean a token-bucket
+//! policer: their mean becomes the bandwidth, PROBE_BW paces at gain 1 (no probing), for 48
+//! rounds of PROBE_BW, after which the estimate is dropped and gain cycling restarts at a random
+//! phase. An app-limited sample, or an interval past 16 rounds, restarts the sampling.
+//!
+//! Units: bandwidth and pacing rate in segments per second (the series' `cc_btlbw`, the
+//! estimate BBR uses, long-term when in use, and `cc_pacing_rate`; multiply by the wire size of
+//! a segment for bit/s), `cc_lt_bw` the long-term estimate while in use (NaN otherwise),
+//! `cc_min_rtt` in seconds, `cc_state` 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT (Linux's
+//! `bbr_mode` order), `cc_pacing_gain`, `cc_cwnd_gain` as plain factors.
+//!
+//! Pacing is the sender's ([`CongestionControl::pacing_rate`]: Linux's internal, earliest
+//! departure time pacing). BBR follows the departure times the sender gives segments (the same
+//! rule, from the rate it reported) only to estimate the flight left in the network when the
+//! next segment leaves (Linux `bbr_packets_in_net_at_edt` reads `tcp_wstamp_ns`). ccsim has no
+//! TSO/GSO: it paces single segments, and the send quantum Linux budgets for
 //! (`bbr_tso_segs_goal`: about 1 ms of data at the pacing rate, at least 2 segments, at most a
 //! 64 KB GSO burst) is computed in segments: max(pacing rate / 1024 s^-1, 2) segments, at most
 //! 44 (1 segment below 100 segments/s, Linux's 1.2 Mb/s threshold at 1500-byte packets).
 //!
-//! Where ccsim's hooks fall short of Linux (the sender's code was not changed for BBR):
-//! * During loss recovery the sender owns cwnd ([`CongestionControl::on_ack_in_recovery`] only
-//!   observes), so the cwnd BBR sets on entering recovery holds until recovery ends: packet
-//!   conservation for the whole episode, where Linux conserves for one round and then grows
-//!   toward the target by up to 2 segments per segment delivered. BBR's model (bandwidth,
-//!   min RTT, mode, pacing rate) is still updated on every ACK in recovery. A PROBE_RTT entered in
-//!   recovery caps cwnd only when recovery ends. ACKs carrying ECN-Echo are likewise observed
-//!   only.
-//! * The hooks give no per-ACK loss count (`rs->losses`): the 1.25 phase ends on a loss when a
-//!   congestion event came since the last ACK, and the deduction of newly lost segments from
-//!   cwnd is not modelled (recovery entry sets cwnd to the flight + 1 anyway).
-//! * Rounds are BBR's own, as Linux counts them: a round ends when a segment sent after it began
-//!   is delivered (the rate sample's segment, sent `ca_rtt` before the ACK), and recovery and
-//!   PROBE_RTT's low point start one. The sender's [`AckSample::round_start`] counts by the
-//!   cumulative ACK, which stalls through a long SACK recovery and would stretch the 10-round
-//!   bandwidth window over seconds.
-//! * Segments delivered per ACK (Linux `acked_sacked`, for cwnd growth and ACK aggregation): the
-//!   cumulative advance less the segments duplicate ACKs reported (one each), since the hooks
-//!   carry no SACK count and [`AckSample::prior_in_flight`] equals `in_flight` under SACK (the
-//!   sender counts `pipe` after the ACK's SACK blocks and cumulative point are applied).
-//! * ccsim's delivery-rate sample counts a segment when SACK reports it or the cumulative ACK
-//!   passes it; without SACK (the `ns2` and `rfc` profiles) Linux counts each duplicate ACK as a
-//!   delivered segment, ccsim does not, so the ACK that fills a hole counts everything above it
-//!   at once and rates measured across it overshoot the path (4x on a lossy 10 Mb/s path), while
-//!   those measured in recovery undershoot. BBR here leaves out rate samples of segments sent
-//!   before an ACK whose cumulative advance covered segments duplicate ACKs had reported, and
-//!   lets samples taken in recovery or after a timeout only raise the estimate, as app-limited
-//!   ones. With SACK this drops about a round of samples after each recovery.
-//! * PROBE_RTT marks the sender app-limited in Linux, so that its low delivery rates do not enter
-//!   the bandwidth filter; ccsim's sender marks only running out of data, so BBR treats the rate
-//!   samples of segments sent from PROBE_RTT's start until the data in flight at its end has
-//!   been delivered as app-limited itself (the segment's send time is the ACK's time less its
-//!   `ca_rtt`, the same segment the rate sample is taken from).
-//! * Linux does not let an ACK that may have been delayed (one that delivers a single segment)
-//!   replace an expired minimum RTT; here: an ACK whose cumulative advance is one segment.
-//! * The end of the loss state after a timeout is when the cumulative ACK passes the data
-//!   outstanding at the timeout as the sender counted it (`pipe` under SACK recovery).
+//! Where ccsim still differs from Linux:
+//! * Linux does not let an ACK that may have been delayed replace an expired minimum RTT; here
+//!   that is an ACK that cumulatively acknowledges exactly one segment and delivers nothing else.
+//! * The long-term estimator's 4 kbit/s rate difference is taken at 1500-byte segments (BBR does
+//!   not know the segment size), as the send quantum's threshold is.
+//! * The segments a timeout marks lost count toward the long-term estimator's losses when the
+//!   sender reports them (on later ACKs, [`AckSample::newly_lost`]); Linux counts them at the
+//!   timeout, before it tells BBR of the loss.
 //!
-//! Not modelled: the long-term bandwidth (policer) estimator (`lt_bw`; Linux uses it only after
-//! two lossy intervals of consistent rate, loss above 20%); restarts from idle
-//! (`CA_EVENT_TX_START`: ccsim's flows do not go idle mid-transfer); `snd_cwnd_clamp`.
+//! Not modelled: restarts from idle (`CA_EVENT_TX_START`: ccsim's flows do not go idle
+//! mid-transfer, so `idle_restart` never holds); `snd_cwnd_clamp`.
 
 use super::common::ca_rtt;
 use super::params::{ParamInfo, ParamKind, Params};
-use super::{AckSample, CongestionControl, CongestionEvent, CongestionKind, PacingContext, SentSample, Window};
+use super::{AckSample, CaState, CongestionControl, CongestionEvent, CongestionKind, SentSample, Window};
 use crate::rng::{uniform, Stream};
 use crate::units::{Dur, Time, NS_PER_MS, NS_PER_S};
+
+#[cfg(doc)]
+use super::common::delay::RateSample;
 
 pub const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -143,6 +136,15 @@ pub const PARAMS: &[ParamInfo] = &[
         doc: "add the ACK-aggregation allowance to the target cwnd once the pipe is full (Linux 5.x/6.x: \
               bbr_extra_acked_gain 1, 5-round window, at most 100 ms at the bandwidth)",
     },
+    ParamInfo {
+        name: "lt_bw",
+        kind: ParamKind::Bool,
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        doc: "the long-term (policer) bandwidth estimate: two lossy intervals (4-16 rounds, loss >= 50/256) \
+              of consistent rate set the bandwidth to their mean, paced at gain 1 for 48 rounds (Linux lt_bw)",
+    },
 ];
 
 /// 2/ln 2 as Linux's fixed point has it: 256 x 2.885 + 1 = 739 in 256ths.
@@ -161,7 +163,7 @@ const FULL_BW_ROUNDS: u32 = 3;
 const PACING_MARGIN: f64 = 0.99;
 /// Linux's initial window: cwnd grows in STARTUP until this much is delivered, whatever the target.
 const INIT_CWND: f64 = 10.0;
-/// Segments that leave unpaced at the start of a connection (sch_fq's and Linux's rule).
+/// Segments that leave unpaced at the start of a connection (the sender's rule, sch_fq's).
 const UNPACED_SEGMENTS: u64 = 10;
 /// The ACK-aggregation estimate's window: two halves of this many rounds.
 const EXTRA_ACKED_ROUNDS: u32 = 5;
@@ -169,6 +171,16 @@ const EXTRA_ACKED_ROUNDS: u32 = 5;
 const EXTRA_ACKED_MAX: Dur = 100 * NS_PER_MS;
 /// An aggregation epoch restarts after this many segments (Linux's 20-bit counter).
 const ACK_EPOCH_RESET: f64 = (1u64 << 20) as f64;
+/// A long-term sampling interval lasts at least this many rounds, and at most 4 times as many.
+pub const LT_INTERVAL_MIN_ROUNDS: u32 = 4;
+/// An interval is lossy when it lost at least this fraction of what it delivered (Linux 50/256).
+pub const LT_LOSS_THRESH: f64 = 50.0 / 256.0;
+/// Two intervals' rates are consistent when they differ by at most this fraction of the first ...
+pub const LT_BW_RATIO: f64 = 1.0 / 8.0;
+/// ... or by at most 4 kbit/s (500 B/s) at the pacing margin, in 1500-byte segments per second.
+const LT_BW_DIFF: f64 = 500.0 / 1500.0;
+/// Rounds of PROBE_BW the long-term estimate is used for.
+pub const LT_BW_MAX_ROUNDS: u32 = 48;
 
 /// BBR's modes, numbered as Linux's `bbr_mode` (the series' `cc_state`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,6 +189,12 @@ pub enum Mode {
     Drain = 1,
     ProbeBw = 2,
     ProbeRtt = 3,
+}
+
+/// Recovery, or the loss state after a timeout: the states whose end restores the saved cwnd
+/// (Linux compares `icsk_ca_state` with `TCP_CA_Recovery`).
+fn repairing(state: CaState) -> bool {
+    matches!(state, CaState::Recovery | CaState::Loss)
 }
 
 /// A running maximum over a window of `win` time units (here rounds), kept as the best, second
@@ -227,6 +245,23 @@ impl WindowedMax {
     }
 }
 
+/// Linux's long-term bandwidth sampling (`lt_*` in `struct bbr`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct LongTerm {
+    /// Sampling since the first loss.
+    sampling: bool,
+    /// Rounds in the current interval; while the estimate is used, rounds of PROBE_BW since.
+    rounds: u32,
+    /// The last interval's rate, or the estimate in use; segments/s, 0 for none.
+    bw: f64,
+    in_use: bool,
+    /// The interval's start: segments delivered and lost then, and the time in whole
+    /// milliseconds (Linux keeps it in ms).
+    start_delivered: u64,
+    start_lost: u64,
+    start_ms: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Bbr {
     high_gain: f64,
@@ -235,6 +270,7 @@ pub struct Bbr {
     min_rtt_window: Dur,
     probe_rtt_time: Dur,
     ack_aggregation: bool,
+    lt_enabled: bool,
     rng: Stream,
 
     mode: Mode,
@@ -245,17 +281,24 @@ pub struct Bbr {
     /// Rounds counted so far (the bandwidth filter's clock).
     rounds: u64,
     round_start: bool,
-    /// When the current round began: it ends with the delivery of a segment sent since.
-    round_began_at: Time,
+    /// The round ends with a rate sample sent with at least this many segments delivered.
+    next_rtt_delivered: u64,
+    /// The sender's delivered count after the latest ACK with a rate sample (Linux
+    /// `tp->delivered`: prior_delivered + delivered of that sample).
+    delivered: u64,
+    /// Segments marked lost so far (Linux `tp->lost`).
+    lost: u64,
+    /// Segments the latest ACK newly marked lost (Linux `rs->losses`).
+    losses: f64,
+    /// Segments the latest ACK delivered (Linux `acked_sacked`).
+    acked_sacked: f64,
+    lt: LongTerm,
     min_rtt: Option<Dur>,
     min_rtt_stamp: Time,
     probe_rtt_done_at: Option<Time>,
     probe_rtt_round_done: bool,
-    /// Rate samples of segments sent in `[from, until)` are app-limited (PROBE_RTT's marking);
-    /// `until` is `None` while marking, and the marking stops once `delivered` passes `mark`.
-    quiet_from: Option<Time>,
-    quiet_until: Option<Time>,
-    quiet_mark: u64,
+    /// PROBE_RTT asks the sender to mark the flight app-limited (taken after each ACK).
+    app_limited_request: bool,
     full_bw: f64,
     /// ssthresh for the sender when STARTUP ends (applied where the sender lends the window).
     drain_ssthresh: Option<f64>,
@@ -263,33 +306,25 @@ pub struct Bbr {
     full_bw_reached: bool,
     cycle_index: usize,
     cycle_stamp: Time,
-    /// Segments/s; 0 until the first send sets it from the RTT.
+    /// Segments/s; 0 until the first ACK sets it from the RTT.
     pacing_rate: f64,
     has_seen_rtt: bool,
     /// The cwnd to come back to after recovery or PROBE_RTT ("last known good").
     prior_cwnd: f64,
-    /// The cwnd BBR last set (the sender's during recovery may differ).
     cwnd: f64,
-    in_recovery: bool,
-    /// After a timeout: the loss state ends, and the saved cwnd comes back, when `delivered`
-    /// reaches this (0 after an undo: at the next ACK).
-    loss_until: Option<u64>,
-    /// A congestion event came since the last ACK (Linux's `rs->losses` for the gain cycle).
-    losses: bool,
-    /// The latest cumulative-ACK count seen, and what the latest ACK delivered.
-    delivered: u64,
-    last_acked: f64,
-    /// Segments SACKed (one per duplicate ACK) that the cumulative ACK has not yet passed.
-    sacked: f64,
-    /// The last ACK whose cumulative advance covered segments duplicate ACKs had reported.
-    burst_at: Option<Time>,
+    /// The stack's state at the last ACK that delivered something (or a timeout's).
+    prev_ca_state: CaState,
+    /// The first round of recovery: cwnd at least flight + delivered.
+    packet_conservation: bool,
     // ACK aggregation.
     ack_epoch_start: Time,
     ack_epoch_acked: f64,
     extra_acked: [f64; 2],
     extra_acked_rounds: u32,
     extra_acked_index: usize,
-    // Pacing: the earliest departure time of the next segment, and segments sent.
+    /// The connection's first segment left (Linux `bbr_init`).
+    opened: bool,
+    // The sender's departure slot for the next segment, followed (module docs), and segments sent.
     next_departure: Time,
     segments_sent: u64,
 }
@@ -303,6 +338,7 @@ impl Bbr {
             min_rtt_window: 10 * NS_PER_S,
             probe_rtt_time: 200 * NS_PER_MS,
             ack_aggregation: true,
+            lt_enabled: true,
             rng,
             mode: Mode::Startup,
             pacing_gain: HIGH_GAIN,
@@ -310,14 +346,17 @@ impl Bbr {
             bw: WindowedMax::default(),
             rounds: 0,
             round_start: false,
-            round_began_at: 0,
+            next_rtt_delivered: 0,
+            delivered: 0,
+            lost: 0,
+            losses: 0.0,
+            acked_sacked: 0.0,
+            lt: LongTerm::default(),
             min_rtt: None,
             min_rtt_stamp: 0,
             probe_rtt_done_at: None,
             probe_rtt_round_done: false,
-            quiet_from: None,
-            quiet_until: None,
-            quiet_mark: 0,
+            app_limited_request: false,
             full_bw: 0.0,
             drain_ssthresh: None,
             full_bw_count: 0,
@@ -328,18 +367,14 @@ impl Bbr {
             has_seen_rtt: false,
             prior_cwnd: 0.0,
             cwnd: INIT_CWND,
-            in_recovery: false,
-            loss_until: None,
-            losses: false,
-            delivered: 0,
-            last_acked: 0.0,
-            sacked: 0.0,
-            burst_at: None,
+            prev_ca_state: CaState::Open,
+            packet_conservation: false,
             ack_epoch_start: 0,
             ack_epoch_acked: 0.0,
             extra_acked: [0.0; 2],
             extra_acked_rounds: 0,
             extra_acked_index: 0,
+            opened: false,
             next_departure: 0,
             segments_sent: 0,
         }
@@ -353,6 +388,7 @@ impl Bbr {
         b.min_rtt_window = (p.get("min_rtt_window") * NS_PER_S as f64).round() as Dur;
         b.probe_rtt_time = (p.get("probe_rtt_time") * NS_PER_S as f64).round() as Dur;
         b.ack_aggregation = p.flag("ack_aggregation");
+        b.lt_enabled = p.flag("lt_bw");
         b.update_gains();
         b
     }
@@ -361,13 +397,24 @@ impl Bbr {
         self.mode
     }
 
-    /// The bottleneck bandwidth estimate, segments/s.
+    /// The bandwidth estimate BBR paces and sizes its cwnd by, segments/s: the long-term one while
+    /// in use, else the windowed maximum (Linux `bbr_bw`).
     pub fn btlbw(&self) -> f64 {
+        if self.lt.in_use {
+            self.lt.bw
+        } else {
+            self.bw.get()
+        }
+    }
+
+    /// The windowed maximum of the delivery rate, segments/s (Linux `bbr_max_bw`).
+    pub fn max_bw(&self) -> f64 {
         self.bw.get()
     }
 
-    pub fn pacing_rate(&self) -> f64 {
-        self.pacing_rate
+    /// The long-term (policer) estimate while in use, segments/s.
+    pub fn lt_bw(&self) -> Option<f64> {
+        self.lt.in_use.then_some(self.lt.bw)
     }
 
     pub fn pacing_gain(&self) -> f64 {
@@ -419,7 +466,7 @@ impl Bbr {
     /// less what the bottleneck delivers meanwhile (plus that segment's quantum when growing).
     fn in_network_at_departure(&self, in_flight: f64, now: Time) -> f64 {
         let wait = self.next_departure.saturating_sub(now);
-        let delivered_meanwhile = (self.bw.get() * wait as f64 / NS_PER_S as f64).floor();
+        let delivered_meanwhile = (self.btlbw() * wait as f64 / NS_PER_S as f64).floor();
         let mut at_departure = in_flight;
         if self.pacing_gain > 1.0 {
             at_departure += self.send_quantum();
@@ -431,12 +478,13 @@ impl Bbr {
         if !self.ack_aggregation || !self.full_bw_reached {
             return 0.0;
         }
-        let cap = (self.bw.get() * EXTRA_ACKED_MAX as f64 / NS_PER_S as f64).floor();
+        let cap = (self.btlbw() * EXTRA_ACKED_MAX as f64 / NS_PER_S as f64).floor();
         self.extra_acked[0].max(self.extra_acked[1]).min(cap)
     }
 
+    /// Linux `bbr_save_cwnd`: the cwnd now, unless recovery or PROBE_RTT has cut it.
     fn save_cwnd(&mut self, cwnd: f64) {
-        self.prior_cwnd = if !self.in_recovery && self.loss_until.is_none() && self.mode != Mode::ProbeRtt {
+        self.prior_cwnd = if !repairing(self.prev_ca_state) && self.mode != Mode::ProbeRtt {
             cwnd
         } else {
             self.prior_cwnd.max(cwnd)
@@ -447,6 +495,7 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (self.high_gain, self.high_gain),
             Mode::Drain => (DRAIN_GAIN * HIGH_GAIN / self.high_gain, self.high_gain),
+            Mode::ProbeBw if self.lt.in_use => (1.0, self.probe_bw_cwnd_gain),
             Mode::ProbeBw => (PACING_GAINS[self.cycle_index], self.probe_bw_cwnd_gain),
             Mode::ProbeRtt => (1.0, 1.0),
         };
@@ -474,89 +523,51 @@ impl Bbr {
         }
     }
 
-    /// Whether a rate sample of the segment sent at `sent_at` falls in PROBE_RTT's marking.
-    fn quiet(&self, sent_at: Time) -> bool {
-        match self.quiet_from {
-            Some(from) => sent_at >= from && self.quiet_until.is_none_or(|until| sent_at < until),
-            None => false,
+    /// Everything BBR learns from an ACK, in Linux's order (`bbr_update_model`).
+    fn update_model(&mut self, ack: &AckSample) {
+        if let Some(rs) = ack.delay.rate {
+            self.delivered = rs.prior_delivered + rs.delivered;
         }
-    }
-
-    /// Everything BBR learns from an ACK, in Linux's order (`bbr_update_model`), and the pacing
-    /// rate from it. The cwnd is set separately, where the sender lends it.
-    fn update_model(&mut self, ack: &AckSample, cwnd_now: f64) {
-        let now = ack.now;
-        self.delivered = ack.delivered;
-        self.last_acked = self.acked_sacked(ack);
-        let rtt = ca_rtt(ack);
-        let sent_at = now.saturating_sub(rtt);
-        let app_limited = ack.delay.rate.is_some_and(|r| r.valid && r.app_limited) || self.quiet(sent_at);
-        // Rates measured in recovery may only raise the estimate (see the module docs).
-        let repairing = self.in_recovery || self.loss_until.is_some();
-        // PROBE_RTT's marking stops once what was in flight at its end is delivered.
-        let marking = self.quiet_from.is_some() && self.quiet_until.is_none();
-        if marking && self.mode != Mode::ProbeRtt && ack.delivered > self.quiet_mark {
-            self.quiet_until = Some(now);
-        }
-
-        // Bandwidth (Linux `bbr_update_bw`). A round ends when a segment sent after it began is
-        // delivered (the segment of the rate sample, sent `rtt` ago).
-        self.round_start = ack.delay.rate.is_some_and(|r| r.valid) && sent_at >= self.round_began_at;
-        if self.round_start {
-            self.rounds += 1;
-            self.round_began_at = now;
-        }
-        // A rate sample whose interval spans such an ACK counts what it covered as delivered at
-        // once (without SACK the sender's count takes no note of duplicate ACKs, where Linux
-        // counts each as a delivered segment): it is left out.
-        let spans_burst = self.burst_at.is_some_and(|at| sent_at < at);
-        if let Some(rs) = ack.delay.rate.filter(|r| r.valid && !spans_burst) {
-            let bw = rs.rate().unwrap_or_default();
-            if !(app_limited || repairing) || bw >= self.bw.get() {
-                self.bw.update(self.bw_window_rounds, self.rounds, bw);
-            }
-            let acked = self.last_acked;
-            if acked > 0.0 {
-                self.update_ack_aggregation(now, acked, cwnd_now);
-            }
-        }
-
-        // Gain cycling.
+        self.losses = ack.newly_lost;
+        self.lost += ack.newly_lost as u64;
+        self.acked_sacked = ack.delivered_now;
+        self.update_bw(ack);
+        self.update_ack_aggregation(ack);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(ack) {
-            self.advance_cycle_phase(now);
+            self.advance_cycle_phase(ack.now);
         }
-        self.losses = false;
-
-        // Full pipe.
-        if !self.full_bw_reached && self.round_start && !app_limited {
-            let bw = self.bw.get();
-            if bw >= self.full_bw * FULL_BW_THRESH {
-                self.full_bw = bw;
-                self.full_bw_count = 0;
-            } else {
-                self.full_bw_count += 1;
-                self.full_bw_reached = self.full_bw_count >= FULL_BW_ROUNDS;
-            }
-        }
-
-        // Drain. Linux sets ssthresh to one BDP's flight here (reporting only).
-        if self.mode == Mode::Startup && self.full_bw_reached {
-            self.mode = Mode::Drain;
-            self.drain_ssthresh = Some(self.inflight(self.bw.get(), 1.0));
-        }
-        if self.mode == Mode::Drain
-            && self.in_network_at_departure(ack.in_flight, now) <= self.inflight(self.bw.get(), 1.0)
-        {
-            self.enter_probe_bw(now);
-        }
-
-        self.update_min_rtt(ack, rtt, cwnd_now);
+        self.check_full_bw_reached(ack);
+        self.check_drain(ack);
+        self.update_min_rtt(ack);
         self.update_gains();
-        self.set_pacing_rate(ack.srtt, cwnd_now);
     }
 
-    fn update_ack_aggregation(&mut self, now: Time, acked: f64, cwnd_now: f64) {
-        if !self.ack_aggregation {
+    /// Linux `bbr_update_bw`: rounds, the long-term estimate, and the max filter; only a valid
+    /// rate sample counts.
+    fn update_bw(&mut self, ack: &AckSample) {
+        self.round_start = false;
+        let Some(rs) = ack.delay.rate.filter(|r| r.valid) else {
+            return;
+        };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = self.delivered;
+            self.rounds += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        self.lt_bw_sampling(ack.now, rs.app_limited);
+
+        let Some(bw) = rs.rate() else { return };
+        if !rs.app_limited || bw >= self.max_bw() {
+            self.bw.update(self.bw_window_rounds, self.rounds, bw);
+        }
+    }
+
+    /// Linux `bbr_update_ack_aggregation`: the largest excess of delivered data over bandwidth x
+    /// time since the ACK rate last fell to the bandwidth, per window of 5 rounds.
+    fn update_ack_aggregation(&mut self, ack: &AckSample) {
+        let acked = self.acked_sacked;
+        if !self.ack_aggregation || acked <= 0.0 || !ack.delay.rate.is_some_and(|r| r.valid) {
             return;
         }
         if self.round_start {
@@ -567,8 +578,9 @@ impl Bbr {
                 self.extra_acked[self.extra_acked_index] = 0.0;
             }
         }
+        let now = ack.now;
         let epoch = now.saturating_sub(self.ack_epoch_start);
-        let mut expected = (self.bw.get() * epoch as f64 / NS_PER_S as f64).floor();
+        let mut expected = (self.btlbw() * epoch as f64 / NS_PER_S as f64).floor();
         if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET {
             // ACKs came no faster than the bandwidth: a new epoch starts here.
             self.ack_epoch_acked = 0.0;
@@ -576,7 +588,7 @@ impl Bbr {
             expected = 0.0;
         }
         self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(ACK_EPOCH_RESET - 1.0);
-        let extra = (self.ack_epoch_acked - expected).min(cwnd_now);
+        let extra = (self.ack_epoch_acked - expected).min(self.cwnd);
         let slot = &mut self.extra_acked[self.extra_acked_index];
         *slot = slot.max(extra);
     }
@@ -588,42 +600,75 @@ impl Bbr {
             return full_length;
         }
         let in_network = self.in_network_at_departure(ack.prior_in_flight, ack.now);
-        let bw = self.bw.get();
+        let bw = self.max_bw();
         if self.pacing_gain > 1.0 {
-            full_length && (self.losses || in_network >= self.inflight(bw, self.pacing_gain))
+            full_length && (self.losses > 0.0 || in_network >= self.inflight(bw, self.pacing_gain))
         } else {
             full_length || in_network <= self.inflight(bw, 1.0)
         }
     }
 
+    /// Linux `bbr_check_full_bw_reached`.
+    fn check_full_bw_reached(&mut self, ack: &AckSample) {
+        let app_limited = ack.delay.rate.is_some_and(|r| r.app_limited);
+        if self.full_bw_reached || !self.round_start || app_limited {
+            return;
+        }
+        let bw = self.max_bw();
+        if bw >= self.full_bw * FULL_BW_THRESH {
+            self.full_bw = bw;
+            self.full_bw_count = 0;
+        } else {
+            self.full_bw_count += 1;
+            self.full_bw_reached = self.full_bw_count >= FULL_BW_ROUNDS;
+        }
+    }
+
+    /// Linux `bbr_check_drain`; ssthresh set to one BDP's flight is for reporting only.
+    fn check_drain(&mut self, ack: &AckSample) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            self.drain_ssthresh = Some(self.inflight(self.max_bw(), 1.0));
+        }
+        if self.mode == Mode::Drain
+            && self.in_network_at_departure(ack.in_flight, ack.now) <= self.inflight(self.max_bw(), 1.0)
+        {
+            self.enter_probe_bw(ack.now);
+        }
+    }
+
     /// Linux `bbr_update_min_rtt`, PROBE_RTT included.
-    fn update_min_rtt(&mut self, ack: &AckSample, rtt: Dur, cwnd_now: f64) {
+    fn update_min_rtt(&mut self, ack: &AckSample) {
         let now = ack.now;
+        if self.min_rtt.is_none() && ack.min_rtt > 0 {
+            // Linux `bbr_init` starts from the connection's minimum RTT (the handshake's).
+            self.min_rtt = Some(ack.min_rtt);
+        }
         let expired = now > self.min_rtt_stamp + self.min_rtt_window;
-        let maybe_delayed = ack.acked == 1.0;
-        if self.min_rtt.is_none_or(|m| rtt < m) || (expired && !maybe_delayed) {
-            self.min_rtt = Some(rtt);
-            self.min_rtt_stamp = now;
+        // An RTT sample comes with an ACK that acknowledged something new, cumulatively or by SACK.
+        let rtt = (ack.acked > 0.0 || ack.delay.rate.is_some()).then(|| ca_rtt(ack));
+        let maybe_delayed = ack.acked == 1.0 && ack.delivered_now == 1.0;
+        if let Some(rtt) = rtt {
+            if self.min_rtt.is_none_or(|m| rtt < m) || (expired && !maybe_delayed) {
+                self.min_rtt = Some(rtt);
+                self.min_rtt_stamp = now;
+            }
         }
         if self.probe_rtt_time > 0 && expired && self.mode != Mode::ProbeRtt {
-            self.save_cwnd(cwnd_now);
             self.mode = Mode::ProbeRtt;
+            self.save_cwnd(self.cwnd);
             self.probe_rtt_done_at = None;
         }
         if self.mode != Mode::ProbeRtt {
             return;
         }
-        // Rates measured from here until the flight recovers say little of the path.
-        if self.quiet_from.is_none() || self.quiet_until.is_some() {
-            self.quiet_from = Some(now);
-            self.quiet_until = None;
-        }
-        self.quiet_mark = ack.delivered + ack.in_flight as u64;
+        // Rates measured until the flight recovers say little of the path.
+        self.app_limited_request = true;
         match self.probe_rtt_done_at {
             None if ack.in_flight <= CWND_MIN_TARGET => {
                 self.probe_rtt_done_at = Some(now + self.probe_rtt_time);
                 self.probe_rtt_round_done = false;
-                self.round_began_at = now;
+                self.next_rtt_delivered = self.delivered;
             }
             None => {}
             Some(_) => {
@@ -638,7 +683,7 @@ impl Bbr {
     }
 
     /// PROBE_RTT ends once its time and its round are over: the minimum RTT counts as fresh, and
-    /// the cwnd from before comes back (applied where the sender lends the window).
+    /// the cwnd from before comes back.
     fn check_probe_rtt_done(&mut self, now: Time) {
         if self.probe_rtt_done_at.is_some_and(|at| now > at) {
             self.min_rtt_stamp = now;
@@ -647,69 +692,153 @@ impl Bbr {
         }
     }
 
-    fn set_pacing_rate(&mut self, srtt: Dur, cwnd_now: f64) {
-        if !self.has_seen_rtt && srtt > 0 {
-            self.init_pacing_rate(srtt, cwnd_now);
+    /// Start a long-term interval at the counts and time now.
+    fn reset_lt_interval(&mut self, now: Time) {
+        self.lt.start_delivered = self.delivered;
+        self.lt.start_lost = self.lost;
+        self.lt.start_ms = now / NS_PER_MS;
+        self.lt.rounds = 0;
+    }
+
+    /// Drop the long-term estimate and stop sampling until the next loss.
+    fn reset_lt(&mut self, now: Time) {
+        self.lt.bw = 0.0;
+        self.lt.in_use = false;
+        self.lt.sampling = false;
+        self.reset_lt_interval(now);
+    }
+
+    /// Linux `bbr_lt_bw_sampling`, on each valid rate sample (and on a timeout, as a loss).
+    fn lt_bw_sampling(&mut self, now: Time, app_limited: bool) {
+        if !self.lt_enabled {
+            return;
         }
-        let rate = self.bw.get() * self.pacing_gain * PACING_MARGIN;
+        if self.lt.in_use {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt.rounds += 1;
+                if self.lt.rounds >= LT_BW_MAX_ROUNDS {
+                    self.reset_lt(now);
+                    self.enter_probe_bw(now);
+                }
+            }
+            return;
+        }
+        // A policer's burst allowance is spent by the first loss: sample from there.
+        let lossy_ack = self.losses > 0.0;
+        if !self.lt.sampling {
+            if !lossy_ack {
+                return;
+            }
+            self.reset_lt_interval(now);
+            self.lt.sampling = true;
+        }
+        if app_limited {
+            self.reset_lt(now);
+            return;
+        }
+        if self.round_start {
+            self.lt.rounds += 1;
+        }
+        if self.lt.rounds < LT_INTERVAL_MIN_ROUNDS {
+            return;
+        }
+        if self.lt.rounds > 4 * LT_INTERVAL_MIN_ROUNDS {
+            self.reset_lt(now);
+            return;
+        }
+        // An interval ends on a loss: the tokens are spent, the rate is the policer's.
+        if !lossy_ack {
+            return;
+        }
+        let lost = self.lost - self.lt.start_lost;
+        let delivered = self.delivered - self.lt.start_delivered;
+        if delivered == 0 || (lost as f64) < LT_LOSS_THRESH * delivered as f64 {
+            return;
+        }
+        let ms = (now / NS_PER_MS).saturating_sub(self.lt.start_ms);
+        if ms < 1 {
+            return;
+        }
+        self.lt_interval_done(now, delivered as f64 * 1000.0 / ms as f64);
+    }
+
+    /// Linux `bbr_lt_bw_interval_done`: a lossy interval at `bw`; with the one before at a
+    /// consistent rate, a policer.
+    fn lt_interval_done(&mut self, now: Time, bw: f64) {
+        if self.lt.bw > 0.0 {
+            let diff = (bw - self.lt.bw).abs();
+            if diff <= LT_BW_RATIO * self.lt.bw || diff * PACING_MARGIN <= LT_BW_DIFF {
+                self.lt.bw = (bw + self.lt.bw) / 2.0;
+                self.lt.in_use = true;
+                self.pacing_gain = 1.0;
+                self.lt.rounds = 0;
+                return;
+            }
+        }
+        self.lt.bw = bw;
+        self.reset_lt_interval(now);
+    }
+
+    fn set_pacing_rate(&mut self, srtt: Dur) {
+        if !self.has_seen_rtt && srtt > 0 {
+            self.init_pacing_rate(srtt);
+        }
+        let rate = self.btlbw() * self.pacing_gain * PACING_MARGIN;
         if self.full_bw_reached || rate > self.pacing_rate {
             self.pacing_rate = rate;
         }
     }
 
-    /// high_gain x cwnd / RTT, before any bandwidth sample (1 ms without an RTT).
-    fn init_pacing_rate(&mut self, srtt: Dur, cwnd_now: f64) {
-        let rtt = if srtt > 0 {
-            self.has_seen_rtt = true;
-            srtt
-        } else {
-            NS_PER_MS
-        };
-        self.pacing_rate = cwnd_now * NS_PER_S as f64 / rtt as f64 * self.high_gain * PACING_MARGIN;
+    /// high_gain x cwnd / RTT, before any bandwidth sample (Linux `bbr_init_pacing_rate_from_rtt`).
+    fn init_pacing_rate(&mut self, srtt: Dur) {
+        self.has_seen_rtt = true;
+        self.pacing_rate = self.cwnd * NS_PER_S as f64 / srtt as f64 * self.high_gain * PACING_MARGIN;
     }
 
-    /// Segments this ACK newly delivered, Linux's `acked_sacked`: the cumulative advance less the
-    /// segments duplicate ACKs already reported delivered (one each), so that the ACK of a
-    /// retransmission that fills a hole does not count the segments above it a second time.
-    fn acked_sacked(&mut self, ack: &AckSample) -> f64 {
-        let newly = (ack.acked - self.sacked).max(ack.acked.min(1.0));
-        if ack.acked > newly {
-            self.burst_at = Some(ack.now);
-        }
-        self.sacked = (self.sacked - (ack.acked - newly)).max(0.0);
-        newly
-    }
-
-    /// Linux `bbr_set_cwnd` outside recovery: toward the target by what the ACK delivered.
+    /// Linux `bbr_set_cwnd`: recovery's rules, else toward the target by what the ACK
+    /// delivered; PROBE_RTT's cap on every ACK.
     fn set_cwnd(&mut self, ack: &AckSample) {
-        let acked = self.last_acked;
-        if acked > 0.0 {
-            if self.loss_until.is_some_and(|end| ack.delivered >= end) {
-                // The loss state after a timeout is over: back to the cwnd from before.
-                self.loss_until = None;
-                self.cwnd = self.cwnd.max(self.prior_cwnd);
-            }
-            self.grow_toward_target(acked, ack.delivered);
+        let acked = self.acked_sacked;
+        if acked > 0.0 && !self.recover_or_restore(ack, acked) {
+            self.grow_toward_target(acked);
         }
-        self.cap_in_probe_rtt();
-    }
-
-    /// Slow start toward the target before the pipe is full; after, up to it or down to it.
-    fn grow_toward_target(&mut self, acked: f64, delivered: u64) {
-        let bw = self.bw.get();
-        let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd());
-        if self.full_bw_reached {
-            self.cwnd = (self.cwnd + acked).min(target);
-        } else if self.cwnd < target || (delivered as f64) < INIT_CWND {
-            self.cwnd += acked;
-        }
-        self.cwnd = self.cwnd.max(CWND_MIN_TARGET);
-    }
-
-    fn cap_in_probe_rtt(&mut self) {
         if self.mode == Mode::ProbeRtt {
             self.cwnd = self.cwnd.min(CWND_MIN_TARGET);
         }
+    }
+
+    /// Linux `bbr_set_cwnd_to_recover_or_restore`: whether packet conservation set the cwnd.
+    fn recover_or_restore(&mut self, ack: &AckSample, acked: f64) -> bool {
+        let (prev, state) = (self.prev_ca_state, ack.ca_state);
+        // An ACK releases at most twice what it delivered: what it marked lost comes off first.
+        let mut cwnd = if self.losses > 0.0 { (self.cwnd - self.losses).max(1.0) } else { self.cwnd };
+        if state == CaState::Recovery && prev != CaState::Recovery {
+            // The first round of recovery starts now, from the flight (unused cwnd dropped).
+            self.packet_conservation = true;
+            self.next_rtt_delivered = self.delivered;
+            cwnd = ack.in_flight + acked;
+        } else if repairing(prev) && !repairing(state) {
+            cwnd = cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_ca_state = state;
+        if self.packet_conservation {
+            self.cwnd = cwnd.max(ack.in_flight + acked);
+            return true;
+        }
+        self.cwnd = cwnd;
+        false
+    }
+
+    /// Slow start toward the target before the pipe is full; after, up to it or down to it.
+    fn grow_toward_target(&mut self, acked: f64) {
+        let target = self.quantization_budget(self.bdp(self.btlbw(), self.cwnd_gain) + self.ack_aggregation_cwnd());
+        if self.full_bw_reached {
+            self.cwnd = (self.cwnd + acked).min(target);
+        } else if self.cwnd < target || (self.delivered as f64) < INIT_CWND {
+            self.cwnd += acked;
+        }
+        self.cwnd = self.cwnd.max(CWND_MIN_TARGET);
     }
 }
 
@@ -718,72 +847,56 @@ impl CongestionControl for Bbr {
         "bbr"
     }
 
+    /// Linux `bbr_main`, on every ACK.
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window) {
         self.cwnd = w.cwnd;
-        self.update_model(ack, w.cwnd);
+        self.update_model(ack);
         if let Some(ssthresh) = self.drain_ssthresh.take() {
             w.ssthresh = ssthresh;
         }
+        self.set_pacing_rate(ack.srtt);
         self.set_cwnd(ack);
         w.cwnd = self.cwnd;
     }
 
-    fn on_ack_in_recovery(&mut self, ack: &AckSample) {
-        let cwnd = self.cwnd;
-        self.update_model(ack, cwnd);
-    }
-
+    /// Linux `bbr_ssthresh` (the cwnd saved for the end of the episode) and, on a timeout,
+    /// `bbr_set_state(TCP_CA_Loss)`: the full-pipe bandwidth forgotten, a round ended and the
+    /// long-term sampler told of a loss. The cwnd itself changes on the next ACK (recovery) or
+    /// by the sender (1 after a timeout).
     fn on_congestion(&mut self, ev: &CongestionEvent, w: &mut Window) {
         self.save_cwnd(w.cwnd);
-        match ev.kind {
-            CongestionKind::Loss => {
-                self.losses = true;
-                self.round_began_at = ev.now;
-                // Packet conservation: what is in flight, plus the segment this ACK delivered.
-                self.in_recovery = true;
-                self.cwnd = (ev.in_flight + 1.0).max(1.0);
-                self.cap_in_probe_rtt();
-                w.cwnd = self.cwnd;
-            }
-            CongestionKind::Ecn => {}
-            CongestionKind::Timeout => {
-                self.losses = true;
-                self.full_bw = 0.0;
-                self.in_recovery = false;
-                self.loss_until = Some(self.delivered + ev.in_flight.max(1.0) as u64);
-                self.cwnd = 1.0;
-                w.cwnd = 1.0;
-            }
+        if ev.kind == CongestionKind::Timeout {
+            self.prev_ca_state = CaState::Loss;
+            self.full_bw = 0.0;
+            self.round_start = true;
+            self.losses = 1.0;
+            self.lt_bw_sampling(ev.now, false);
+            self.losses = 0.0;
+            self.cwnd = w.cwnd;
         }
-    }
-
-    /// Linux restores the cwnd from before recovery on the ACK that ends it, and the same ACK
-    /// then moves it toward the target: both happen here, with what that ACK delivered.
-    fn on_recovery_exit(&mut self, _now: Time, w: &mut Window) {
-        self.in_recovery = false;
-        self.cwnd = self.cwnd.max(self.prior_cwnd);
-        self.grow_toward_target(self.last_acked, self.delivered);
-        self.cap_in_probe_rtt();
-        w.cwnd = self.cwnd;
     }
 
     /// Linux `bbr_undo_cwnd`: the reduction was spurious, so the slow-down that made STARTUP's
-    /// bandwidth look flat may have been too: full-pipe detection starts over (the pipe stays
-    /// full if it was found full). The cwnd stays as it is; the ACK after the undo finds the
-    /// recovery or loss state over and restores the saved cwnd, as Linux does.
-    fn undo_cwnd(&mut self, _now: Time, w: &Window, _prior_cwnd: f64) -> f64 {
+    /// bandwidth look flat may have been too: full-pipe detection and the long-term estimate
+    /// start over (the pipe stays full if it was found full). The cwnd stays as it is; the ACK
+    /// after the undo finds the recovery or loss state over and restores the saved cwnd.
+    fn undo_cwnd(&mut self, now: Time, w: &Window, _prior_cwnd: f64) -> f64 {
         self.full_bw = 0.0;
         self.full_bw_count = 0;
-        if self.in_recovery || self.loss_until.is_some() {
-            self.in_recovery = false;
-            self.loss_until = Some(0);
-        }
-        self.cwnd = w.cwnd;
+        self.reset_lt(now);
         w.cwnd
     }
 
-    fn on_dupack(&mut self, _now: Time) {
-        self.sacked += 1.0;
+    fn sets_cwnd_on_every_ack(&self) -> bool {
+        true
+    }
+
+    fn pacing_rate(&self) -> Option<f64> {
+        (self.pacing_rate > 0.0).then_some(self.pacing_rate)
+    }
+
+    fn take_app_limited(&mut self) -> bool {
+        std::mem::take(&mut self.app_limited_request)
     }
 
     fn watches_sends(&self) -> bool {
@@ -794,7 +907,15 @@ impl CongestionControl for Bbr {
         true
     }
 
+    /// The connection opens with the first segment (Linux `bbr_init`: the minimum RTT's and the
+    /// aggregation epoch's clocks start), and each segment takes the sender's next departure
+    /// slot: 1/pacing rate after the last, less up to half of that for lateness.
     fn on_sent(&mut self, sent: &SentSample) {
+        if !self.opened {
+            self.opened = true;
+            self.min_rtt_stamp = sent.now;
+            self.ack_epoch_start = sent.now;
+        }
         self.segments_sent += 1;
         let prior = self.next_departure;
         self.next_departure = self.next_departure.max(sent.now);
@@ -805,33 +926,21 @@ impl CongestionControl for Bbr {
         }
     }
 
-    fn next_send_time(&mut self, ctx: &PacingContext) -> Option<Time> {
-        if self.pacing_rate == 0.0 || (!self.has_seen_rtt && ctx.srtt > 0) {
-            // The connection opens: Linux's `bbr_init` runs with the handshake's RTT.
-            self.init_pacing_rate(ctx.srtt, ctx.window.cwnd);
-            if self.min_rtt.is_none() && ctx.srtt > 0 {
-                self.min_rtt = Some(ctx.srtt);
-            }
-            self.min_rtt_stamp = ctx.now;
-            self.ack_epoch_start = ctx.now;
-        }
-        (self.next_departure > ctx.now).then_some(self.next_departure)
-    }
-
     fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {
         out("state", self.mode as u8 as f64);
-        out("btlbw", self.bw.get());
+        out("btlbw", self.btlbw());
         out("min_rtt", self.min_rtt.map_or(f64::NAN, |m| m as f64 / NS_PER_S as f64));
         out("pacing_rate", self.pacing_rate);
         out("pacing_gain", self.pacing_gain);
         out("cwnd_gain", self.cwnd_gain);
+        out("lt_bw", self.lt_bw().unwrap_or(f64::NAN));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::common::delay::RateSample;
-    use super::super::common::testing::ack;
+    use super::super::common::testing::{ack, congestion};
     use super::*;
     use crate::rng::{stream, Entity, Purpose};
 
@@ -842,8 +951,14 @@ mod tests {
     }
 
     /// An ACK at `now` delivering 2 segments (so not a possibly delayed one) with an RTT sample
-    /// `rtt` and a delivery-rate sample of `rate` segments/s over 1 s.
-    fn sample(now: Time, rtt: Dur, rate: f64, in_flight: f64, delivered: u64, round_start: bool) -> AckSample {
+    /// `rtt`, after which the sender has delivered `delivered` segments, and a rate sample of
+    /// `rate` segments/s over 1 s: its segment left when `delivered - rate` had been delivered.
+    fn sample(now: Time, rtt: Dur, rate: f64, in_flight: f64, delivered: u64) -> AckSample {
+        sent_at(now, rtt, rate, in_flight, delivered, delivered - rate as u64)
+    }
+
+    /// As [`sample`], the rate sample's segment sent when `prior` had been delivered.
+    fn sent_at(now: Time, rtt: Dur, rate: f64, in_flight: f64, delivered: u64, prior: u64) -> AckSample {
         let mut a = ack(2.0);
         a.now = now;
         a.ca_rtt = Some(rtt);
@@ -851,9 +966,14 @@ mod tests {
         a.prior_in_flight = in_flight + 2.0;
         a.in_flight = in_flight;
         a.delivered = delivered;
-        a.round_start = round_start;
-        a.delay.rate =
-            Some(RateSample { delivered: rate as u64, interval: NS_PER_S, valid: true, ..Default::default() });
+        let d = delivered - prior;
+        a.delay.rate = Some(RateSample {
+            delivered: d,
+            interval: (d as f64 / rate * NS_PER_S as f64).round() as Dur,
+            prior_delivered: prior,
+            valid: true,
+            ..Default::default()
+        });
         a
     }
 
@@ -872,29 +992,32 @@ mod tests {
         b
     }
 
-    /// Rounds with max bandwidth 100, 200, 240, 245, 249 segments/s: 200 is 25% above 100 (the
-    /// pipe may not be full), 240 is not 25% above 200, nor are 245 and 249. The third round
-    /// without that growth ends STARTUP: DRAIN, pacing at 88/256 of the bandwidth, ssthresh set
-    /// to one BDP's flight (ceil(249 x 0.1) = 25 + 3 quanta of 2 = 31, even: 32).
+    /// Rounds with max bandwidth 100, 200, 240, 245, 249 segments/s, one per ACK (each rate
+    /// sample's segment left when the previous ACK's count had been delivered): 200 is 25% above
+    /// 100 (the pipe may not be full), 240 is not 25% above 200, nor are 245 and 249. The third
+    /// round without that growth ends STARTUP: DRAIN, pacing at 88/256 of the bandwidth,
+    /// ssthresh set to one BDP's flight (ceil(249 x 0.1) = 25 + 3 quanta of 2 = 31, even: 32).
     #[test]
     fn startup_ends_after_three_rounds_without_25_percent_growth() {
         let mut b = bbr(1);
         let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
         let rates = [100.0, 200.0, 240.0, 245.0, 249.0];
         let mut modes = Vec::new();
+        let mut delivered = 0;
         for (i, &rate) in rates.iter().enumerate() {
             let now = (i as u64 + 1) * 100 * MS;
-            b.on_ack(&sample(now, 100 * MS, rate, 200.0, 20 * (i as u64 + 1), true), &mut w);
-            modes.push((b.mode, b.full_bw, b.full_bw_count));
+            delivered += rate as u64;
+            b.on_ack(&sample(now, 100 * MS, rate, 200.0, delivered), &mut w);
+            modes.push((b.mode, b.rounds, b.full_bw, b.full_bw_count));
         }
         assert_eq!(
             modes,
             [
-                (Mode::Startup, 100.0, 0),
-                (Mode::Startup, 200.0, 0),
-                (Mode::Startup, 200.0, 1),
-                (Mode::Startup, 200.0, 2),
-                (Mode::Drain, 200.0, 3),
+                (Mode::Startup, 1, 100.0, 0),
+                (Mode::Startup, 2, 200.0, 0),
+                (Mode::Startup, 3, 200.0, 1),
+                (Mode::Startup, 4, 200.0, 2),
+                (Mode::Drain, 5, 200.0, 3),
             ]
         );
         assert_eq!(b.pacing_gain, 88.0 / 256.0);
@@ -902,16 +1025,22 @@ mod tests {
         assert_eq!(w.ssthresh, 32.0);
         // STARTUP grew the cwnd by what each ACK delivered (2), whatever the target.
         assert_eq!(w.cwnd, 20.0);
-        // App-limited rounds do not count, and an ACK that starts no round does not either.
+        // App-limited rounds do not count, and an ACK whose sample left before the round began
+        // (sent with fewer segments delivered than at its start) ends no round.
         let mut b = bbr(1);
-        b.on_ack(&sample(100 * MS, 100 * MS, 100.0, 200.0, 2, true), &mut w);
+        let mut delivered = 100;
+        b.on_ack(&sample(100 * MS, 100 * MS, 100.0, 200.0, delivered), &mut w);
         for i in 0..5 {
-            let mut a = sample((i + 2) * 100 * MS, 100 * MS, 100.0, 200.0, 2 * i + 4, true);
+            delivered += 100;
+            let mut a = sample((i + 2) * 100 * MS, 100 * MS, 100.0, 200.0, delivered);
             a.delay.rate.as_mut().unwrap().app_limited = true;
             b.on_ack(&a, &mut w);
-            b.on_ack(&sample((i + 2) * 100 * MS + 1, 100 * MS, 100.0, 200.0, 2 * i + 5, false), &mut w);
+            assert!(b.round_start);
+            delivered += 1;
+            b.on_ack(&sample((i + 2) * 100 * MS + 1, 100 * MS, 100.0, 200.0, delivered), &mut w);
+            assert!(!b.round_start);
         }
-        assert_eq!((b.mode, b.full_bw_count), (Mode::Startup, 0));
+        assert_eq!((b.mode, b.rounds, b.full_bw_count), (Mode::Startup, 6, 0));
     }
 
     /// PROBE_BW's random start: the phase before one of 7 drawn uniformly, then the next: each
@@ -939,8 +1068,8 @@ mod tests {
     /// The gain cycle in order, 1.25, 0.75, then six of 1, each phase lasting more than one
     /// minimum RTT (100 ms; ACKs every 10 ms, so the 11th ACK of a phase ends it), when the
     /// flight is 140 (above the 1.25 phase's 125 + 8 and the 1.0 target of 100 + 6).
-    /// The 1.25 phase waits, past one minimum RTT, until the flight reaches its target; the
-    /// 0.75 phase ends as soon as the flight is down to one BDP's.
+    /// The 1.25 phase waits, past one minimum RTT, until the flight reaches its target or an ACK
+    /// marks a segment lost; the 0.75 phase ends as soon as the flight is down to one BDP's.
     #[test]
     fn the_gain_cycle_runs_in_order_one_phase_per_min_rtt() {
         let start = 1000 * MS;
@@ -949,7 +1078,7 @@ mod tests {
         let mut changes = vec![(0, b.cycle_index, b.pacing_gain)];
         for i in 1..=90u64 {
             let now = start + i * 10 * MS;
-            b.on_ack(&sample(now, 100 * MS, 1000.0, 140.0, 2 * i, i % 10 == 0), &mut w);
+            b.on_ack(&sample(now, 100 * MS, 1000.0, 140.0, 10_000 + 2 * i), &mut w);
             if b.cycle_index != changes.last().unwrap().1 {
                 changes.push((i * 10, b.cycle_index, b.pacing_gain));
             }
@@ -960,39 +1089,51 @@ mod tests {
         // The 1.25 phase at a flight of 100 outlasts the minimum RTT; at 133 it ends.
         let mut b = in_probe_bw(start);
         for i in 1..=30u64 {
-            b.on_ack(&sample(start + i * 10 * MS, 100 * MS, 1000.0, 100.0, 2 * i, false), &mut w);
+            b.on_ack(&sample(start + i * 10 * MS, 100 * MS, 1000.0, 100.0, 10_000 + 2 * i), &mut w);
         }
         assert_eq!(b.cycle_index, 0);
-        b.on_ack(&sample(start + 310 * MS, 100 * MS, 1000.0, 133.0, 62, false), &mut w);
+        b.on_ack(&sample(start + 310 * MS, 100 * MS, 1000.0, 133.0, 10_062), &mut w);
         assert_eq!(b.cycle_index, 1);
         // The 0.75 phase: at a flight of 106 (one BDP's target) it ends on the next ACK.
-        b.on_ack(&sample(start + 320 * MS, 100 * MS, 1000.0, 104.0, 64, false), &mut w);
+        b.on_ack(&sample(start + 320 * MS, 100 * MS, 1000.0, 104.0, 10_064), &mut w);
         assert_eq!((b.cycle_index, b.pacing_gain), (2, 1.0));
+        // At a flight of 100 a loss ends the 1.25 phase once it is a minimum RTT long.
+        let mut b = in_probe_bw(start);
+        let mut a = sample(start + 50 * MS, 100 * MS, 1000.0, 100.0, 10_002);
+        a.newly_lost = 1.0;
+        b.on_ack(&a, &mut w);
+        assert_eq!(b.cycle_index, 0, "half a minimum RTT into the phase");
+        a.now = start + 110 * MS;
+        b.on_ack(&a, &mut w);
+        assert_eq!(b.cycle_index, 1);
     }
 
     /// The minimum RTT (100 ms, taken at 1 s) is not seen again: every sample is 120 ms. At the
     /// first ACK more than 10 s later PROBE_RTT begins: the cwnd (150) is saved and capped at
-    /// 4, the 120 ms sample becomes the minimum. The flight reaches 4 at 11.05 s: 200 ms from
-    /// then, and a round (the 4 segments in flight then delivered), before it ends. Here the
-    /// round ends first, so PROBE_RTT ends at the first ACK after 11.25 s, with the cwnd from
-    /// before (capped by the target, 2 x 120 + 6 + the ACK-aggregation allowance) and the
-    /// minimum RTT's 10 s starting again.
+    /// 4, the 120 ms sample becomes the minimum, and every ACK from then asks the sender to mark
+    /// the flight app-limited. The flight reaches 4 at 11.05 s, which starts a round: it ends
+    /// with the ACK of a segment sent after that (ACKs of 2 segments every 10 ms, each for a
+    /// segment sent 24 segments earlier, so 120 ms on); 200 ms must pass too. Here the round
+    /// ends first, so PROBE_RTT ends at the first ACK after 11.25 s, with the cwnd from before
+    /// (capped by the target, 2 x 120 + 6 + the ACK-aggregation allowance) and the minimum RTT's
+    /// 10 s starting again.
     #[test]
     fn probe_rtt_begins_when_the_min_rtt_is_ten_seconds_old_and_holds_four_segments_for_200_ms() {
         let start = 1000 * MS;
         let mut b = in_probe_bw(start);
         let mut w = Window { cwnd: 150.0, ssthresh: f64::INFINITY };
-        let mut delivered = 0;
+        let mut delivered = 10_000;
         let mut now = start;
         let mut feed = |b: &mut Bbr, w: &mut Window, now: Time, in_flight: f64| {
             delivered += 2;
-            w.cwnd = w.cwnd.max(0.0);
-            b.on_ack(&sample(now, 120 * MS, 1000.0, in_flight, delivered, false), w);
+            b.on_ack(&sent_at(now, 120 * MS, 1000.0, in_flight, delivered, delivered - 24), w);
+            delivered
         };
         while now < start + 10_000 * MS {
             now += 10 * MS;
             feed(&mut b, &mut w, now, 140.0);
             assert_ne!(b.mode, Mode::ProbeRtt, "at {now}");
+            assert!(!b.take_app_limited());
             w.cwnd = 150.0;
         }
         now += 10 * MS; // 11.01 s
@@ -1000,20 +1141,23 @@ mod tests {
         assert_eq!((b.mode, w.cwnd, b.prior_cwnd), (Mode::ProbeRtt, 4.0, 150.0));
         assert_eq!((b.min_rtt, b.min_rtt_stamp), (Some(120 * MS), now));
         assert_eq!((b.pacing_gain, b.cwnd_gain), (1.0, 1.0));
+        assert!(b.take_app_limited() && !b.take_app_limited(), "asked once per ACK");
         // The flight drains to 4 over 40 ms.
+        let mut low_delivered = 0;
         for in_flight in [100.0, 60.0, 20.0, 4.0] {
             now += 10 * MS;
-            feed(&mut b, &mut w, now, in_flight);
+            low_delivered = feed(&mut b, &mut w, now, in_flight);
             assert_eq!((b.mode, w.cwnd), (Mode::ProbeRtt, 4.0));
+            assert!(b.take_app_limited());
         }
         let low_at = now;
-        assert_eq!(b.probe_rtt_done_at, Some(low_at + 200 * MS));
+        assert_eq!((b.probe_rtt_done_at, b.next_rtt_delivered), (Some(low_at + 200 * MS), low_delivered));
         while now < low_at + 200 * MS {
             now += 10 * MS;
             feed(&mut b, &mut w, now, 4.0);
             assert_eq!((b.mode, w.cwnd), (Mode::ProbeRtt, 4.0), "at {}", now - low_at);
+            assert_eq!(b.probe_rtt_round_done, now - low_at >= 120 * MS, "at {}", now - low_at);
         }
-        assert!(b.probe_rtt_round_done);
         now += 10 * MS;
         feed(&mut b, &mut w, now, 4.0);
         assert_eq!(b.mode, Mode::ProbeBw);
@@ -1021,19 +1165,21 @@ mod tests {
         let target = b.quantization_budget(240.0 + b.ack_aggregation_cwnd());
         assert_eq!(w.cwnd, target.min(152.0));
 
-        // A round longer than 200 ms (RTT 300 ms): PROBE_RTT lasts until a segment sent when the
-        // flight reached 4 is delivered, 300 ms later.
+        // A round longer than 200 ms (RTT 300 ms; 2 segments delivered every 10 ms, so each
+        // sample's segment left 60 deliveries before): PROBE_RTT lasts until a segment sent
+        // when the flight reached 4 (100 delivered) is delivered, 300 ms later.
         let mut b = in_probe_bw(start);
         b.min_rtt_stamp = 0;
         let mut w = Window { cwnd: 150.0, ssthresh: f64::INFINITY };
         let now = 10_001 * MS;
-        b.on_ack(&sample(now, 120 * MS, 1000.0, 4.0, 100, false), &mut w);
+        b.on_ack(&sent_at(now, 120 * MS, 1000.0, 4.0, 100, 40), &mut w);
         assert_eq!((b.mode, b.probe_rtt_done_at), (Mode::ProbeRtt, Some(now + 200 * MS)));
         for ms in (10..300).step_by(10) {
-            b.on_ack(&sample(now + ms * MS, 300 * MS, 1000.0, 4.0, 100 + ms, false), &mut w);
+            let delivered = 100 + ms / 5;
+            b.on_ack(&sent_at(now + ms * MS, 300 * MS, 1000.0, 4.0, delivered, delivered - 60), &mut w);
             assert_eq!(b.mode, Mode::ProbeRtt, "at {ms} ms");
         }
-        b.on_ack(&sample(now + 300 * MS, 300 * MS, 1000.0, 4.0, 400, false), &mut w);
+        b.on_ack(&sent_at(now + 300 * MS, 300 * MS, 1000.0, 4.0, 160, 100), &mut w);
         assert_eq!(b.mode, Mode::ProbeBw);
     }
 
@@ -1051,32 +1197,61 @@ mod tests {
         assert!(f.get() < 500.0 && f.get() >= 300.0, "{}", f.get());
     }
 
-    /// Losses do not cut by a factor: recovery starts at the flight + 1 (packet conservation) and
-    /// ends with the cwnd from before; a timeout sets 1 and keeps the cwnd to come back to.
+    /// Linux's recovery with the window BBR's on every ACK (PROBE_BW, target 2 x 100 + 6 + 2 =
+    /// 208). The loss event saves the cwnd (120). The first ACK in recovery (flight 90, 1
+    /// delivered, 1 newly lost) sets flight + delivered, 91, and starts a round of packet
+    /// conservation: the cwnd holds at least flight + delivered (an ACK with the flight at 89
+    /// and 1 delivered keeps 91; one that marks 3 lost takes them off, 88, then flight 87 + 1
+    /// leaves it). The round ends with the sample of a segment sent after recovery began (at
+    /// 10_001 delivered): from then the cwnd grows by what each ACK delivers (2: 90). The ACK
+    /// that ends recovery restores 120, then grows it by what it delivered: 122. A timeout then
+    /// saves 122; the sender sets 1; the ACKs after it grow from 1 until the loss state ends and
+    /// 122 comes back.
     #[test]
-    fn losses_conserve_packets_and_recovery_restores_the_cwnd() {
-        use super::super::common::testing::congestion;
+    fn recovery_conserves_packets_for_a_round_then_grows_and_its_end_restores_the_cwnd() {
         let start = 1000 * MS;
         let mut b = in_probe_bw(start);
-        b.cwnd = 120.0;
         let mut w = Window { cwnd: 120.0, ssthresh: f64::INFINITY };
         let mut ev = congestion(CongestionKind::Loss, 120.0, false);
         ev.in_flight = 90.0;
         b.on_congestion(&ev, &mut w);
-        assert_eq!((w.cwnd, w.ssthresh, b.prior_cwnd), (91.0, f64::INFINITY, 120.0));
-        w.cwnd = w.ssthresh; // the sender's cwnd = ssthresh at the end of recovery
-        b.on_recovery_exit(start, &mut w);
-        assert_eq!(w.cwnd, 120.0);
-        let ev = congestion(CongestionKind::Timeout, 120.0, true);
-        b.on_congestion(&ev, &mut w);
-        assert_eq!((w.cwnd, b.prior_cwnd, b.full_bw), (1.0, 120.0, 0.0));
+        assert_eq!((w.cwnd, w.ssthresh, b.prior_cwnd), (120.0, f64::INFINITY, 120.0));
+        let in_recovery = |now: u64, in_flight: f64, delivered_now: f64, lost: f64, delivered: u64, prior: u64| {
+            let mut a = sent_at(start + now * MS, 100 * MS, 1000.0, in_flight, delivered, prior);
+            a.delivered_now = delivered_now;
+            a.newly_lost = lost;
+            a.ca_state = CaState::Recovery;
+            a
+        };
+        b.on_ack(&in_recovery(10, 90.0, 1.0, 1.0, 10_001, 9_900), &mut w);
+        assert_eq!((w.cwnd, b.packet_conservation, b.next_rtt_delivered), (91.0, true, 10_001));
+        b.on_ack(&in_recovery(20, 89.0, 1.0, 0.0, 10_002, 9_901), &mut w);
+        assert_eq!(w.cwnd, 91.0);
+        b.on_ack(&in_recovery(30, 87.0, 1.0, 3.0, 10_003, 9_902), &mut w);
+        assert_eq!(w.cwnd, 88.0);
+        b.on_ack(&in_recovery(40, 86.0, 2.0, 0.0, 10_005, 10_001), &mut w);
+        assert_eq!((w.cwnd, b.packet_conservation), (90.0, false));
+        let mut exit = in_recovery(50, 86.0, 2.0, 0.0, 10_007, 10_003);
+        exit.ca_state = CaState::Open;
+        b.on_ack(&exit, &mut w);
+        assert_eq!(w.cwnd, 122.0);
+
+        b.on_congestion(&congestion(CongestionKind::Timeout, 122.0, true), &mut w);
+        assert_eq!((b.prior_cwnd, b.full_bw, b.prev_ca_state), (122.0, 0.0, CaState::Loss));
+        w.cwnd = 1.0; // the sender's, at the timeout
+        let mut after = in_recovery(300, 1.0, 1.0, 0.0, 10_008, 10_004);
+        after.ca_state = CaState::Loss;
+        b.on_ack(&after, &mut w);
+        assert_eq!(w.cwnd, 4.0, "1 + 1, at least 4");
+        after.ca_state = CaState::Open;
+        b.on_ack(&after, &mut w);
+        assert_eq!(w.cwnd, 123.0);
     }
 
     /// Linux `bbr_undo_cwnd`: the cwnd stays, full-pipe detection starts over, and the next ACK
     /// (the recovery over) restores the cwnd from before, then moves it toward the target.
     #[test]
     fn an_undone_reduction_restores_the_saved_cwnd_at_the_next_ack() {
-        use super::super::common::testing::congestion;
         let start = 1000 * MS;
         let mut b = in_probe_bw(start);
         b.full_bw = 1000.0;
@@ -1085,11 +1260,107 @@ mod tests {
         let mut ev = congestion(CongestionKind::Loss, 100.0, false);
         ev.in_flight = 70.0;
         b.on_congestion(&ev, &mut w);
+        let mut a = sample(start + 10 * MS, 100 * MS, 1000.0, 70.0, 10_000);
+        a.delivered_now = 1.0;
+        a.ca_state = CaState::Recovery;
+        b.on_ack(&a, &mut w);
         assert_eq!(w.cwnd, 71.0);
         assert_eq!(b.undo_cwnd(start, &w, 100.0), 71.0);
         assert_eq!((b.full_bw, b.full_bw_count, b.full_bw_reached), (0.0, 0, true));
-        b.on_ack(&sample(start + 10 * MS, 100 * MS, 1000.0, 70.0, 2, false), &mut w);
+        b.on_ack(&sample(start + 20 * MS, 100 * MS, 1000.0, 70.0, 10_002), &mut w);
         // max(71, 100) + 2 delivered, below the target 2 x 100 + 6 + 2.
         assert_eq!(w.cwnd, 102.0);
+    }
+
+    /// A policer at 600 segments/s on a path BBR measured at 1000: every ACK (10 ms apart)
+    /// delivers 6 segments and marks 2 lost (a third of what is delivered, above 50/256), each
+    /// rate sample's segment sent 60 deliveries earlier, so a round ends every 10th ACK (the 1st,
+    /// 11th, 21st...). The first loss (ACK 1, 66 delivered, 2 lost) starts an interval, and that
+    /// ACK's round is its first; the 4th round (ACK 31) ends it: 180 delivered and 60 lost in
+    /// 300 ms, 600 segments/s, the first lossy interval. The next (from ACK 31) ends at ACK 71:
+    /// 240 delivered, 80 lost in 400 ms, 600/s again, within 1/8: BBR takes their mean, 600, as
+    /// the bandwidth and paces at gain 1 (594 segments/s), whatever the phase. After 48 rounds of
+    /// PROBE_BW (ACK 551) the estimate is dropped and the gain cycle restarts.
+    #[test]
+    fn two_lossy_intervals_of_consistent_rate_mean_a_policer() {
+        let start = 1000 * MS;
+        let mut b = in_probe_bw(start);
+        let mut w = Window { cwnd: 150.0, ssthresh: f64::INFINITY };
+        let policed = |i: u64| {
+            let delivered = 60 + 6 * i;
+            let mut a = sent_at(start + i * 10 * MS, 100 * MS, 600.0, 100.0, delivered, delivered - 60);
+            a.delivered_now = 6.0;
+            a.newly_lost = 2.0;
+            a
+        };
+        let mut log = Vec::new();
+        for i in 1..=80 {
+            b.on_ack(&policed(i), &mut w);
+            if b.round_start {
+                log.push((i, b.lt.sampling, b.lt.rounds, b.lt.bw, b.lt.in_use));
+            }
+        }
+        assert_eq!(
+            log,
+            [
+                (1, true, 1, 0.0, false),
+                (11, true, 2, 0.0, false),
+                (21, true, 3, 0.0, false),
+                (31, true, 0, 600.0, false),
+                (41, true, 1, 600.0, false),
+                (51, true, 2, 600.0, false),
+                (61, true, 3, 600.0, false),
+                (71, true, 0, 600.0, true),
+            ]
+        );
+        assert_eq!((b.btlbw(), b.lt_bw(), b.pacing_gain), (600.0, Some(600.0), 1.0));
+        assert!((b.pacing_rate - 594.0).abs() < 1e-9, "{}", b.pacing_rate);
+        let mut state = Vec::new();
+        b.inspect(0, &mut |name, v| state.push((name, v)));
+        assert!(state.contains(&("lt_bw", 600.0)) && state.contains(&("btlbw", 600.0)), "{state:?}");
+        for i in 81..=550 {
+            b.on_ack(&policed(i), &mut w);
+            assert_eq!((b.lt_bw(), b.pacing_gain), (Some(600.0), 1.0), "ACK {i}");
+        }
+        assert_eq!(b.lt.rounds, 47);
+        b.on_ack(&policed(551), &mut w);
+        assert_eq!((b.lt_bw(), b.lt.sampling, b.mode), (None, false, Mode::ProbeBw));
+        assert_eq!(b.pacing_gain, PACING_GAINS[b.cycle_index]);
+
+        // Rates 600 then 700 (more than 1/8 apart): the second interval replaces the first.
+        let mut b = in_probe_bw(start);
+        b.lt = LongTerm {
+            sampling: true,
+            bw: 600.0,
+            start_delivered: 1000,
+            start_lost: 100,
+            start_ms: 1000,
+            rounds: 3,
+            ..Default::default()
+        };
+        (b.delivered, b.lost, b.losses, b.round_start) = (1280, 200, 1.0, true);
+        b.lt_bw_sampling(1400 * MS, false);
+        assert_eq!((b.lt.bw, b.lt.in_use, b.lt.rounds, b.lt.start_delivered), (700.0, false, 0, 1280));
+        // 20 lost of 103 delivered is 49.7/256, below 50/256: not lossy, the interval goes on.
+        let mut b = in_probe_bw(start);
+        b.lt = LongTerm {
+            sampling: true,
+            bw: 600.0,
+            start_delivered: 1000,
+            start_lost: 100,
+            start_ms: 1000,
+            rounds: 3,
+            ..Default::default()
+        };
+        (b.delivered, b.lost, b.losses, b.round_start) = (1103, 120, 1.0, true);
+        b.lt_bw_sampling(1400 * MS, false);
+        assert_eq!((b.lt.bw, b.lt.in_use, b.lt.rounds), (600.0, false, 4));
+        // An app-limited sample, or a 17th round, drops everything.
+        b.lt_bw_sampling(1410 * MS, true);
+        assert_eq!(b.lt, LongTerm { start_delivered: 1103, start_lost: 120, start_ms: 1410, ..Default::default() });
+        b.lt = LongTerm { sampling: true, bw: 600.0, rounds: 16, ..Default::default() };
+        b.losses = 0.0;
+        b.lt_bw_sampling(1420 * MS, false);
+        assert!(!b.lt.sampling && b.lt.bw == 0.0);
     }
 }

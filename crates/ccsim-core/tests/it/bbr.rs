@@ -47,7 +47,9 @@ fn probe_rtt_episodes(r: &RunResults) -> Vec<(f64, f64)> {
 /// The link stays above 90% busy (the startup overshoot and PROBE_RTT's dips are the gaps), the
 /// queue averages well under the buffer once STARTUP is over, and the cwnd dips to 4 segments
 /// in PROBE_RTT every 10 s or so (the minimum RTT's window), for about 200 ms and a round, and
-/// comes back to where it was.
+/// comes back to where it was. BBR sets the cwnd on every ACK (recovery included) and the sender
+/// paces at BBR's rate; the STARTUP losses (a drop-tail overflow, not a policer) never make the
+/// long-term estimate take over.
 #[test]
 fn one_flow_fills_the_link_with_a_small_queue_and_dips_every_ten_seconds() {
     let r = alone(30.0);
@@ -61,6 +63,7 @@ fn one_flow_fills_the_link_with_a_small_queue_and_dips_every_ten_seconds() {
          PROBE_RTT {episodes:?}"
     );
     assert!(util > 0.9, "utilization {util}");
+    assert!(r.series.f64("cc_lt_bw").iter().all(|v| v.is_nan()), "the long-term estimate was used");
     assert!(mean_queue < BDP_PKTS as f64 / 2.0, "mean queue {mean_queue}");
 
     assert_eq!(episodes.len(), 2, "{episodes:?}");
