@@ -66,6 +66,11 @@ pub struct Scoreboard {
     /// the next one, before every segment sent in recovery, does not walk the same ranges again.
     /// Reset whenever a segment stops being retransmitted without being SACKed.
     searched_to: u32,
+    /// Every segment in `[.0, .1)` marked lost one by one is retransmitted: what the last search
+    /// of those marks walked, so that the next, before every segment sent while many marked
+    /// segments wait for their retransmissions' fate, does not walk them again. Cut short
+    /// whenever a marked segment in it becomes a retransmission candidate again.
+    marked_searched: (u32, u32),
     /// Segments marked lost one by one so far: by the owner ([`Self::mark_lost`]) and as lost
     /// retransmissions. With the loss edge's moves ([`Self::lost_past`]) this tells whether an
     /// ACK showed a further loss (PRR's safeACK, RFC 9937).
@@ -93,6 +98,7 @@ impl Scoreboard {
             edge: 0,
             sacked_below_edge: 0,
             searched_to: 0,
+            marked_searched: (0, 0),
             loss_marks: 0,
         }
     }
@@ -161,6 +167,7 @@ impl Scoreboard {
             if self.retransmitted.remove_range(seq, seq + 1) == 1 {
                 self.next_rxt = self.next_rxt.min(seq);
                 self.searched_to = 0;
+                self.unsearch_marked(seq);
                 self.loss_marks += 1;
             }
         }
@@ -258,17 +265,37 @@ impl Scoreboard {
 
     /// The first segment from `from` on marked lost and not retransmitted since.
     #[inline(never)]
-    fn next_marked_lost(&self, from: u32) -> Option<u32> {
-        for &(start, end) in self.marked_lost.ranges_from(from) {
-            let mut seq = start.max(from);
+    fn next_marked_lost(&mut self, from: u32) -> Option<u32> {
+        let (searched_from, searched_to) = self.marked_searched;
+        let resumes = (searched_from..=searched_to).contains(&from);
+        let begin = if resumes { searched_to } else { from };
+        let mut found = None;
+        let mut scanned_to = begin;
+        'ranges: for &(start, end) in self.marked_lost.ranges_from(begin) {
+            let mut seq = start.max(begin);
             while seq < end {
                 match self.retransmitted.range_containing(seq) {
                     Some((_, rtx_end)) => seq = rtx_end,
-                    None => return Some(seq),
+                    None => {
+                        found = Some(seq);
+                        break 'ranges;
+                    }
                 }
             }
+            scanned_to = end;
         }
-        None
+        let stop = found.unwrap_or(scanned_to);
+        self.marked_searched = if resumes { (searched_from, stop) } else { (from, stop) };
+        found
+    }
+
+    /// Marked segment `seq` may be a retransmission candidate again: the walked span ends there.
+    #[inline]
+    fn unsearch_marked(&mut self, seq: u32) {
+        let (from, to) = self.marked_searched;
+        if seq < to {
+            self.marked_searched = (from, to.min(seq).max(from));
+        }
     }
 
     /// A loss retransmission of `seq` left while `snd_nxt` was the next new segment.
@@ -292,6 +319,7 @@ impl Scoreboard {
         }
         self.next_rxt = self.next_rxt.min(seq);
         self.searched_to = 0;
+        self.unsearch_marked(seq);
     }
 
     /// A new loss-recovery episode starts at `una`.
@@ -317,6 +345,7 @@ impl Scoreboard {
         self.rtx_order.clear();
         self.next_rxt = una;
         self.searched_to = 0;
+        self.marked_searched = (0, 0);
         self.refresh_edge();
     }
 }
@@ -563,5 +592,31 @@ mod tests {
                 assert_eq!(sb.pipe(una, snd_nxt), pipe);
             }
         }
+    }
+
+    /// RACK marks 2..8 lost; all are retransmitted. 3's retransmission is marked lost and resent:
+    /// the next search starts at 4 and walks 4..8, all retransmitted: nothing. 6's
+    /// retransmission is then marked lost: 6 is offered, though the last search walked past it.
+    #[test]
+    fn a_mark_inside_a_walked_span_is_found() {
+        let mut sb = Scoreboard::with_marking(LossMarking::Marked);
+        sb.on_ack(0, [(8, 10)].into_iter());
+        for seq in 2..8 {
+            sb.mark_lost(seq);
+        }
+        for seq in 2..8 {
+            assert_eq!(sb.next_lost(0), Some(seq));
+            sb.on_retransmit(seq, 10);
+        }
+        assert_eq!(sb.next_lost(0), None);
+        sb.mark_lost(3);
+        assert_eq!(sb.next_lost(0), Some(3));
+        sb.on_retransmit(3, 10);
+        assert_eq!(sb.next_lost(0), None);
+        assert_eq!(sb.next_lost(0), None, "again, from the walked span's end");
+        sb.mark_lost(6);
+        assert_eq!(sb.next_lost(0), Some(6));
+        sb.on_retransmit(6, 10);
+        assert_eq!(sb.next_lost(0), None);
     }
 }
