@@ -626,7 +626,7 @@ BAD_INPUTS = [
     (
         _with(dumbbell(), "sfq", "topology", "queue"),
         "topology.queue: ",
-        'expected "droptail", "red", "codel", "fq_codel", "pie" or "step"',
+        'expected "droptail", "red", "codel", "fq_codel", "pie", "dualpi2" or "step"',
     ),
     (_with(dumbbell(), {"min_th": 5}, "topology", "red"), "topology.red: ", 'given but queue is "droptail"'),
     (_with(_with(dumbbell(), "red", "topology", "queue"), "64KB", "topology", "buffer"), "topology.buffer: ", "a RED queue is limited in packets"),

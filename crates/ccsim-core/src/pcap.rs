@@ -16,8 +16,8 @@
 //! * Timestamps (RFC 7323) are in microseconds: TSval is the time the sender sent the segment
 //!   (data, SYN) or the time the receiver got the segment it answers (ACK, SYN-ACK); an ACK's
 //!   TSecr echoes its segment's send time. Data segments echo nothing (TSecr 0).
-//! * ECN (RFC 3168): the IP codepoint (ECT(0), CE) and the TCP flags ECE and CWR as the packet
-//!   carries them; an ECN-capable flow's SYN carries ECE + CWR and its SYN-ACK ECE.
+//! * ECN (RFC 3168, RFC 9331): the IP codepoint (ECT(0) 10, ECT(1) 01, CE 11) and the TCP flags
+//!   ECE and CWR as the packet carries them; an ECN-capable flow's SYN carries ECE + CWR and its SYN-ACK ECE.
 //! * The window field is 65535: the simulation does not model the advertised window in bytes.
 //! * The TCP checksum is right for a payload of zeros (zeros add nothing to the sum).
 
@@ -150,12 +150,15 @@ fn micros(ns: u64) -> u32 {
     (ns / 1000) as u32
 }
 
-/// The IP ECN codepoint of a packet: CE 0b11, ECT(0) 0b10, not ECT 0b00.
+/// The IP ECN codepoint of a packet (RFC 3168, RFC 9331): CE 0b11, ECT(0) 0b10, ECT(1) 0b01,
+/// not ECT 0b00.
 fn ecn_codepoint(pkt: &Packet) -> u8 {
     if pkt.ecn & ecn::CE != 0 {
         0b11
     } else if pkt.ecn & ecn::ECT != 0 {
         0b10
+    } else if pkt.ecn & ecn::ECT1 != 0 {
+        0b01
     } else {
         0
     }
@@ -339,6 +342,18 @@ mod tests {
     /// Sum of the header with its checksum field in place: folds to 0xffff when it is right.
     fn verifies(bytes: &[u8], start: u32) -> bool {
         checksum(sum16(bytes, start)) == 0
+    }
+
+    #[test]
+    fn the_ip_ecn_field_carries_each_codepoint() {
+        let with = |bits| Packet { ecn: bits, ..pkt(PacketKind::Data, 2, 540) };
+        assert_eq!(ecn_codepoint(&with(0)), 0b00);
+        assert_eq!(ecn_codepoint(&with(ecn::ECT)), 0b10);
+        assert_eq!(ecn_codepoint(&with(ecn::ECT1)), 0b01);
+        assert_eq!(ecn_codepoint(&with(ecn::ECT | ecn::CE)), 0b11);
+        assert_eq!(ecn_codepoint(&with(ecn::ECT1 | ecn::CE)), 0b11);
+        let (bytes, _) = headers(&segment(&with(ecn::ECT1), &FLOW, &SackBlocks::default()));
+        assert_eq!(bytes[1], 0b01, "the TOS byte");
     }
 
     #[test]

@@ -125,6 +125,25 @@ pub enum QueueSpec {
     FqCodel { limit_pkts: u64, target_ns: u64, interval_ns: u64, ecn: bool, flows: u32, quantum_bytes: u32 },
     /// PIE (RFC 8033), delay measured by timestamps; `alpha` and `beta` in 1/s.
     Pie { limit_pkts: u64, target_ns: u64, tupdate_ns: u64, alpha: f64, beta: f64, max_burst_ns: u64, ecn: bool },
+    /// DualPI2, the DualQ Coupled AQM (RFC 9332, Linux's sch_dualpi2): `limit_pkts` over both
+    /// queues; `alpha`, `beta` in Hz; `coupling` the factor k; `c_weight_pct` the classic queue's
+    /// share of the scheduler; `ecn_mask` the IP ECN bits that select the L queue (1: ECT(1) and
+    /// CE, 2: ECT(0) and CE, 3: any ECT).
+    #[serde(rename = "dualpi2")]
+    DualPi2 {
+        limit_pkts: u64,
+        target_ns: u64,
+        tupdate_ns: u64,
+        alpha: f64,
+        beta: f64,
+        step_thresh_ns: u64,
+        min_qlen_step: u64,
+        coupling: f64,
+        c_weight_pct: u8,
+        drop_overload: bool,
+        drop_early: bool,
+        ecn_mask: u8,
+    },
     /// Step marking (DCTCP): an arrival finding `k_pkts` packets or `k_bytes` bytes waiting is
     /// marked (ECN-capable, `ecn` on) or dropped; tail drop at the limits.
     Step { limit_pkts: Option<u64>, limit_bytes: Option<u64>, k_pkts: Option<u64>, k_bytes: Option<u64>, ecn: bool },
@@ -523,7 +542,7 @@ pub fn profile_name(p: Profile) -> &'static str {
 
 impl QueueSpec {
     /// The `kind` of every queue discipline, as written in a spec.
-    pub const KINDS: &'static [&'static str] = &["droptail", "red", "codel", "fq_codel", "pie", "step"];
+    pub const KINDS: &'static [&'static str] = &["droptail", "red", "codel", "fq_codel", "pie", "dualpi2", "step"];
 
     /// This queue's `kind` (a match, so that a new discipline must be added to [`Self::KINDS`]).
     pub fn kind(&self) -> &'static str {
@@ -533,6 +552,7 @@ impl QueueSpec {
             QueueSpec::Codel { .. } => "codel",
             QueueSpec::FqCodel { .. } => "fq_codel",
             QueueSpec::Pie { .. } => "pie",
+            QueueSpec::DualPi2 { .. } => "dualpi2",
             QueueSpec::Step { .. } => "step",
         }
     }
@@ -600,6 +620,34 @@ impl QueueSpec {
                 check_time(&key("max_burst_ns"), *max_burst_ns, 0)?;
                 check_float(&key("alpha"), *alpha, 0.0, 1e6)?;
                 check_float(&key("beta"), *beta, 0.0, 1e6)?;
+            }
+            QueueSpec::DualPi2 {
+                limit_pkts,
+                target_ns,
+                tupdate_ns,
+                alpha,
+                beta,
+                step_thresh_ns,
+                min_qlen_step,
+                coupling,
+                c_weight_pct,
+                ecn_mask,
+                ..
+            } => {
+                positive_pkts("limit_pkts", *limit_pkts)?;
+                check_time(&key("target_ns"), *target_ns, 0)?;
+                check_time(&key("tupdate_ns"), *tupdate_ns, 1)?;
+                check_float(&key("alpha"), *alpha, 0.0, 1e6)?;
+                check_float(&key("beta"), *beta, 0.0, 1e6)?;
+                check_time(&key("step_thresh_ns"), *step_thresh_ns, 0)?;
+                pkts("min_qlen_step", *min_qlen_step)?;
+                check_float(&key("coupling"), *coupling, 0.001, 1000.0)?;
+                if *c_weight_pct > 100 {
+                    return Err(out_of_range(&key("c_weight_pct"), c_weight_pct, "0..=100 percent"));
+                }
+                if !(1..=3).contains(ecn_mask) {
+                    return Err(out_of_range(&key("ecn_mask"), ecn_mask, "1..=3 (IP ECN bits: 1 ECT(1), 2 ECT(0))"));
+                }
             }
             QueueSpec::Step { limit_pkts, limit_bytes, k_pkts, k_bytes, .. } => {
                 if let Some(p) = limit_pkts {
@@ -817,6 +865,7 @@ mod tests {
                 "codel" => r#"{"kind":"codel","limit_pkts":5,"target_ns":5,"interval_ns":100,"ecn":false}"#.to_string(),
                 "fq_codel" => r#"{"kind":"fq_codel","limit_pkts":5,"target_ns":5,"interval_ns":100,"ecn":false,"flows":1024,"quantum_bytes":1500}"#.to_string(),
                 "pie" => r#"{"kind":"pie","limit_pkts":5,"target_ns":5,"tupdate_ns":5,"alpha":0.125,"beta":1.25,"max_burst_ns":5,"ecn":true}"#.to_string(),
+                "dualpi2" => r#"{"kind":"dualpi2","limit_pkts":5,"target_ns":5,"tupdate_ns":5,"alpha":0.16,"beta":3.2,"step_thresh_ns":5,"min_qlen_step":0,"coupling":2.0,"c_weight_pct":10,"drop_overload":true,"drop_early":false,"ecn_mask":1}"#.to_string(),
                 "step" => r#"{"kind":"step","limit_pkts":5,"limit_bytes":null,"k_pkts":3,"k_bytes":null,"ecn":true}"#.to_string(),
                 _ => format!(
                     r#"{{"kind":"{kind}","limit_pkts":5,"min_th":1,"max_th":2,"max_p":0.1,"w_q":0.002,"gentle":true,"wait":true,"mean_pktsize":500}}"#

@@ -62,7 +62,7 @@ from ccsim.scenario.limits import (
 )
 from ccsim.scenario.model import Scenario
 from ccsim.scenario.overrides import parse_override_value
-from ccsim.scenario.queues import Auto, Codel, FqCodel, Pie, QueueKind, Red, Step
+from ccsim.scenario.queues import Auto, Codel, DualPi2, FqCodel, Pie, QueueKind, Red, Step
 from ccsim.scenario.resources import (
     PCAP_RECORD_BYTES,
     QUEUE_INSPECT_NAMES,
@@ -127,6 +127,7 @@ __all__ = [
     "ClosedLoopGenerator",
     "Codel",
     "Count",
+    "DualPi2",
     "Dumbbell",
     "Explicit",
     "ExplicitLink",

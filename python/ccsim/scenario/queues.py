@@ -1,5 +1,5 @@
 """Queue disciplines and links: the parameter table of each queue kind (``red``, ``codel``,
-``fq_codel``, ``pie``, ``step``), the checks a link's queue settings share, and the engine's
+``fq_codel``, ``pie``, ``dualpi2``, ``step``), the checks a link's queue settings share, and the engine's
 ``QueueSpec`` and ``LinkParams`` they resolve to."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ccsim.scenario.fields import (
 )
 from ccsim.units import Buffer
 
-QueueKind = Literal["droptail", "red", "codel", "fq_codel", "pie", "step"]
+QueueKind = Literal["droptail", "red", "codel", "fq_codel", "pie", "dualpi2", "step"]
 #: RED's thresholds and weight: a number, or "auto" for ns-2's automatic value.
 Auto = Literal["auto"]
 
@@ -85,6 +85,33 @@ class Pie(Table):
     ecn: Flag = False
 
 
+#: DualPI2's classification masks (Linux's names): the IP ECN bits that send a packet to the L
+#: queue. ``l4s_ect``: ECT(1) and CE (RFC 9331); ``cla_ect``: ECT(0) and CE; ``any_ect``: both.
+DUALPI2_ECN_MASKS: dict[str, int] = {"l4s_ect": 1, "cla_ect": 2, "any_ect": 3}
+
+
+class DualPi2(Table):
+    """DualPI2 parameters (RFC 9332; defaults of Linux's sch_dualpi2): the PI2 controller's
+    ``target``, ``tupdate`` and gains ``alpha``, ``beta`` (Hz), the L queue's ``step_thresh``
+    (sojourn time) applied to packets that find ``min_qlen_step`` packets in it, the coupling
+    factor ``coupling`` (k), the classic queue's scheduler weight ``c_weight`` (percent),
+    ``drop_overload`` (past k p' = 1 the L queue drops like the classic; off: p' is capped at 1/k),
+    ``drop_early`` (decide at enqueue instead of dequeue) and ``classify``. The buffer is the
+    packet limit of both queues together."""
+
+    target: Time = "15ms"  # type: ignore[assignment]
+    tupdate: Annotated[Time, time_at_least(1)] = "16ms"  # type: ignore[assignment]
+    alpha: Annotated[float, Field(strict=True, ge=0, le=1e6, allow_inf_nan=False)] = 0.16
+    beta: Annotated[float, Field(strict=True, ge=0, le=1e6, allow_inf_nan=False)] = 3.2
+    step_thresh: Time = "1ms"  # type: ignore[assignment]
+    min_qlen_step: Annotated[int, Field(strict=True, ge=0, le=10_000_000)] = 0
+    coupling: Annotated[float, Field(ge=0.001, le=1000, allow_inf_nan=False)] = 2.0
+    c_weight: Annotated[int, Field(strict=True, ge=0, le=100)] = 10
+    drop_overload: Flag = True
+    drop_early: Flag = False
+    classify: Literal["l4s_ect", "cla_ect", "any_ect"] = "l4s_ect"
+
+
 class Step(Table):
     """Step marking for DCTCP: an arrival that finds ``k`` (packets or bytes) waiting is marked
     CE if ECN-capable (else dropped); behind it the queue is a tail drop at ``buffer``."""
@@ -99,6 +126,7 @@ _QUEUE_TABLES: dict[str, type[Table]] = {
     "codel": Codel,
     "fq_codel": FqCodel,
     "pie": Pie,
+    "dualpi2": DualPi2,
     "step": Step,
 }
 
@@ -117,7 +145,13 @@ def check_queue(model: Any) -> None:
     if getattr(model, model.queue) is None:
         setattr(model, model.queue, table())
     if model.queue != "step" and model.buffer.unit == "bytes":
-        name = {"red": "RED", "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE"}[model.queue]
+        name = {
+            "red": "RED",
+            "codel": "CoDel",
+            "fq_codel": "FQ-CoDel",
+            "pie": "PIE",
+            "dualpi2": "DualPI2",
+        }[model.queue]
         raise ScenarioError(
             f'"{model.buffer}" is a size in bytes, but a {name} queue is limited in packets; '
             'expected a buffer like "100pkts" or "1bdp"',
@@ -175,6 +209,22 @@ def queue_spec(
             "beta": t.beta,
             "max_burst_ns": t.max_burst,
             "ecn": t.ecn,
+        }
+    if queue == "dualpi2":
+        return {
+            "kind": "dualpi2",
+            "limit_pkts": limit_pkts,
+            "target_ns": t.target,
+            "tupdate_ns": t.tupdate,
+            "alpha": t.alpha,
+            "beta": t.beta,
+            "step_thresh_ns": t.step_thresh,
+            "min_qlen_step": t.min_qlen_step,
+            "coupling": float(t.coupling),
+            "c_weight_pct": t.c_weight,
+            "drop_overload": t.drop_overload,
+            "drop_early": t.drop_early,
+            "ecn_mask": DUALPI2_ECN_MASKS[t.classify],
         }
     k_pkts, k_bytes = t.k.limits(rate_bps, rtt, packet)
     return {

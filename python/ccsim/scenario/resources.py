@@ -146,6 +146,19 @@ QUEUE_INSPECT_NAMES: dict[str, frozenset[str]] = {
     "codel": frozenset({"sojourn_s", "drop_state", "aqm_count", "aqm_drops", "marks"}),
     "fq_codel": frozenset({"sojourn_s", "drop_state", "aqm_drops", "marks"}),
     "pie": frozenset({"sojourn_s", "drop_prob", "aqm_drops", "marks"}),
+    "dualpi2": frozenset(
+        {
+            "sojourn_s",
+            "prob_base",
+            "prob_c",
+            "prob_l",
+            *(f"{q}_{name}" for q in "cl" for name in ("len_pkts", "delay_s", "in", "out")),
+            *(f"{q}_{name}" for q in "cl" for name in ("drops", "marks")),
+            "l_step_marks",
+            "aqm_drops",
+            "marks",
+        }
+    ),
 }
 # pcap: a record is a 16-byte header and the packet's headers: IPv4 (20) and TCP with the
 # timestamp option (32); SACK blocks lengthen some ACKs. Measured: 1 Gb/s for 10 s captured at

@@ -14,6 +14,7 @@ from ccsim.errors import ScenarioError, show_value
 from ccsim.scenario.fields import BufferSize, Flag, KeyPath, Name, Probability, Rate, Table, Time
 from ccsim.scenario.queues import (
     Codel,
+    DualPi2,
     FqCodel,
     Pie,
     QueueKind,
@@ -116,6 +117,7 @@ class Dumbbell(Table):
     codel: Codel | None = None
     fq_codel: FqCodel | None = None
     pie: Pie | None = None
+    dualpi2: DualPi2 | None = None
     step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0
@@ -194,6 +196,7 @@ class ParkingLot(Table):
     codel: Codel | None = None
     fq_codel: FqCodel | None = None
     pie: Pie | None = None
+    dualpi2: DualPi2 | None = None
     step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0
@@ -285,6 +288,7 @@ class ExplicitLink(Table):
     codel: Codel | None = None
     fq_codel: FqCodel | None = None
     pie: Pie | None = None
+    dualpi2: DualPi2 | None = None
     step: Step | None = None
     loss: Probability = 0.0
     reverse_loss: Probability = 0.0

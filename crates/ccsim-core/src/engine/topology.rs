@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use crate::net::link::{Link, LinkId, NodeId};
 use crate::net::loss::LossModel;
 use crate::net::qdisc::codel::CoDelParams;
+use crate::net::qdisc::dualpi2::{DualPi2, DualPi2Params};
 use crate::net::qdisc::pie::PieParams;
 use crate::net::qdisc::red::RedParams;
 use crate::net::qdisc::{CoDel, DropTail, FqCodel, Pie, Qdisc, Red, Step};
@@ -167,6 +168,37 @@ impl Network {
                 };
                 let rng = stream(self.seed, Entity::Link, id as u64, Purpose::Aqm);
                 Qdisc::Pie(Box::new(Pie::new(params, rng)))
+            }
+            QueueSpec::DualPi2 {
+                limit_pkts,
+                target_ns,
+                tupdate_ns,
+                alpha,
+                beta,
+                step_thresh_ns,
+                min_qlen_step,
+                coupling,
+                c_weight_pct,
+                drop_overload,
+                drop_early,
+                ecn_mask,
+            } => {
+                let params = DualPi2Params {
+                    limit_pkts: *limit_pkts,
+                    target: *target_ns,
+                    tupdate: *tupdate_ns,
+                    alpha: *alpha,
+                    beta: *beta,
+                    step_thresh: *step_thresh_ns,
+                    min_qlen_step: *min_qlen_step,
+                    coupling: *coupling,
+                    c_weight_pct: *c_weight_pct,
+                    drop_overload: *drop_overload,
+                    drop_early: *drop_early,
+                    ecn_mask: *ecn_mask,
+                };
+                let rng = stream(self.seed, Entity::Link, id as u64, Purpose::Aqm);
+                Qdisc::DualPi2(Box::new(DualPi2::new(params, rng)))
             }
             QueueSpec::Step { limit_pkts, limit_bytes, k_pkts, k_bytes, ecn } => {
                 let tail = DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes };

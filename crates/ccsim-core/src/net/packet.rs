@@ -144,8 +144,13 @@ pub struct Packet {
 /// ECN (RFC 3168) in one byte of the packet: the IP codepoint (ECT set by an ECN-capable sender,
 /// CE set by a queue that marks instead of dropping) and the TCP flags (ECE echoed on ACKs by the
 /// receiver, CWR set by the sender on the first data packet after it reduced its window).
+///
+/// The codepoint is ECT(0) ([`ECT`]) for classic ECN or ECT(1) ([`ECT1`]) for L4S (RFC 9331);
+/// a queue marks CE on either, and CE keeps the ECT bit it was set on, so that a dual queue
+/// still tells an L4S packet by its [`ECT1`] bit after an earlier hop marked it (on the wire
+/// CE is one codepoint, 11, which RFC 9331 also classifies as L4S).
 pub mod ecn {
-    /// ECN-capable transport, ECT(0).
+    /// ECN-capable transport, ECT(0): classic ECN.
     pub const ECT: u8 = 1;
     /// Congestion experienced.
     pub const CE: u8 = 2;
@@ -153,13 +158,29 @@ pub mod ecn {
     pub const ECE: u8 = 4;
     /// Data: Congestion Window Reduced.
     pub const CWR: u8 = 8;
+    /// ECN-capable transport, ECT(1): the L4S identifier (RFC 9331).
+    pub const ECT1: u8 = 16;
+    /// Either ECT codepoint.
+    pub const ANY_ECT: u8 = ECT | ECT1;
 }
 
 impl Packet {
     /// Whether a queue may mark this packet instead of dropping it.
     #[inline]
     pub fn is_ect(&self) -> bool {
-        self.ecn & ecn::ECT != 0
+        self.ecn & ecn::ANY_ECT != 0
+    }
+
+    /// Sent with the L4S identifier, ECT(1) (RFC 9331), whether or not a queue marked it since.
+    #[inline]
+    pub fn is_l4s(&self) -> bool {
+        self.ecn & ecn::ECT1 != 0
+    }
+
+    /// Whether a queue has set CE.
+    #[inline]
+    pub fn is_ce(&self) -> bool {
+        self.ecn & ecn::CE != 0
     }
 
     /// Congestion experienced: a marking queue sets CE on an ECN-capable packet.
@@ -197,6 +218,17 @@ mod tests {
     fn a_packet_and_its_pipe_entry_stay_small() {
         assert_eq!(std::mem::size_of::<Packet>(), 40);
         assert_eq!(std::mem::size_of::<(Time, Packet)>(), 48);
+    }
+
+    #[test]
+    fn both_ect_codepoints_are_ecn_capable_and_only_ect1_is_l4s() {
+        let with = |bits| Packet { ecn: bits, ..Packet::test_data(0, 100) };
+        assert!(!with(0).is_ect() && !with(0).is_l4s());
+        assert!(with(ecn::ECT).is_ect() && !with(ecn::ECT).is_l4s());
+        assert!(with(ecn::ECT1).is_ect() && with(ecn::ECT1).is_l4s());
+        let mut p = with(ecn::ECT1 | ecn::CWR);
+        p.mark_ce();
+        assert!(p.is_ce() && p.is_l4s(), "CE keeps the codepoint it was set on");
     }
 
     #[test]

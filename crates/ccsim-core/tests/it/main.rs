@@ -6,6 +6,7 @@ mod bbr;
 mod conservation;
 mod delay;
 mod determinism;
+mod dualpi2;
 mod ecn_network;
 mod ecn_recovery;
 mod fairness;

@@ -4,7 +4,7 @@
 //! * At admission (DropTail, RED, step marking): the arriving packet is dropped, marked or
 //!   queued, and the queue is FIFO at a constant rate, so the link fixes its departure at once
 //!   ([`Qdisc::admit`], the link's computed-departure fast path).
-//! * At dequeue, or with state that moves with departures (CoDel, FQ-CoDel, PIE): the discipline
+//! * At dequeue, or with state that moves with departures (CoDel, FQ-CoDel, PIE, DualPI2): the discipline
 //!   holds the packets, and the link asks it for the next one each time the transmitter frees
 //!   ([`Qdisc::enqueue`], [`Qdisc::dequeue`]).
 //!
@@ -13,6 +13,7 @@
 
 pub mod codel;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fifo;
 pub mod fq_codel;
 pub mod pie;
@@ -21,6 +22,7 @@ pub mod step;
 
 pub use codel::CoDel;
 pub use droptail::DropTail;
+pub use dualpi2::DualPi2;
 pub use fq_codel::FqCodel;
 pub use pie::Pie;
 pub use red::Red;
@@ -64,12 +66,13 @@ pub enum Qdisc {
     CoDel(Box<CoDel>),
     FqCodel(Box<FqCodel>),
     Pie(Box<Pie>),
+    DualPi2(Box<DualPi2>),
 }
 
 impl Qdisc {
     /// Whether the discipline holds its packets and hands them out at dequeue.
     pub fn decides_at_dequeue(&self) -> bool {
-        matches!(self, Qdisc::CoDel(_) | Qdisc::FqCodel(_) | Qdisc::Pie(_))
+        matches!(self, Qdisc::CoDel(_) | Qdisc::FqCodel(_) | Qdisc::Pie(_) | Qdisc::DualPi2(_))
     }
 
     /// RED's average queue length, packets; `None` for disciplines without one.
@@ -99,6 +102,7 @@ impl Qdisc {
             Qdisc::CoDel(c) => c.enqueue(pkt, now, drops),
             Qdisc::FqCodel(f) => f.enqueue(pkt, now, drops),
             Qdisc::Pie(p) => p.enqueue(pkt, now, drops),
+            Qdisc::DualPi2(d) => d.enqueue(pkt, now, drops),
             _ => unreachable!("enqueue on an admission discipline"),
         }
     }
@@ -109,14 +113,17 @@ impl Qdisc {
             Qdisc::CoDel(c) => c.dequeue(now, drops),
             Qdisc::FqCodel(f) => f.dequeue(now, drops),
             Qdisc::Pie(p) => p.dequeue(now),
+            Qdisc::DualPi2(d) => d.dequeue(now, drops),
             _ => unreachable!("dequeue on an admission discipline"),
         }
     }
 
-    /// Bring time-driven state up to `now` (PIE's periodic probability update).
+    /// Bring time-driven state up to `now` (PIE's and DualPI2's periodic probability update).
     pub fn advance(&mut self, now: Time) {
-        if let Qdisc::Pie(p) = self {
-            p.advance(now);
+        match self {
+            Qdisc::Pie(p) => p.advance(now),
+            Qdisc::DualPi2(d) => d.advance(now),
+            _ => {}
         }
     }
 
@@ -126,6 +133,7 @@ impl Qdisc {
             Qdisc::CoDel(c) => c.state.last_sojourn,
             Qdisc::FqCodel(f) => f.last_sojourn,
             Qdisc::Pie(p) => p.last_sojourn,
+            Qdisc::DualPi2(d) => d.last_sojourn,
             _ => 0,
         }
     }
@@ -136,6 +144,7 @@ impl Qdisc {
             Qdisc::CoDel(c) => (c.q.len(), c.q.bytes()),
             Qdisc::FqCodel(f) => (f.len_pkts() as usize, f.len_bytes()),
             Qdisc::Pie(p) => (p.len_pkts(), p.len_bytes()),
+            Qdisc::DualPi2(d) => (d.len_pkts(), d.len_bytes()),
             _ => (0, 0),
         }
     }
@@ -146,6 +155,7 @@ impl Qdisc {
             Qdisc::CoDel(c) => Box::new(c.q.iter().map(|(_, p)| p)),
             Qdisc::FqCodel(f) => Box::new(f.packets()),
             Qdisc::Pie(p) => Box::new(p.packets()),
+            Qdisc::DualPi2(d) => Box::new(d.packets()),
             _ => Box::new(std::iter::empty()),
         }
     }
@@ -154,6 +164,10 @@ impl Qdisc {
     /// `sojourn_s` (of the last packet dequeued), `drop_state` (CoDel: 1 in the drop state;
     /// FQ-CoDel: queues in the drop state), `aqm_count` (CoDel's control-law count), `drop_prob`
     /// (PIE), `aqm_drops` and `marks` (totals so far). DropTail and RED without ECN report none.
+    /// DualPI2 reports its base probability `prob_base` (p'), `prob_c` (p'^2) and `prob_l` (the
+    /// coupled min(k p', 1)), and per queue (`c_`, `l_`) the length in packets, the head packet's
+    /// waiting time `delay_s`, and the counters `in` (arrivals), `out` (sent), `drops` (overflow
+    /// and AQM) and `marks`, with `l_step_marks`; `sojourn_s`, `aqm_drops` and `marks` are totals.
     pub fn inspect(&self, f: &mut dyn FnMut(&'static str, f64)) {
         match self {
             Qdisc::DropTail(_) => {}
@@ -182,6 +196,29 @@ impl Qdisc {
                 f("drop_prob", p.prob);
                 f("aqm_drops", p.drops as f64);
                 f("marks", p.marks as f64);
+            }
+            Qdisc::DualPi2(d) => {
+                let (c_delay, l_delay) = d.head_delays();
+                let (c, l) = (&d.classic, &d.l4s);
+                f("sojourn_s", secs(d.last_sojourn));
+                f("prob_base", d.prob);
+                f("prob_c", d.prob_classic());
+                f("prob_l", d.prob_coupled());
+                f("c_len_pkts", c.len() as f64);
+                f("l_len_pkts", l.len() as f64);
+                f("c_delay_s", secs(c_delay));
+                f("l_delay_s", secs(l_delay));
+                f("c_in", c.arrivals as f64);
+                f("l_in", l.arrivals as f64);
+                f("c_out", c.departures as f64);
+                f("l_out", l.departures as f64);
+                f("c_drops", (c.aqm_drops + c.overflow_drops) as f64);
+                f("l_drops", (l.aqm_drops + l.overflow_drops) as f64);
+                f("c_marks", c.marks as f64);
+                f("l_marks", l.marks as f64);
+                f("l_step_marks", d.step_marks as f64);
+                f("aqm_drops", (c.aqm_drops + l.aqm_drops) as f64);
+                f("marks", (c.marks + l.marks) as f64);
             }
         }
     }
