@@ -293,8 +293,8 @@ impl Scoreboard {
     #[inline]
     fn unsearch_marked(&mut self, seq: u32) {
         let (from, to) = self.marked_searched;
-        if seq < to {
-            self.marked_searched = (from, to.min(seq).max(from));
+        if (from..to).contains(&seq) {
+            self.marked_searched = (from, seq);
         }
     }
 
