@@ -584,6 +584,39 @@ mod tests {
         assert_eq!(o.l4s.marks, o.l4s.departures, "every L packet sent under overload is marked");
     }
 
+    /// With `drop_early` the verdict comes at enqueue, on the backlog the arrival finds.
+    #[test]
+    fn drop_early_decides_at_enqueue() {
+        let mut q = DualPi2::new(DualPi2Params { drop_early: true, ..params() }, rng());
+        let mut sink = Vec::new();
+        q.prob = 1.0;
+        q.next_update = Time::MAX;
+        for seq in 0..3 {
+            q.enqueue(with_ecn(seq, 0), 0, &mut sink);
+            q.enqueue(with_ecn(seq, ecn::ECT), 0, &mut sink);
+        }
+        // The first two arrivals find less than two MTUs; every later one is dropped, ECT(0) or
+        // not: p' = 1 is overload, where the classic queue drops instead of marking.
+        assert_eq!(q.len_pkts(), 2);
+        assert_eq!(q.classic.aqm_drops, 4);
+        assert!(sink.iter().all(|&(_, _, v)| v == Verdict::DropEarly));
+        assert!(q.dequeue(0, &mut sink).is_some() && q.dequeue(0, &mut sink).is_some());
+        assert_eq!(sink.len(), 4, "nothing more at dequeue");
+    }
+
+    /// The step applies only to packets that found `min_qlen_step` packets in the L queue.
+    #[test]
+    fn the_step_waits_for_min_qlen_step() {
+        let mut q = DualPi2::new(DualPi2Params { min_qlen_step: 2, ..params() }, rng());
+        let mut sink = Vec::new();
+        for seq in 0..4 {
+            q.enqueue(with_ecn(seq, ecn::ECT1), 0, &mut sink);
+        }
+        let marked: Vec<bool> = (0..4).map(|_| q.dequeue(5 * MS, &mut sink).unwrap().is_ce()).collect();
+        assert_eq!(marked, vec![false, false, true, true]);
+        assert_eq!(q.step_marks, 2);
+    }
+
     #[test]
     fn no_action_below_two_mtus_and_overflow_at_the_limit() {
         let mut q = DualPi2::new(DualPi2Params { limit_pkts: 3, ..params() }, rng());
