@@ -30,6 +30,7 @@ __all__ = ["FAMILIES", "algorithms", "describe_param"]
 FAMILIES = {
     "areno": "hybrid",
     "bbr": "rate-based (model)",
+    "bbr3": "rate-based (model) + loss/ECN",
     "bic": "loss, high speed",
     "binomial": "loss, binomial",
     "compound": "hybrid, high speed",

@@ -81,6 +81,8 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "binomial": SKY,
     # The BBR studies draw it beside cubic (blue) and reno (black).
     "bbr": VERMILLION,
+    # B4 draws v3 beside v1 (vermillion), cubic (blue) and reno (black).
+    "bbr3": GREEN,
 }
 _ORDER = {name: i for i, name in enumerate(ALGORITHM_COLOURS)}
 

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::areno::{self, AReno};
 use super::bbr::{self, Bbr};
+use super::bbr3::{self, Bbr3};
 use super::bic::{self, Bic};
 use super::binomial::{self, Binomial};
 use super::compound::{self, Compound};
@@ -125,6 +126,16 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         params: bbr::PARAMS,
         profile_defaults: &[],
         build: |p, rng| Box::new(Bbr::from_params(p, rng)),
+    },
+    AlgorithmInfo {
+        name: "bbr3",
+        summary: "BBR v3 (google/bbr v3 tcp_bbr.c; draft-ietf-ccwg-bbr): PROBE_BW's UP / DOWN / CRUISE / \
+                  REFILL, loss (2%) and ECN bounds inflight_hi / inflight_lo, probes every 2-3 s, \
+                  PROBE_RTT every 5 s at half the BDP",
+        recovery: RecoveryProcedure::NewReno,
+        params: bbr3::PARAMS,
+        profile_defaults: &[],
+        build: |p, rng| Box::new(Bbr3::from_params(p, rng)),
     },
     AlgorithmInfo {
         name: "bic",

@@ -3,6 +3,7 @@
 
 mod aqm;
 mod bbr;
+mod bbr3;
 mod conservation;
 mod delay;
 mod determinism;
