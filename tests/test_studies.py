@@ -34,7 +34,8 @@ def test_every_study_is_registered_once_with_a_slug() -> None:
     ids = [s.id for s in listed]
     assert ids[: len(SEED000)] == SEED000
     assert ids[len(SEED000) :] == [
-        "F1", "F2", "F3", "F4", "H1", "H2", "H3", "S1", "S2", "S3", "L1", "L1-light", "L1-areno"
+        "F1", "F2", "F3", "F4", "H1", "H2", "H3", "S1", "S2", "S3", "L1", "L1-light", "L1-areno",
+        "B1", "B2", "B3", "B4",
     ]  # fmt: skip
     assert len(set(ids)) == len(ids)
     assert len({s.slug for s in listed}) == len(listed)
