@@ -480,8 +480,10 @@ mod tests {
         let names = |n: &str| find(n).unwrap().inspect_names();
         assert_eq!(names("cubic"), vec!["w_max", "k"]);
         assert!(names("newreno").is_empty());
+        // A bound that keeps the series narrow; BBR v3's model (state, phase, two bandwidths,
+        // min RTT, pacing rate, two in-flight bounds, two gains, ECN alpha) is the widest.
         for a in algorithms() {
-            assert!(a.inspect_names().len() <= 8, "{} reports many names", a.name);
+            assert!(a.inspect_names().len() <= 12, "{} reports many names", a.name);
         }
     }
 
@@ -535,13 +537,19 @@ mod tests {
                 }
                 let roll = lcg(&mut rng) % 1000;
                 if in_recovery {
+                    // An algorithm that sets cwnd on every ACK keeps it through recovery: the
+                    // sender neither resets it to ssthresh at the end nor withholds ACKs.
+                    let own = cc.sets_cwnd_on_every_ack();
                     match roll {
                         0..=99 => {
                             in_recovery = false;
-                            w.cwnd = w.ssthresh;
+                            if !own {
+                                w.cwnd = w.ssthresh;
+                            }
                             cc.on_recovery_exit(now, &mut w);
                         }
                         100..=499 => cc.on_dupack(now),
+                        _ if own => cc.on_ack(&s, &mut w),
                         _ => cc.on_ack_in_recovery(&s),
                     }
                 } else if roll < 5 {

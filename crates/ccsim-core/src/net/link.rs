@@ -422,7 +422,7 @@ impl Link {
                     must_wait,
                     idle_since: if must_wait { None } else { Some(self.busy_until) },
                 };
-                other.admit(&view, size, ecn & super::packet::ecn::ECT != 0)
+                other.admit(&view, size, ecn & super::packet::ecn::ANY_ECT != 0)
             }
         };
         let ecn = match verdict {
