@@ -1605,7 +1605,8 @@ mod tests {
         fn ack(&mut self, b: &Bbr3, now: Time, rtt: Dur, bw: f64, in_flight: f64, round: bool) -> AckSample {
             let before = self.delivered;
             self.delivered += 2;
-            let prior_delivered = if round { before } else { b.next_rtt_delivered.min(b.loss_round_delivered) - 1 };
+            let prior_delivered =
+                if round { before } else { b.next_rtt_delivered.min(b.loss_round_delivered).saturating_sub(1) };
             let delivered = self.delivered - prior_delivered;
             let mut a = ack(2.0);
             a.now = now;
