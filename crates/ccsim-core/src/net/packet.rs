@@ -145,10 +145,10 @@ pub struct Packet {
 /// CE set by a queue that marks instead of dropping) and the TCP flags (ECE echoed on ACKs by the
 /// receiver, CWR set by the sender on the first data packet after it reduced its window).
 ///
-/// The codepoint is ECT(0) ([`ECT`]) for classic ECN or ECT(1) ([`ECT1`]) for L4S (RFC 9331);
-/// a queue marks CE on either, and CE keeps the ECT bit it was set on, so that a dual queue
-/// still tells an L4S packet by its [`ECT1`] bit after an earlier hop marked it (on the wire
-/// CE is one codepoint, 11, which RFC 9331 also classifies as L4S).
+/// The codepoint is ECT(0) ([`ecn::ECT`]) for classic ECN or ECT(1) ([`ecn::ECT1`]) for L4S
+/// (RFC 9331); a queue marks CE on either, and CE keeps the ECT bit it was set on, so that a dual
+/// queue still tells an L4S packet by its [`ecn::ECT1`] bit after an earlier hop marked it (on
+/// the wire CE is one codepoint, 11, which RFC 9331 also classifies as L4S).
 pub mod ecn {
     /// ECN-capable transport, ECT(0): classic ECN.
     pub const ECT: u8 = 1;
