@@ -188,6 +188,7 @@ pub(crate) mod testing {
             ece: false,
             delivered_now: units,
             newly_lost: 0.0,
+            ce_delivered: 0.0,
             ca_state: CaState::Open,
         }
     }

@@ -125,6 +125,10 @@ pub struct AckSample {
     pub delivered_now: f64,
     /// Segments newly marked lost while this ACK was processed (Linux `rs->losses`).
     pub newly_lost: f64,
+    /// Of the segments this ACK newly delivered, how many the receiver reports as CE-marked
+    /// (only on flows with ECN): under [`EcnFeedback::AccEcn`] the increase of the receiver's
+    /// CE counter; under the one-bit feedbacks the ACK's whole delivery when it carries ECE.
+    pub ce_delivered: f64,
     /// The sender's loss/ECN state after this ACK was processed (Linux `icsk_ca_state` when
     /// `cong_control` runs).
     pub ca_state: CaState,
@@ -238,6 +242,10 @@ pub enum EcnFeedback {
     /// RFC 8257 section 3.2: each ACK's ECE is the CE mark of the segments it acknowledges; on a
     /// change an ACK for the segments before it leaves at once.
     PerSegment,
+    /// RFC 9768 (Accurate ECN): the receiver counts CE-marked packets and feeds the count back
+    /// in every ACK's ACE field (three bits, modulo 8); the sender recovers how many of the
+    /// segments each ACK delivers were marked ([`AckSample::ce_delivered`]). No CWR handshake.
+    AccEcn,
 }
 
 /// A congestion-control algorithm. Every hook but two has a no-op default.
@@ -317,6 +325,13 @@ pub trait CongestionControl: Send + Sync {
     /// first CE until the sender's CWR) unless the algorithm needs every mark (DCTCP).
     fn ecn_feedback(&self) -> EcnFeedback {
         EcnFeedback::Rfc3168
+    }
+
+    /// Whether this is a scalable congestion control that identifies its packets as L4S (RFC 9331
+    /// section 4): its ECN-capable packets carry ECT(1) instead of ECT(0), unless the stack's
+    /// `ect` setting names a codepoint for every flow.
+    fn l4s(&self) -> bool {
+        false
     }
 
     /// Whether the algorithm works only with ECN: its flows are ECN-capable whatever the stack's

@@ -124,7 +124,8 @@ impl Receiver {
                 self.ece |= ce;
                 starts_echo
             }
-            Some(EcnFeedback::PerSegment) => {
+            // AccECN's counters arrive in the next change; until then it echoes per segment.
+            Some(EcnFeedback::PerSegment | EcnFeedback::AccEcn) => {
                 if ce == self.ece {
                     return false;
                 }

@@ -585,6 +585,7 @@ impl Sender {
             ece,
             delivered_now: delivered as f64,
             newly_lost: 0.0,
+            ce_delivered: if ece { delivered as f64 } else { 0.0 },
             ca_state: self.ca_state(),
         }
     }
@@ -671,6 +672,7 @@ impl Sender {
         let cc_rtt = ca_rtt.unwrap_or_else(|| now.saturating_sub(pkt.ts));
         let delay = self.meter.on_ack(now, cc_rtt, round_start, one_way_delay, (delivered, ece), newest, min_rtt);
 
+        let delivered_now = if self.keeps_send_log { delivered } else { newly } as f64;
         let sample = AckSample {
             now,
             acked: newly as f64,
@@ -690,8 +692,9 @@ impl Sender {
             cwnd_limited: self.cwnd_limited,
             growth: Growth { slow_start_cap: self.stack.slow_start_cap, gating: self.stack.cwnd_gating },
             ece,
-            delivered_now: if self.keeps_send_log { delivered } else { newly } as f64,
+            delivered_now,
             newly_lost: 0.0,
+            ce_delivered: if ece { delivered_now } else { 0.0 },
             ca_state: self.ca_state(),
         };
         let mut restart_timer = true;

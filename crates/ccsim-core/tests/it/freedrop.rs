@@ -38,6 +38,7 @@ fn ack(delivered: u64) -> AckSample {
         ece: false,
         delivered_now: 1.0,
         newly_lost: 0.0,
+        ce_delivered: 0.0,
         ca_state: Default::default(),
     }
 }
