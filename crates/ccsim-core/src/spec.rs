@@ -118,13 +118,50 @@ pub enum QueueSpec {
         #[serde(default, skip_serializing_if = "is_false")]
         ecn: bool,
     },
-    /// CoDel (RFC 8289), with a tail-drop limit in packets.
-    Codel { limit_pkts: u64, target_ns: u64, interval_ns: u64, ecn: bool },
+    /// CoDel (RFC 8289), with a tail-drop limit in packets. `ce_threshold_ns` (Linux's
+    /// `ce_threshold`, absent: off): an ECN-capable packet sent after waiting longer is marked CE,
+    /// whatever CoDel's own state.
+    Codel {
+        limit_pkts: u64,
+        target_ns: u64,
+        interval_ns: u64,
+        ecn: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ce_threshold_ns: Option<u64>,
+    },
     /// FQ-CoDel (RFC 8290): `flows` hashed queues under CoDel, DRR with `quantum_bytes`;
-    /// `limit_pkts` over all queues.
-    FqCodel { limit_pkts: u64, target_ns: u64, interval_ns: u64, ecn: bool, flows: u32, quantum_bytes: u32 },
-    /// PIE (RFC 8033), delay measured by timestamps; `alpha` and `beta` in 1/s.
-    Pie { limit_pkts: u64, target_ns: u64, tupdate_ns: u64, alpha: f64, beta: f64, max_burst_ns: u64, ecn: bool },
+    /// `limit_pkts` over all queues. `ce_threshold_ns` as CoDel's; with a nonzero
+    /// `ce_threshold_mask` it applies only to packets whose IP ECN field (CE 3, ECT(0) 2,
+    /// ECT(1) 1) ANDed with the mask equals `ce_threshold_selector` (Linux's selector and mask,
+    /// on the ECN bits only: 1 and 3 select ECT(1), the L4S identifier).
+    FqCodel {
+        limit_pkts: u64,
+        target_ns: u64,
+        interval_ns: u64,
+        ecn: bool,
+        flows: u32,
+        quantum_bytes: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ce_threshold_ns: Option<u64>,
+        #[serde(default, skip_serializing_if = "is_zero_u8")]
+        ce_threshold_selector: u8,
+        #[serde(default, skip_serializing_if = "is_zero_u8")]
+        ce_threshold_mask: u8,
+    },
+    /// PIE (RFC 8033), delay measured by timestamps; `alpha` and `beta` in 1/s. `l4s_step_ns`
+    /// (a ccsim option, absent: off; Linux's PIE has none): an ECT(1) packet sent after waiting
+    /// longer is marked CE, RFC 9332's native L4S step applied inside the one queue.
+    Pie {
+        limit_pkts: u64,
+        target_ns: u64,
+        tupdate_ns: u64,
+        alpha: f64,
+        beta: f64,
+        max_burst_ns: u64,
+        ecn: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        l4s_step_ns: Option<u64>,
+    },
     /// DualPI2, the DualQ Coupled AQM (RFC 9332, Linux's sch_dualpi2): `limit_pkts` over both
     /// queues; `alpha`, `beta` in Hz; `coupling` the factor k; `c_weight_pct` the classic queue's
     /// share of the scheduler; `ecn_mask` the IP ECN bits that select the L queue (1: ECT(1) and
@@ -151,6 +188,10 @@ pub enum QueueSpec {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero_u8(v: &u8) -> bool {
+    *v == 0
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -597,15 +638,29 @@ impl QueueSpec {
                     return Err(out_of_range(&key("mean_pktsize"), mean_pktsize, "at least 1 byte"));
                 }
             }
-            QueueSpec::Codel { limit_pkts, target_ns, interval_ns, .. } => {
+            QueueSpec::Codel { limit_pkts, target_ns, interval_ns, ce_threshold_ns, .. } => {
                 positive_pkts("limit_pkts", *limit_pkts)?;
                 check_time(&key("target_ns"), *target_ns, 1)?;
                 check_time(&key("interval_ns"), *interval_ns, 1)?;
+                if let Some(t) = ce_threshold_ns {
+                    check_time(&key("ce_threshold_ns"), *t, 0)?;
+                }
             }
-            QueueSpec::FqCodel { limit_pkts, target_ns, interval_ns, flows, quantum_bytes, .. } => {
+            QueueSpec::FqCodel {
+                limit_pkts,
+                target_ns,
+                interval_ns,
+                flows,
+                quantum_bytes,
+                ce_threshold_ns,
+                ce_threshold_selector,
+                ce_threshold_mask,
+                ..
+            } => {
                 positive_pkts("limit_pkts", *limit_pkts)?;
                 check_time(&key("target_ns"), *target_ns, 1)?;
                 check_time(&key("interval_ns"), *interval_ns, 1)?;
+                check_ce_threshold(&key, *ce_threshold_ns, *ce_threshold_selector, *ce_threshold_mask)?;
                 if !(1..=65_536).contains(flows) {
                     return Err(out_of_range(&key("flows"), flows, "1..=65536 queues"));
                 }
@@ -613,11 +668,14 @@ impl QueueSpec {
                     return Err(out_of_range(&key("quantum_bytes"), quantum_bytes, "1..=1048576 bytes"));
                 }
             }
-            QueueSpec::Pie { limit_pkts, target_ns, tupdate_ns, alpha, beta, max_burst_ns, .. } => {
+            QueueSpec::Pie { limit_pkts, target_ns, tupdate_ns, alpha, beta, max_burst_ns, l4s_step_ns, .. } => {
                 positive_pkts("limit_pkts", *limit_pkts)?;
                 check_time(&key("target_ns"), *target_ns, 1)?;
                 check_time(&key("tupdate_ns"), *tupdate_ns, 1)?;
                 check_time(&key("max_burst_ns"), *max_burst_ns, 0)?;
+                if let Some(t) = l4s_step_ns {
+                    check_time(&key("l4s_step_ns"), *t, 0)?;
+                }
                 check_float(&key("alpha"), *alpha, 0.0, 1e6)?;
                 check_float(&key("beta"), *beta, 0.0, 1e6)?;
             }
@@ -665,6 +723,37 @@ impl QueueSpec {
         }
         Ok(())
     }
+}
+
+/// FQ-CoDel's `ce_threshold` with its selector and mask: both within the IP ECN field (ccsim
+/// carries no DSCP), the selector within the mask, and neither without a threshold.
+fn check_ce_threshold(
+    key: &dyn Fn(&str) -> String,
+    threshold_ns: Option<u64>,
+    selector: u8,
+    mask: u8,
+) -> Result<(), String> {
+    if let Some(t) = threshold_ns {
+        check_time(&key("ce_threshold_ns"), t, 0)?;
+    }
+    for (name, v) in [("ce_threshold_mask", mask), ("ce_threshold_selector", selector)] {
+        if v > 3 {
+            return Err(out_of_range(&key(name), v, "0..=3 (IP ECN bits: 1 ECT(1), 2 ECT(0), 3 CE)"));
+        }
+    }
+    if selector & !mask != 0 {
+        return Err(format!(
+            "{}: {selector} has bits outside ce_threshold_mask ({mask}); expected selector & mask == selector",
+            key("ce_threshold_selector")
+        ));
+    }
+    if threshold_ns.is_none() && mask != 0 {
+        return Err(format!(
+            "{}: {mask} without ce_threshold_ns; expected ce_threshold_ns set, or no mask",
+            key("ce_threshold_mask")
+        ));
+    }
+    Ok(())
 }
 
 impl LinkParams {
@@ -926,6 +1015,50 @@ mod tests {
         let far = LINK.replace("5000000", "9223372036854775000");
         let e = ScenarioSpec::from_json(&spec("", &far)).unwrap_err();
         assert!(e.starts_with("topology.forward.delay_ns"), "{e}");
+    }
+
+    #[test]
+    fn single_queue_l4s_options_are_off_unless_written_and_checked_naming_the_key() {
+        let fq = |extra: &str| {
+            let q = format!(
+                r#"{{"kind":"fq_codel","limit_pkts":5,"target_ns":5,"interval_ns":100,"ecn":false,"flows":1024,"quantum_bytes":1500{extra}}}"#
+            );
+            LINK.replace(r#"{"kind":"droptail","limit_pkts":10,"limit_bytes":null}"#, &q)
+        };
+        // Absent keys stay absent when written back, so that existing specs keep their bytes.
+        let plain: QueueSpec = serde_json::from_str(
+            r#"{"kind":"pie","limit_pkts":5,"target_ns":5,"tupdate_ns":5,"alpha":0.125,"beta":1.25,"max_burst_ns":5,"ecn":true}"#,
+        )
+        .unwrap();
+        assert!(!serde_json::to_string(&plain).unwrap().contains("l4s_step_ns"));
+        assert!(!serde_json::to_string(&serde_json::from_str::<LinkParams>(&fq("")).unwrap()).unwrap().contains("ce_"));
+        let ok = [
+            r#","ce_threshold_ns":1000000"#,
+            r#","ce_threshold_ns":1000000,"ce_threshold_selector":1,"ce_threshold_mask":3"#,
+            r#","ce_threshold_ns":0,"ce_threshold_mask":2"#,
+        ];
+        for extra in ok {
+            assert!(ScenarioSpec::from_json(&spec("", &fq(extra))).is_ok(), "{extra}");
+        }
+        let bad = [
+            (r#","ce_threshold_ns":1000000,"ce_threshold_mask":4"#, "ce_threshold_mask: 4 is out of range"),
+            (
+                r#","ce_threshold_ns":1000000,"ce_threshold_selector":1,"ce_threshold_mask":2"#,
+                "ce_threshold_selector: 1 has bits outside",
+            ),
+            (r#","ce_threshold_selector":1,"ce_threshold_mask":3"#, "ce_threshold_mask: 3 without ce_threshold_ns"),
+            (r#","ce_threshold_ns":20000000000000000"#, "ce_threshold_ns: 20000000000000000 is out of range"),
+        ];
+        for (extra, msg) in bad {
+            let e = ScenarioSpec::from_json(&spec("", &fq(extra))).unwrap_err();
+            assert!(e.starts_with(&format!("topology.forward.queue.{msg}")), "{extra}: {e}");
+        }
+        let pie = LINK.replace(
+            r#"{"kind":"droptail","limit_pkts":10,"limit_bytes":null}"#,
+            r#"{"kind":"pie","limit_pkts":5,"target_ns":5,"tupdate_ns":5,"alpha":0.125,"beta":1.25,"max_burst_ns":5,"ecn":true,"l4s_step_ns":20000000000000000}"#,
+        );
+        let e = ScenarioSpec::from_json(&spec("", &pie)).unwrap_err();
+        assert!(e.starts_with("topology.forward.queue.l4s_step_ns: 20000000000000000 is out of range"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use crate::net::link::{Link, LinkId, NodeId};
 use crate::net::loss::LossModel;
-use crate::net::qdisc::codel::CoDelParams;
+use crate::net::qdisc::codel::{CeThreshold, CoDelParams};
 use crate::net::qdisc::dualpi2::{DualPi2, DualPi2Params};
 use crate::net::qdisc::pie::PieParams;
 use crate::net::qdisc::red::RedParams;
@@ -147,16 +147,33 @@ impl Network {
                 let rng = stream(self.seed, Entity::Link, id as u64, Purpose::Aqm);
                 Qdisc::Red(Box::new(Red::new(params, p.rate_bps, rng)))
             }
-            QueueSpec::Codel { limit_pkts, target_ns, interval_ns, ecn } => {
+            QueueSpec::Codel { limit_pkts, target_ns, interval_ns, ecn, ce_threshold_ns } => {
                 let params = CoDelParams { target: *target_ns, interval: *interval_ns, ecn: *ecn };
-                Qdisc::CoDel(Box::new(CoDel::new(params, *limit_pkts)))
+                let ce = ce_threshold_ns.map(|threshold| CeThreshold { threshold, selector: 0, mask: 0 });
+                Qdisc::CoDel(Box::new(CoDel::new(params, *limit_pkts).with_ce_threshold(ce)))
             }
-            QueueSpec::FqCodel { limit_pkts, target_ns, interval_ns, ecn, flows, quantum_bytes } => {
+            QueueSpec::FqCodel {
+                limit_pkts,
+                target_ns,
+                interval_ns,
+                ecn,
+                flows,
+                quantum_bytes,
+                ce_threshold_ns,
+                ce_threshold_selector,
+                ce_threshold_mask,
+            } => {
                 let params = CoDelParams { target: *target_ns, interval: *interval_ns, ecn: *ecn };
+                let ce = ce_threshold_ns.map(|threshold| CeThreshold {
+                    threshold,
+                    selector: *ce_threshold_selector,
+                    mask: *ce_threshold_mask,
+                });
                 let key = rand::RngCore::next_u64(&mut stream(self.seed, Entity::Link, id as u64, Purpose::Aqm));
-                Qdisc::FqCodel(Box::new(FqCodel::new(params, *limit_pkts, *flows, *quantum_bytes, key)))
+                let fq = FqCodel::new(params, *limit_pkts, *flows, *quantum_bytes, key).with_ce_threshold(ce);
+                Qdisc::FqCodel(Box::new(fq))
             }
-            QueueSpec::Pie { limit_pkts, target_ns, tupdate_ns, alpha, beta, max_burst_ns, ecn } => {
+            QueueSpec::Pie { limit_pkts, target_ns, tupdate_ns, alpha, beta, max_burst_ns, ecn, l4s_step_ns } => {
                 let params = PieParams {
                     limit_pkts: *limit_pkts,
                     target: *target_ns,
@@ -165,6 +182,7 @@ impl Network {
                     beta: *beta,
                     max_burst: *max_burst_ns,
                     ecn: *ecn,
+                    l4s_step: *l4s_step_ns,
                 };
                 let rng = stream(self.seed, Entity::Link, id as u64, Purpose::Aqm);
                 Qdisc::Pie(Box::new(Pie::new(params, rng)))

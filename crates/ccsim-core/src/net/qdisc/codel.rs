@@ -5,10 +5,14 @@
 //! FQ-CoDel); [`CoDel`] is one FIFO under it. With `ecn`, an ECN-capable packet the control law
 //! picks is marked CE and sent instead of dropped (the schedule advances as for a drop). Times are
 //! integer nanoseconds; the control law's interval/sqrt(count) is computed in f64 and truncated.
+//!
+//! [`CeThreshold`] is Linux's `ce_threshold` (CoDel and FQ-CoDel since 4.2; the selector and mask
+//! in FQ-CoDel since 5.16): a shallow step on the sojourn time that marks CE whatever CoDel's own
+//! state, the L4S marking of a single queue when restricted to ECT(1).
 
 use super::fifo::StampedFifo;
 use super::{DropSink, Verdict};
-use crate::net::packet::Packet;
+use crate::net::packet::{ecn, Packet};
 use crate::units::{Dur, Time};
 
 #[derive(Clone, Copy, Debug)]
@@ -18,6 +22,49 @@ pub struct CoDelParams {
     /// Window over which the delay must stay above target before a drop (RFC 8289: 100 ms).
     pub interval: Dur,
     pub ecn: bool,
+}
+
+/// Linux's `ce_threshold` (the end of `codel_dequeue` in include/net/codel_impl.h): the packet
+/// about to be sent, if it waited longer than `threshold` (strictly, as `codel_time_after`) and
+/// is selected, is marked CE. It is checked after CoDel's own decision and leaves CoDel's state
+/// alone; it applies whether or not CoDel's `ecn` is on, and only to ECN-capable packets.
+///
+/// Selection as Linux's `ce_threshold_selector` and `ce_threshold_mask`: with a nonzero mask,
+/// only packets whose IP ECN field (CE 0b11, ECT(0) 0b10, ECT(1) 0b01) ANDed with the mask
+/// equals the selector; mask 0 (Linux's default) selects every packet. Linux compares the whole
+/// DS field; ccsim's packets carry no DSCP, so both are ECN bits. Selector 1 with mask 3 marks
+/// ECT(1) only (the 5.16 `ce_threshold_ect1` behaviour).
+///
+/// Counting differs from Linux's `ce_mark` in one case: Linux counts a packet that already
+/// carried CE (marked upstream, or by CoDel's `ecn` on the same dequeue); here only packets this
+/// rule set CE are counted, so that a queue's marks add up to the CE marks receivers see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CeThreshold {
+    pub threshold: Dur,
+    pub selector: u8,
+    pub mask: u8,
+}
+
+impl CeThreshold {
+    /// Whether the rule applies to `pkt` (by its IP ECN field under the mask).
+    fn selects(&self, pkt: &Packet) -> bool {
+        let field = if pkt.is_ce() {
+            0b11
+        } else {
+            (u8::from(pkt.ecn & ecn::ECT != 0) << 1) | u8::from(pkt.ecn & ecn::ECT1 != 0)
+        };
+        self.mask == 0 || field & self.mask == self.selector
+    }
+
+    /// Mark `pkt`, about to be sent after waiting `sojourn`, if the rule calls for it: whether
+    /// this set CE.
+    pub fn apply(&self, pkt: &mut Packet, sojourn: Dur) -> bool {
+        if sojourn <= self.threshold || !pkt.is_ect() || pkt.is_ce() || !self.selects(pkt) {
+            return false;
+        }
+        pkt.mark_ce();
+        true
+    }
 }
 
 /// The RFC's per-queue variables.
@@ -35,7 +82,10 @@ pub struct CoDelState {
     /// Sojourn time of the last packet dequeued.
     pub last_sojourn: Dur,
     pub drops: u64,
+    /// CE marks set by this queue: the control law's and the `ce_threshold` rule's.
     pub marks: u64,
+    /// Of `marks`, those set by the `ce_threshold` rule.
+    pub ce_marks: u64,
 }
 
 /// The next drop time: `t + interval / sqrt(count)`.
@@ -83,9 +133,30 @@ impl CoDelState {
         false
     }
 
+    /// The packet to send from `q` at `now`, if any: the RFC's `dequeue`, then the
+    /// `ce_threshold` rule (if any) on the packet it returns.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dequeue(
+        &mut self,
+        p: &CoDelParams,
+        ce: Option<&CeThreshold>,
+        q: &mut StampedFifo,
+        others: u64,
+        mtu: u32,
+        now: Time,
+        drops: &mut DropSink,
+    ) -> Option<Packet> {
+        let mut pkt = self.control(p, q, others, mtu, now, drops)?;
+        if ce.is_some_and(|ce| ce.apply(&mut pkt, self.last_sojourn)) {
+            self.marks += 1;
+            self.ce_marks += 1;
+        }
+        Some(pkt)
+    }
+
     /// The RFC's `dequeue`: the packet to send from `q` at `now`, if any, after the drops the
     /// control law calls for.
-    pub fn dequeue(
+    fn control(
         &mut self,
         p: &CoDelParams,
         q: &mut StampedFifo,
@@ -153,13 +224,27 @@ pub struct CoDel {
     pub limit_pkts: u64,
     pub q: StampedFifo,
     pub state: CoDelState,
+    /// Linux's `ce_threshold` (none: off).
+    pub ce_threshold: Option<CeThreshold>,
     /// Largest packet seen: the MTU of the RFC's "backlog of at most one MTU" test.
     mtu: u32,
 }
 
 impl CoDel {
     pub fn new(params: CoDelParams, limit_pkts: u64) -> Self {
-        CoDel { params, limit_pkts, q: StampedFifo::default(), state: CoDelState::default(), mtu: 0 }
+        CoDel {
+            params,
+            limit_pkts,
+            q: StampedFifo::default(),
+            state: CoDelState::default(),
+            ce_threshold: None,
+            mtu: 0,
+        }
+    }
+
+    pub fn with_ce_threshold(mut self, ce: Option<CeThreshold>) -> Self {
+        self.ce_threshold = ce;
+        self
     }
 
     pub fn enqueue(&mut self, pkt: Packet, now: Time, drops: &mut DropSink) {
@@ -172,7 +257,7 @@ impl CoDel {
     }
 
     pub fn dequeue(&mut self, now: Time, drops: &mut DropSink) -> Option<Packet> {
-        self.state.dequeue(&self.params, &mut self.q, 0, self.mtu, now, drops)
+        self.state.dequeue(&self.params, self.ce_threshold.as_ref(), &mut self.q, 0, self.mtu, now, drops)
     }
 }
 

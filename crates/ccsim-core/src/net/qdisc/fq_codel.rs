@@ -7,11 +7,12 @@
 //! into one of `flows` queues (RFC 8290: 1024). When the discipline holds more than `limit_pkts`
 //! packets it drops the head packet of the queue with the largest byte backlog (RFC 8290
 //! section 4.1; Linux drops in batches, this drops one per overflow). CoDel's "one MTU of
-//! backlog" test looks at the whole discipline's backlog, as Linux does.
+//! backlog" test looks at the whole discipline's backlog, as Linux does. Linux's `ce_threshold`
+//! ([`CeThreshold`]), with its selector and mask, applies in every flow queue.
 
 use std::collections::VecDeque;
 
-use super::codel::{CoDelParams, CoDelState};
+use super::codel::{CeThreshold, CoDelParams, CoDelState};
 use super::fifo::StampedFifo;
 use super::{DropSink, Verdict};
 use crate::net::packet::Packet;
@@ -34,6 +35,7 @@ struct FlowQueue {
 
 pub struct FqCodel {
     params: CoDelParams,
+    ce_threshold: Option<CeThreshold>,
     limit_pkts: u64,
     quantum: u32,
     key: u64,
@@ -69,6 +71,7 @@ impl FqCodel {
             .collect();
         FqCodel {
             params,
+            ce_threshold: None,
             limit_pkts,
             quantum,
             key,
@@ -81,6 +84,16 @@ impl FqCodel {
             overflow_drops: 0,
             last_sojourn: 0,
         }
+    }
+
+    pub fn with_ce_threshold(mut self, ce: Option<CeThreshold>) -> Self {
+        self.ce_threshold = ce;
+        self
+    }
+
+    /// Whether Linux's `ce_threshold` is configured.
+    pub fn has_ce_threshold(&self) -> bool {
+        self.ce_threshold.is_some()
     }
 
     pub fn queue_of(&self, flow: u32) -> u32 {
@@ -140,7 +153,8 @@ impl FqCodel {
             }
             let (pkts, bytes) = (fq.q.len() as u64, fq.q.bytes());
             let others = self.bytes - bytes;
-            let sent = fq.codel.dequeue(&self.params, &mut fq.q, others, self.mtu, now, drops);
+            let sent =
+                fq.codel.dequeue(&self.params, self.ce_threshold.as_ref(), &mut fq.q, others, self.mtu, now, drops);
             self.pkts -= pkts - fq.q.len() as u64;
             self.bytes -= bytes - fq.q.bytes();
             match sent {
@@ -176,6 +190,11 @@ impl FqCodel {
         self.queues
             .iter()
             .fold((0, 0, 0), |(d, m, n), fq| (d + fq.codel.drops, m + fq.codel.marks, n + u32::from(fq.codel.dropping)))
+    }
+
+    /// Of the marks, those set by the `ce_threshold` rule, summed over the queues.
+    pub fn ce_marks(&self) -> u64 {
+        self.queues.iter().map(|fq| fq.codel.ce_marks).sum()
     }
 
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {

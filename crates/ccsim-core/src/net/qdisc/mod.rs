@@ -164,6 +164,8 @@ impl Qdisc {
     /// `sojourn_s` (of the last packet dequeued), `drop_state` (CoDel: 1 in the drop state;
     /// FQ-CoDel: queues in the drop state), `aqm_count` (CoDel's control-law count), `drop_prob`
     /// (PIE), `aqm_drops` and `marks` (totals so far). DropTail and RED without ECN report none.
+    /// CoDel and FQ-CoDel with `ce_threshold` also report `ce_marks`, and PIE with its L4S step
+    /// `step_marks`: the part of `marks` that rule set.
     /// DualPI2 reports its base probability `prob_base` (p'), `prob_c` (p'^2) and `prob_l` (the
     /// coupled min(k p', 1)), and per queue (`c_`, `l_`) the length in packets, the head packet's
     /// waiting time `delay_s`, and the counters `in` (arrivals), `out` (sent), `drops` (overflow
@@ -183,6 +185,9 @@ impl Qdisc {
                 f("aqm_count", c.state.count as f64);
                 f("aqm_drops", c.state.drops as f64);
                 f("marks", c.state.marks as f64);
+                if c.ce_threshold.is_some() {
+                    f("ce_marks", c.state.ce_marks as f64);
+                }
             }
             Qdisc::FqCodel(q) => {
                 let (drops, marks, dropping) = q.aqm_counts();
@@ -190,12 +195,18 @@ impl Qdisc {
                 f("drop_state", dropping as f64);
                 f("aqm_drops", drops as f64);
                 f("marks", marks as f64);
+                if q.has_ce_threshold() {
+                    f("ce_marks", q.ce_marks() as f64);
+                }
             }
             Qdisc::Pie(p) => {
                 f("sojourn_s", secs(p.qdelay));
                 f("drop_prob", p.prob);
                 f("aqm_drops", p.drops as f64);
                 f("marks", p.marks as f64);
+                if p.has_l4s_step() {
+                    f("step_marks", p.step_marks as f64);
+                }
             }
             Qdisc::DualPi2(d) => {
                 let (c_delay, l_delay) = d.head_delays();

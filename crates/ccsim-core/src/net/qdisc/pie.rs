@@ -12,6 +12,12 @@
 //! or while it holds at most two MTUs. With `ecn`, an ECN-capable packet is marked instead of
 //! dropped while the probability is at most 10 %. Not modelled: derandomization (section 5.1).
 //!
+//! `l4s_step` is a ccsim option, not Linux's (sch_pie and sch_fq_pie have no L4S marking): RFC
+//! 9332's native L4S AQM, a step on the sojourn time, applied inside the one queue. An ECT(1)
+//! packet (the L4S identifier, RFC 9331) that waited longer than the step when it is dequeued is
+//! marked CE, whatever the probability; PIE's own drops and marks at enqueue apply to it as to
+//! every packet. Off (`None`) by default, which leaves PIE exactly as above.
+//!
 //! The periodic update needs no event of its own: the link drives the discipline in time order
 //! (every enqueue and dequeue at its exact time), and before each operation the updates due by
 //! then are run, each with the delay as it stood at its own time.
@@ -35,6 +41,8 @@ pub struct PieParams {
     /// Burst allowance (RFC 8033: 150 ms).
     pub max_burst: Dur,
     pub ecn: bool,
+    /// Mark ECT(1) packets that waited longer than this (none: off).
+    pub l4s_step: Option<Dur>,
 }
 
 pub struct Pie {
@@ -50,7 +58,10 @@ pub struct Pie {
     mtu: u32,
     rng: Stream,
     pub drops: u64,
+    /// CE marks set by this queue: the probability's and the L4S step's.
     pub marks: u64,
+    /// Of `marks`, those set by the L4S step.
+    pub step_marks: u64,
     /// Sojourn time of the last packet dequeued.
     pub last_sojourn: Dur,
 }
@@ -72,8 +83,14 @@ impl Pie {
             rng,
             drops: 0,
             marks: 0,
+            step_marks: 0,
             last_sojourn: 0,
         }
+    }
+
+    /// Whether the L4S step is configured.
+    pub fn has_l4s_step(&self) -> bool {
+        self.p.l4s_step.is_some()
     }
 
     pub fn len_pkts(&self) -> usize {
@@ -176,9 +193,16 @@ impl Pie {
 
     pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
         self.advance(now);
-        let (enqueued, pkt) = self.q.pop()?;
+        let (enqueued, mut pkt) = self.q.pop()?;
         self.last_sojourn = now - enqueued;
         self.qdelay = if self.q.is_empty() { 0 } else { self.last_sojourn };
+        if let Some(step) = self.p.l4s_step {
+            if self.last_sojourn > step && pkt.is_l4s() && !pkt.is_ce() {
+                pkt.mark_ce();
+                self.marks += 1;
+                self.step_marks += 1;
+            }
+        }
         Some(pkt)
     }
 }
@@ -200,6 +224,7 @@ mod tests {
             beta: 1.25,
             max_burst: 150 * MS,
             ecn: false,
+            l4s_step: None,
         };
         Pie::new(p, stream(1, Entity::Link, 0, Purpose::Aqm))
     }
