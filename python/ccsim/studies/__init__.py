@@ -22,6 +22,7 @@ from ccsim.studies.bbr import STUDIES as BBR
 from ccsim.studies.core import Settings, Study, StudyReport, run_study
 from ccsim.studies.free_drop import STUDIES as FREE_DROP
 from ccsim.studies.highspeed_parking_lot import STUDIES as HIGHSPEED_PARKING_LOT
+from ccsim.studies.l4s import STUDIES as L4S
 from ccsim.studies.randomized_tcp import STUDIES as RANDOMIZED_TCP
 from ccsim.studies.sync_tcp import STUDIES as SYNC_TCP
 from ccsim.studies.tcp_fusion import STUDIES as TCP_FUSION
@@ -39,6 +40,7 @@ _REGISTRY: tuple[Study, ...] = (
     *SYNC_TCP,
     *HIGHSPEED_PARKING_LOT,
     *BBR,
+    *L4S,
 )
 
 
