@@ -83,7 +83,9 @@
 //! Not modelled: restarts from idle (`CA_EVENT_TX_START`: ccsim's flows do not go idle
 //! mid-transfer, so `idle_restart` never holds); `snd_cwnd_clamp`.
 
+use super::common::ack_aggregation::AckAggregation;
 use super::common::ca_rtt;
+use super::common::departures::Departures;
 use super::params::{ParamInfo, ParamKind, Params};
 use super::{AckSample, CaState, CongestionControl, CongestionEvent, CongestionKind, SentSample, Window};
 use crate::rng::{uniform, Stream};
@@ -171,14 +173,8 @@ const FULL_BW_ROUNDS: u32 = 3;
 const PACING_MARGIN: f64 = 0.99;
 /// Linux's initial window: cwnd grows in STARTUP until this much is delivered, whatever the target.
 const INIT_CWND: f64 = 10.0;
-/// Segments that leave unpaced at the start of a connection (the sender's rule, sch_fq's).
-const UNPACED_SEGMENTS: u64 = 10;
 /// The ACK-aggregation estimate's window: two halves of this many rounds.
 const EXTRA_ACKED_ROUNDS: u32 = 5;
-/// The aggregation allowance is at most this much data at the bandwidth.
-const EXTRA_ACKED_MAX: Dur = 100 * NS_PER_MS;
-/// An aggregation epoch restarts after this many segments (Linux's 20-bit counter).
-const ACK_EPOCH_RESET: f64 = (1u64 << 20) as f64;
 /// A long-term sampling interval lasts at least this many rounds, and at most 4 times as many.
 pub const LT_INTERVAL_MIN_ROUNDS: u32 = 4;
 /// An interval is lossy when it lost at least this fraction of what it delivered (Linux 50/256).
@@ -330,16 +326,11 @@ pub struct Bbr {
     /// (without SACK only; see the module's list of departures).
     repair_burst: bool,
     // ACK aggregation.
-    ack_epoch_start: Time,
-    ack_epoch_acked: f64,
-    extra_acked: [f64; 2],
-    extra_acked_rounds: u32,
-    extra_acked_index: usize,
+    aggregation: AckAggregation,
     /// The connection's first segment left (Linux `bbr_init`).
     opened: bool,
     // The sender's departure slot for the next segment, followed (module docs), and segments sent.
-    next_departure: Time,
-    segments_sent: u64,
+    departures: Departures,
 }
 
 impl Bbr {
@@ -384,14 +375,9 @@ impl Bbr {
             packet_conservation: false,
             without_sack: false,
             repair_burst: false,
-            ack_epoch_start: 0,
-            ack_epoch_acked: 0.0,
-            extra_acked: [0.0; 2],
-            extra_acked_rounds: 0,
-            extra_acked_index: 0,
+            aggregation: AckAggregation::default(),
             opened: false,
-            next_departure: 0,
-            segments_sent: 0,
+            departures: Departures::default(),
         }
     }
 
@@ -480,7 +466,7 @@ impl Bbr {
     /// The flight left in the network when the next segment may leave: what is in flight now
     /// less what the bottleneck delivers meanwhile (plus that segment's quantum when growing).
     fn in_network_at_departure(&self, in_flight: f64, now: Time) -> f64 {
-        let wait = self.next_departure.saturating_sub(now);
+        let wait = self.departures.wait(now);
         let delivered_meanwhile = (self.btlbw() * wait as f64 / NS_PER_S as f64).floor();
         let mut at_departure = in_flight;
         if self.pacing_gain > 1.0 {
@@ -493,8 +479,7 @@ impl Bbr {
         if !self.ack_aggregation || !self.full_bw_reached {
             return 0.0;
         }
-        let cap = (self.btlbw() * EXTRA_ACKED_MAX as f64 / NS_PER_S as f64).floor();
-        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+        self.aggregation.allowance(self.btlbw())
     }
 
     /// Linux `bbr_save_cwnd`: the cwnd now, unless recovery or PROBE_RTT has cut it.
@@ -588,27 +573,7 @@ impl Bbr {
         if !self.ack_aggregation || acked <= 0.0 || self.repair_burst || !ack.delay.rate.is_some_and(|r| r.valid) {
             return;
         }
-        if self.round_start {
-            self.extra_acked_rounds = (self.extra_acked_rounds + 1).min(31);
-            if self.extra_acked_rounds >= EXTRA_ACKED_ROUNDS {
-                self.extra_acked_rounds = 0;
-                self.extra_acked_index = 1 - self.extra_acked_index;
-                self.extra_acked[self.extra_acked_index] = 0.0;
-            }
-        }
-        let now = ack.now;
-        let epoch = now.saturating_sub(self.ack_epoch_start);
-        let mut expected = (self.btlbw() * epoch as f64 / NS_PER_S as f64).floor();
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET {
-            // ACKs came no faster than the bandwidth: a new epoch starts here.
-            self.ack_epoch_acked = 0.0;
-            self.ack_epoch_start = now;
-            expected = 0.0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(ACK_EPOCH_RESET - 1.0);
-        let extra = (self.ack_epoch_acked - expected).min(self.cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_index];
-        *slot = slot.max(extra);
+        self.aggregation.update(acked, ack.now, self.btlbw(), self.cwnd, self.round_start, EXTRA_ACKED_ROUNDS);
     }
 
     /// Linux `bbr_is_next_cycle_phase`.
@@ -936,16 +901,9 @@ impl CongestionControl for Bbr {
         if !self.opened {
             self.opened = true;
             self.min_rtt_stamp = sent.now;
-            self.ack_epoch_start = sent.now;
+            self.aggregation.start_epoch(sent.now);
         }
-        self.segments_sent += 1;
-        let prior = self.next_departure;
-        self.next_departure = self.next_departure.max(sent.now);
-        if self.segments_sent >= UNPACED_SEGMENTS && self.pacing_rate > 0.0 {
-            let gap = (NS_PER_S as f64 / self.pacing_rate) as Dur;
-            let late = self.next_departure - prior;
-            self.next_departure += gap - late.min(gap / 2);
-        }
+        self.departures.on_sent(sent.now, self.pacing_rate);
     }
 
     fn inspect(&self, _now: Time, out: &mut dyn FnMut(&'static str, f64)) {

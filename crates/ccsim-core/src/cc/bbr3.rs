@@ -104,7 +104,9 @@
 //! only); Linux's cwnd before the pipe is full grows below twice the initial window whatever
 //! the target, and PROBE_RTT's end restarts only the 5 s PROBE_RTT clock, not the 10 s window.
 
+use super::common::ack_aggregation::AckAggregation;
 use super::common::ca_rtt;
+use super::common::departures::Departures;
 use super::params::{ParamInfo, ParamKind, Params};
 use super::{
     AckSample, CaState, CongestionControl, CongestionEvent, CongestionKind, EcnFeedback, PacingContext, SentSample,
@@ -368,14 +370,8 @@ const FULL_BW_ROUNDS: u32 = 3;
 const PACING_MARGIN: f64 = 0.99;
 /// Linux's initial window, until the connection tells its own.
 const INIT_CWND: f64 = 10.0;
-/// Segments that leave unpaced at the start of a connection (the sender's rule, as sch_fq's).
-const UNPACED_SEGMENTS: u64 = 10;
 /// The ACK-aggregation estimate's window once the pipe is full: two halves of this many rounds.
 const EXTRA_ACKED_ROUNDS: u32 = 5;
-/// The aggregation allowance is at most this much data at the bandwidth.
-const EXTRA_ACKED_MAX: Dur = 100 * NS_PER_MS;
-/// An aggregation epoch restarts after this many segments (Linux's 20-bit counter).
-const ACK_EPOCH_RESET: f64 = (1u64 << 20) as f64;
 /// A 64 KB GSO burst, in segments.
 const GSO_MAX_SEGMENTS: f64 = 44.0;
 /// The send quantum's RTT allowance halves for every this many microseconds of minimum RTT.
@@ -551,17 +547,12 @@ pub struct Bbr3 {
     bw_probe_up_acks: f64,
     probe_wait: Dur,
 
-    ack_epoch_start: Time,
-    ack_epoch_acked: f64,
-    extra_acked: [f64; 2],
-    extra_acked_rounds: u32,
-    extra_acked_index: usize,
+    aggregation: AckAggregation,
 
     pacing_rate: f64,
     has_seen_rtt: bool,
     initialized: bool,
-    next_departure: Time,
-    segments_sent: u64,
+    departures: Departures,
     /// A duplicate ACK has shown that the connection runs without SACK.
     without_sack: bool,
 }
@@ -653,16 +644,11 @@ impl Bbr3 {
             bw_probe_up_cnt: f64::INFINITY,
             bw_probe_up_acks: 0.0,
             probe_wait: 0,
-            ack_epoch_start: 0,
-            ack_epoch_acked: 0.0,
-            extra_acked: [0.0; 2],
-            extra_acked_rounds: 0,
-            extra_acked_index: 0,
+            aggregation: AckAggregation::default(),
             pacing_rate: 0.0,
             has_seen_rtt: false,
             initialized: false,
-            next_departure: 0,
-            segments_sent: 0,
+            departures: Departures::default(),
             without_sack: false,
         };
         b.update_gains();
@@ -775,7 +761,7 @@ impl Bbr3 {
     /// The flight left in the network when the next segment may leave: what is in flight less
     /// what the bottleneck delivers meanwhile (plus that segment's quantum when growing).
     fn in_network_at_departure(&self, in_flight: f64, now: Time) -> f64 {
-        let wait = self.next_departure.saturating_sub(now);
+        let wait = self.departures.wait(now);
         let delivered_meanwhile = (self.bw() * wait as f64 / NS_PER_S as f64).floor();
         let mut at_departure = in_flight;
         if self.pacing_gain > 1.0 {
@@ -788,8 +774,7 @@ impl Bbr3 {
         if !self.ack_aggregation {
             return 0.0;
         }
-        let cap = (self.bw() * EXTRA_ACKED_MAX as f64 / NS_PER_S as f64).floor();
-        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+        self.aggregation.allowance(self.bw())
     }
 
     /// PROBE_RTT's cwnd: half a BDP, at least 4 segments.
@@ -1185,27 +1170,9 @@ impl Bbr3 {
         if !self.ack_aggregation || s.acked_sacked <= 0.0 || !s.valid || s.repair_burst {
             return;
         }
-        if self.round_start {
-            self.extra_acked_rounds = (self.extra_acked_rounds + 1).min(31);
-            let window = if self.full_bw_reached { EXTRA_ACKED_ROUNDS } else { 1 };
-            if self.extra_acked_rounds >= window {
-                self.extra_acked_rounds = 0;
-                self.extra_acked_index = 1 - self.extra_acked_index;
-                self.extra_acked[self.extra_acked_index] = 0.0;
-            }
-        }
-        let epoch = now.saturating_sub(self.ack_epoch_start);
-        let mut expected = (self.bw() * epoch as f64 / NS_PER_S as f64).floor();
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + s.acked_sacked >= ACK_EPOCH_RESET {
-            // ACKs came no faster than the bandwidth: a new epoch starts here.
-            self.ack_epoch_acked = 0.0;
-            self.ack_epoch_start = now;
-            expected = 0.0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + s.acked_sacked).min(ACK_EPOCH_RESET - 1.0);
-        let extra = (self.ack_epoch_acked - expected).min(self.cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_index];
-        *slot = slot.max(extra);
+        // Before the pipe is full the window is a single round (v3's change).
+        let window = if self.full_bw_reached { EXTRA_ACKED_ROUNDS } else { 1 };
+        self.aggregation.update(s.acked_sacked, now, self.bw(), self.cwnd, self.round_start, window);
     }
 
     /// STARTUP's loss exit, checked at the end of each round of fast recovery.
@@ -1393,7 +1360,7 @@ impl Bbr3 {
         }
         self.min_rtt_stamp = now;
         self.probe_rtt_min_stamp = now;
-        self.ack_epoch_start = now;
+        self.aggregation.start_epoch(now);
         self.next_rtt_delivered = self.delivered;
         self.loss_round_delivered = self.delivered + 1;
     }
@@ -1538,14 +1505,7 @@ impl CongestionControl for Bbr3 {
 
     /// Tracks the next departure the sender's pacing allows, for the flight "in the network".
     fn on_sent(&mut self, sent: &SentSample) {
-        self.segments_sent += 1;
-        let prior = self.next_departure;
-        self.next_departure = self.next_departure.max(sent.now);
-        if self.segments_sent >= UNPACED_SEGMENTS && self.pacing_rate > 0.0 {
-            let gap = (NS_PER_S as f64 / self.pacing_rate) as Dur;
-            let late = self.next_departure - prior;
-            self.next_departure += gap - late.min(gap / 2);
-        }
+        self.departures.on_sent(sent.now, self.pacing_rate);
     }
 
     /// The sender paces by [`Self::pacing_rate`]; this only opens the connection's model.

@@ -14,12 +14,16 @@
 //! * [`hystart`]: Linux's HyStart slow-start exit (CUBIC);
 //! * [`hystart_pp`]: HyStart++ (RFC 9406), a wrapper that gives any algorithm its slow-start
 //!   exit;
-//! * [`spacing`]: Paced and Randomized TCP's transmission timing.
+//! * [`spacing`]: Paced and Randomized TCP's transmission timing;
+//! * [`ack_aggregation`] and [`departures`]: BBR's ACK-aggregation allowance and its view of the
+//!   sender's next departure time (v1 and v3).
 //!
 //! Rounds ("once per RTT") come from the sender: [`AckSample::round_start`].
 
+pub mod ack_aggregation;
 pub mod bandwidth;
 pub mod delay;
+pub mod departures;
 pub mod hystart;
 pub mod hystart_pp;
 pub mod rtt_stats;

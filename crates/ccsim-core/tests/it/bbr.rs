@@ -1,7 +1,6 @@
 //! Whole-run checks of BBR v1 (`cc::bbr`): one flow alone on a 10 Mb/s bottleneck with a
 //! 20 ms RTT and one BDP of drop-tail buffer, under the `linux` stack profile.
 
-use ccsim_core::results::Column;
 use ccsim_core::RunResults;
 use serde_json::json;
 
@@ -15,33 +14,6 @@ fn alone(duration_s: f64) -> RunResults {
     set(&mut v, "stack.profile", json!("linux"));
     set(&mut v, "trace", json!({"sample_interval_ns": 10 * MS, "drops": false}));
     run(&v)
-}
-
-/// Queue samples of the forward bottleneck (link 0) from `from_s` on.
-fn bottleneck_queue(r: &RunResults, from_s: f64) -> Vec<f64> {
-    let t = r.queues.f64("t_s");
-    let (Some(Column::U32(q)), Some(Column::U32(link))) = (r.queues.column("queue_pkts"), r.queues.column("link"))
-    else {
-        panic!("no queue samples")
-    };
-    (0..t.len()).filter(|&i| link[i] == 0 && t[i] >= from_s).map(|i| q[i] as f64).collect()
-}
-
-/// The sampled stretches in PROBE_RTT (`cc_state` 3): (first, last) sample times.
-fn probe_rtt_episodes(r: &RunResults) -> Vec<(f64, f64)> {
-    let (t, state) = (r.series.f64("t_s"), r.series.f64("cc_state"));
-    let mut episodes: Vec<(f64, f64)> = Vec::new();
-    let mut inside = false;
-    for i in 0..t.len() {
-        let probing = state[i] == 3.0;
-        match (probing, inside) {
-            (true, false) => episodes.push((t[i], t[i])),
-            (true, true) => episodes.last_mut().unwrap().1 = t[i],
-            _ => {}
-        }
-        inside = probing;
-    }
-    episodes
 }
 
 /// The link stays above 90% busy (the startup overshoot and PROBE_RTT's dips are the gaps), the

@@ -6,20 +6,6 @@ use serde_json::json;
 
 use crate::scenarios::*;
 
-/// Queue samples of the forward bottleneck (link 0) after `from_s`.
-fn bottleneck_queue(r: &ccsim_core::RunResults, from_s: f64) -> Vec<f64> {
-    let t = r.queues.f64("t_s");
-    let q = match r.queues.column("queue_pkts") {
-        Some(ccsim_core::results::Column::U32(v)) => v.clone(),
-        _ => panic!("no queue samples"),
-    };
-    let link = match r.queues.column("link") {
-        Some(ccsim_core::results::Column::U32(v)) => v.clone(),
-        _ => panic!("no queue samples"),
-    };
-    (0..t.len()).filter(|&i| link[i] == 0 && t[i] >= from_s).map(|i| q[i] as f64).collect()
-}
-
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }

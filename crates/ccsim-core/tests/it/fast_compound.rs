@@ -7,17 +7,6 @@ use serde_json::json;
 use crate::response::bernoulli;
 use crate::scenarios::*;
 
-/// Queue samples of the forward bottleneck (link 0) after `from_s`.
-fn bottleneck_queue(r: &ccsim_core::RunResults, from_s: f64) -> Vec<f64> {
-    let t = r.queues.f64("t_s");
-    let col = |name: &str| match r.queues.column(name) {
-        Some(ccsim_core::results::Column::U32(v)) => v.clone(),
-        _ => panic!("no queue samples"),
-    };
-    let (q, link) = (col("queue_pkts"), col("link"));
-    (0..t.len()).filter(|&i| link[i] == 0 && t[i] >= from_s).map(|i| q[i] as f64).collect()
-}
-
 /// `n` FAST flows with alpha 20, 40 ms RTT, on 10 Mbps (BDP 48 packets of 1040 B) with 1000
 /// packets of DropTail buffer, 30 s, the queue sampled every 10 ms.
 fn fast_flows(n: usize) -> ccsim_core::RunResults {

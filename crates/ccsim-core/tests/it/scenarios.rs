@@ -69,3 +69,31 @@ pub fn table_bytes(t: &Table) -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+/// Queue samples (packets) of the forward bottleneck, link 0, from `from_s` on.
+pub fn bottleneck_queue(r: &RunResults, from_s: f64) -> Vec<f64> {
+    let t = r.queues.f64("t_s");
+    let (Some(Column::U32(q)), Some(Column::U32(link))) = (r.queues.column("queue_pkts"), r.queues.column("link"))
+    else {
+        panic!("no queue samples")
+    };
+    (0..t.len()).filter(|&i| link[i] == 0 && t[i] >= from_s).map(|i| q[i] as f64).collect()
+}
+
+/// The sampled stretches a BBR flow spent in PROBE_RTT (`cc_state` 3, in v1 and v3): (first,
+/// last) sample times.
+pub fn probe_rtt_episodes(r: &RunResults) -> Vec<(f64, f64)> {
+    let (t, state) = (r.series.f64("t_s"), r.series.f64("cc_state"));
+    let mut episodes: Vec<(f64, f64)> = Vec::new();
+    let mut inside = false;
+    for i in 0..t.len() {
+        let probing = state[i] == 3.0;
+        match (probing, inside) {
+            (true, false) => episodes.push((t[i], t[i])),
+            (true, true) => episodes.last_mut().unwrap().1 = t[i],
+            _ => {}
+        }
+        inside = probing;
+    }
+    episodes
+}

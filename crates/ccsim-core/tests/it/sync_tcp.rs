@@ -2,21 +2,9 @@
 //! forward queueing delay before the buffer overflows, so it keeps a shorter queue than Reno and
 //! loses fewer packets (Weigle et al.'s claim); its detector shows in the series.
 
-use ccsim_core::results::Column;
 use serde_json::json;
 
 use crate::scenarios::*;
-
-/// Queue samples of the forward bottleneck (link 0) after `from_s`.
-fn bottleneck_queue(r: &ccsim_core::RunResults, from_s: f64) -> Vec<f64> {
-    let t = r.queues.f64("t_s");
-    let col = |name: &str| match r.queues.column(name) {
-        Some(Column::U32(v)) => v.clone(),
-        _ => panic!("no queue samples"),
-    };
-    let (q, link) = (col("queue_pkts"), col("link"));
-    (0..t.len()).filter(|&i| link[i] == 0 && t[i] >= from_s).map(|i| q[i] as f64).collect()
-}
 
 /// One flow alone on 10 Mbps, 40 ms RTT (BDP 48 packets of 1040 B), `buffer` packets of DropTail,
 /// 60 s, the queue and the series sampled every 10 ms.
