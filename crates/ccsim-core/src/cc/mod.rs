@@ -43,6 +43,7 @@ pub mod libra;
 pub mod newreno;
 pub mod paced;
 pub mod params;
+pub mod prague;
 pub mod randomized;
 pub mod registry;
 pub mod reno;

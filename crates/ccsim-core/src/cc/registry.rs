@@ -25,6 +25,7 @@ use super::libra::{self, Libra};
 use super::newreno::NewReno;
 use super::paced::{self, Paced};
 pub use super::params::{default_for, ParamInfo, ParamKind, Params, ProfileDefault};
+use super::prague::{self, Prague};
 use super::randomized::{self, Randomized};
 use super::reno::{Reno, RenoWindow};
 use super::scalable::{self, Scalable};
@@ -288,6 +289,16 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
         params: paced::PARAMS,
         profile_defaults: &[],
         build: |p, rng| Box::new(Paced::from_params(p, rng)),
+    },
+    AlgorithmInfo {
+        name: "prague",
+        summary: "TCP Prague (L4STeam tcp_prague.c v0.7; draft-briscoe-iccrg-prague): ECT(1), AccECN; \
+                  DCTCP's alpha (g 1/16), cut frac_cwnd (1 - alpha/2) per CE round, paced; below 25 ms \
+                  grows as a 25 ms flow; loss halves",
+        recovery: RecoveryProcedure::NewReno,
+        params: prague::PARAMS,
+        profile_defaults: &[],
+        build: |p, _| Box::new(Prague::from_params(p)),
     },
     AlgorithmInfo {
         name: "randomized",
