@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ccsim import metrics
-from ccsim.studies.core import Context, summarise
+from ccsim.studies.core import Context, summarise, with_intervals
 from ccsim.studies.l4s.common import (
     BOUNDS,
     C_DELAY,
@@ -39,6 +39,7 @@ from ccsim.studies.l4s.common import (
     UTILIZATION,
     goodput_metric,
 )
+from ccsim.studies.l4s.figures import q1_figure, q2_figure, q3_figure
 from ccsim.studies.l4s.workload import Q3_RTTS_MS, Config, q1_configs, q2_configs, q3_configs
 
 # ---- one run --------------------------------------------------------------------------------------
@@ -184,7 +185,9 @@ def q1_table(c: Context) -> pd.DataFrame:
                 UTILIZATION: run.utilization(),
             },
         )
-    return summarise(records, Q1_KEYS, bounds=BOUNDS)
+    table = summarise(records, Q1_KEYS, bounds=BOUNDS)
+    q1_figure(c, with_intervals(table))
+    return table
 
 
 # ---- Q2: a scalable flow in a single classic queue ----------------------------------------------
@@ -210,7 +213,9 @@ def q2_table(c: Context) -> pd.DataFrame:
             values[MARKS] = 100.0 * run.marks / run.arrivals if run.arrivals > 0 else math.nan
             values[DROPS] = 100.0 * run.drops / run.arrivals if run.arrivals > 0 else math.nan
         records += _records(config.keys, seed, values)
-    return summarise(records, Q2_KEYS, bounds=BOUNDS)
+    table = summarise(records, Q2_KEYS, bounds=BOUNDS)
+    q2_figure(c, with_intervals(table))
+    return table
 
 
 # ---- Q3: RTT independence -------------------------------------------------------------------------
@@ -243,4 +248,6 @@ def q3_table(c: Context) -> pd.DataFrame:
         }
         records += _records(config.keys, seed, values)
     bounds = BOUNDS | {goodput_metric(r): (0.0, math.inf) for r in Q3_RTTS_MS}
-    return summarise(records, Q3_KEYS, bounds=bounds)
+    table = summarise(records, Q3_KEYS, bounds=bounds)
+    q3_figure(c, with_intervals(table), Q3_RTTS_MS)
+    return table

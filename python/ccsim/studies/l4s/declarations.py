@@ -130,8 +130,9 @@ Q3 = Study(
     warmup=_warmup(Q3_TIMES, Q3_QUICK_TIMES),
     assumptions=(
         *COMMON_ASSUME,
-        "Prague's RTT scaling needs its rounds after slow start to reach independence (500 in "
-        "tcp_prague.c): the warm-up covers them for the flows it scales (RTT below 25 ms)",
+        "Prague's RTT scaling applies after rtt_transition rounds past slow start (4 in the "
+        "engine's Prague, tcp_prague.c v0.7; 500 in v0.6) and to flows below its 25 ms "
+        "rtt_target; the warm-up covers those rounds in either version",
     ),
     sweeps=q3_sweeps,
     analyse=q3_table,
