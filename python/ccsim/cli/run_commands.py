@@ -19,7 +19,7 @@ from ccsim.cli.common import (
     load_scenario,
     recorded_command_line,
 )
-from ccsim.cli.run_summary import print_run_summary
+from ccsim.cli.run_summary import dualpi2_table, print_run_summary
 from ccsim.cli.tables import (
     FormatOption,
     OutputFormat,
@@ -80,14 +80,14 @@ def run(
         fail(f"interrupted; nothing was written to {target}", EXIT_INTERRUPTED)
     if quiet:
         return
+    dualpi2 = "dualpi2" in queue_kinds(loaded)
     if output is not OutputFormat.table:
-        print_tables(
-            [
-                OutputTable("flows", "Flows", frame_columns(results.flows)),
-                OutputTable("links", "Links", frame_columns(results.links)),
-            ],
-            output,
-        )
+        tables = [
+            OutputTable("flows", "Flows", frame_columns(results.flows)),
+            OutputTable("links", "Links", frame_columns(results.links)),
+        ]
+        queues = dualpi2_table(results.queues, results.links) if dualpi2 else None
+        print_tables(tables + ([queues] if queues is not None else []), output)
         return
     console = new_console()
     print_run_summary(
@@ -99,6 +99,8 @@ def run(
         groups=flow_groups(loaded, results.flows),
         recoveries=recoveries(loaded),
         wide=wide,
+        queues=results.queues,
+        dualpi2=dualpi2,
     )
     if results.pcap:
         console.print(
@@ -137,6 +139,16 @@ def flow_groups(scenario: Any, flows: Any) -> list[list[int]]:
         groups.append([int(n) for n in members])
         start += group.count
     return groups
+
+
+def queue_kinds(scenario: Any) -> set[str]:
+    """The queue disciplines of ``scenario``'s core links (a dumbbell's or parking lot's
+    ``queue``, every explicit link's)."""
+    topology = scenario.topology
+    links = getattr(topology, "links", None)
+    if links is not None:
+        return {link.queue for link in links}
+    return {topology.queue}
 
 
 def recoveries(scenario: Any) -> dict[str, str]:

@@ -1,5 +1,6 @@
-"""What ``ccsim run`` prints after a run: the stack profile, the flows and links tables, Jain's
-fairness index, and, when flows configured alike end far apart, one line on why."""
+"""What ``ccsim run`` prints after a run: the stack profile, the flows and links tables, the two
+queues of a DualPI2 bottleneck, Jain's fairness index, and, when flows configured alike end far
+apart, one line on why."""
 
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ SPREAD_JAIN = 0.9
 SPREAD_DOCS = 'docs/scenario-format.md, "Why identical flows differ"'
 #: How the loss recovery procedures are named.
 RECOVERY_NAMES = {"reno": "Reno", "newreno": "NewReno", "sack": "SACK"}
+#: A DualPI2 link's two queues: their prefix in the queues series, and how the table names them.
+DUALPI2_QUEUES = (("l", "L"), ("c", "C"))
+#: What a DualPI2 run without sampling prints instead of its queues' delays.
+DUALPI2_UNSAMPLED = (
+    "DualPI2: each queue's delay is read from the queues series; "
+    'set [trace] sample_interval (e.g. "10ms") to see it here'
+)
 
 
 def print_run_summary(
@@ -35,10 +43,14 @@ def print_run_summary(
     groups: Sequence[Sequence[int]] = (),
     recoveries: Mapping[str, str] | None = None,
     wide: bool = False,
+    queues: Any = None,
+    dualpi2: bool = False,
 ) -> None:
     """The summary of a run. ``groups`` are the flows (by flow number) configured alike, e.g.
     the flows of one ``[[flows]]`` table; ``recoveries`` maps each algorithm that ran to the loss
-    recovery its flows used, when the profile leaves it to the algorithm."""
+    recovery its flows used, when the profile leaves it to the algorithm. ``queues`` is the
+    run's queues series and ``dualpi2`` whether a sampled link runs DualPI2: then the table of
+    its two queues follows the links (or, without samples, a line on how to get it)."""
     console.print(escape(profile_line(summary, recoveries or {})))
     if len(flows):
         print_table(console, flow_table(flows), wide=wide)
@@ -46,6 +58,12 @@ def print_run_summary(
             console.print(escape(line))
     if len(links):
         print_table(console, link_table(links), wide=wide)
+    if dualpi2:
+        table = dualpi2_table(queues, links)
+        if table is not None:
+            print_table(console, table, wide=wide)
+        elif queues is None or not len(queues):
+            console.print(escape(DUALPI2_UNSAMPLED))
     console.print(escape(closing_line(summary, written)))
 
 
@@ -169,6 +187,57 @@ def link_table(links: Any) -> OutputTable:
                unit="pkts", align="right", fold_constant=False, drop_rank=2),
     ]  # fmt: skip
     return OutputTable("links", "Links (the busiest, and every link that dropped packets)", columns)
+
+
+def dualpi2_table(queues: Any, links: Any) -> OutputTable | None:
+    """The L and C queues of the busiest sampled DualPI2 link: each queue's delay (its head
+    packet's waiting time at each sample, 0 while empty: mean and 95th percentile), mean length,
+    and its packets sent, marked and dropped by the last sample. None without DualPI2 samples."""
+    if queues is None or "l_delay_s" not in getattr(queues, "columns", ()):
+        return None
+    sampled = queues[queues["l_in"].notna()]
+    if not len(sampled):
+        return None
+    utilization = dict(zip(_column(links, "link"), _column(links, "utilization"), strict=True))
+    link = max(sorted(set(sampled["link"])), key=lambda n: utilization.get(n) or 0.0)
+    rows = sampled[sampled["link"] == link]
+    names, mean, p95, length, sent, marks, drops = [], [], [], [], [], [], []
+    for prefix, name in DUALPI2_QUEUES:
+        delay = rows[f"{prefix}_delay_s"]
+        names.append(name)
+        mean.append(float(delay.mean()))
+        p95.append(float(delay.quantile(0.95)))
+        length.append(float(rows[f"{prefix}_len_pkts"].mean()))
+        last = rows.iloc[-1]
+        sent.append(int(last[f"{prefix}_out"]))
+        marks.append(int(last[f"{prefix}_marks"]))
+        drops.append(int(last[f"{prefix}_drops"]))
+    delays = mean + p95
+    delay_cells = compact_numbers(delays, 1e3)
+    times = sorted(set(rows["t_s"]))
+    every = compact_numbers([times[1] - times[0]], 1e3)[0] if len(times) > 1 else "-"
+    columns = [
+        Column("queue", names, fold_constant=False),
+        Column("mean_delay_s", mean, delay_cells[:2], name="mean delay", unit="ms",
+               align="right", fold_constant=False),
+        Column("p95_delay_s", p95, delay_cells[2:], name="p95 delay", unit="ms",
+               align="right", fold_constant=False),
+        Column("mean_len_pkts", length, compact_numbers(length), name="mean length",
+               unit="pkts", align="right", fold_constant=False, drop_rank=3),
+        Column("packets", sent, align="right", fold_constant=False, drop_rank=4),
+        Column("marks", marks, align="right", fold_constant=False, drop_rank=1),
+        Column("drops", drops, align="right", fold_constant=False, drop_rank=2),
+    ]  # fmt: skip
+    return OutputTable(
+        "queues",
+        f"Queues (DualPI2 on link {link})",
+        columns,
+        notes=[
+            "L: the low-latency queue (ECT(1) and CE unless [topology.dualpi2] classify says "
+            f"otherwise), C: the classic queue. delay: the head packet's waiting time, sampled "
+            f"every {every} ms (0 while empty); packets sent, marks and drops by the last sample"
+        ],
+    )
 
 
 # ---- fairness, and why flows configured alike differ -------------------------------------------

@@ -42,6 +42,7 @@ __all__ = [
     "axis_label",
     "cdf_figure",
     "cwnd_figure",
+    "dualpi2_links",
     "flow_algorithms",
     "flow_bars_figure",
     "metric_figure",
@@ -477,17 +478,35 @@ def throughput_figure(
     return _per_flow_lines(series, "rate_bps", title, flows, labels, algorithms)
 
 
+#: A DualPI2 link's two queues in the ``queues`` series: column prefix, legend name, colour.
+DUALPI2_QUEUES = (("l", "L queue", palette.VERMILLION), ("c", "C queue", palette.BLUE))
+#: Line styles that tell the links of a DualPI2 queue figure apart (each queue keeps its colour).
+_LINK_STYLES = ("-", "--", ":", "-.")
+
+
+def dualpi2_links(queues: pd.DataFrame) -> list[int]:
+    """The links of a ``queues`` series that run DualPI2 (that report their L queue)."""
+    if "l_len_pkts" not in queues.columns:
+        return []
+    return sorted(int(n) for n in queues.loc[queues["l_len_pkts"].notna(), "link"].unique())
+
+
 @_styled
 def queue_figure(
     queues: pd.DataFrame, link: int | None = None, title: str = "Queue length"
 ) -> Figure:
     """Queue length (packets) over time at a monitored link (default: every one); RED's average
-    queue as a dashed line where the link has one."""
+    queue as a dashed line where the link has one. Where a link runs DualPI2, two panels: the
+    delay of its L and C queues (each head packet's waiting time), and their lengths, a line
+    per queue (a link without DualPI2 drawn in the lengths panel as one line)."""
     if queues.empty:
         raise ValueError("no sampled queues: run the scenario with trace.sample_interval set")
+    chosen = queues if link is None else queues[queues["link"] == link]
+    dual = dualpi2_links(chosen)
+    if dual:
+        return _dualpi2_queue_figure(chosen, dual, title)
     figure, axes = _figure(title)
     x_scale, _ = _label(axes, "t_s", "queue_pkts")
-    chosen = queues if link is None else queues[queues["link"] == link]
     for i, (link_id, samples) in enumerate(chosen.groupby("link")):
         colour = palette.COLOURS[i % len(palette.COLOURS)]
         axes.step(
@@ -506,6 +525,39 @@ def queue_figure(
                 label=f"link {link_id} average",
             )
     _legend(axes)
+    return figure
+
+
+def _dualpi2_queue_figure(chosen: pd.DataFrame, dual: Sequence[int], title: str) -> Figure:
+    """The DualPI2 form of :func:`queue_figure`: delay over length, L and C queues apart."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.4, 5.6), layout="constrained")
+    delay_axes, length_axes = figure.subplots(2, 1, sharex=True)
+    delay_axes.set_title(title)
+    delay_axes.set_ylabel("queue delay (ms)")
+    x_scale, _ = _label(length_axes, "t_s", "queue_pkts")
+    for i, (link_id, samples) in enumerate(chosen.groupby("link")):
+        style = _LINK_STYLES[i % len(_LINK_STYLES)]
+        t = samples["t_s"] * x_scale
+        if link_id not in dual:
+            length_axes.step(
+                t,
+                samples["queue_pkts"],
+                where="post",
+                color=palette.NEUTRAL,
+                linestyle=style,
+                label=f"link {link_id}",
+            )
+            continue
+        for prefix, name, colour in DUALPI2_QUEUES:
+            label = f"link {link_id} {name}"
+            look = {"where": "post", "color": colour, "linestyle": style, "label": label}
+            delay_axes.step(t, samples[f"{prefix}_delay_s"] * 1e3, **look)
+            length_axes.step(t, samples[f"{prefix}_len_pkts"], **look)
+    _legend(delay_axes)
+    if len(length_axes.get_lines()) > len(delay_axes.get_lines()):
+        _legend(length_axes)
     return figure
 
 
@@ -703,7 +755,12 @@ def run_figures(results: Any, kinds: Sequence[str] | None = None) -> dict[str, F
         "throughput": lambda: throughput_figure(
             results.series, title=f"{name}: throughput", labels=labels, algorithms=algorithms
         ),
-        "queue": lambda: queue_figure(results.queues, title=f"{name}: queue length"),
+        "queue": lambda: queue_figure(
+            results.queues,
+            title=f"{name}: queue delay and length"
+            if dualpi2_links(results.queues)
+            else f"{name}: queue length",
+        ),
         "flows": lambda: flow_bars_figure(results.flows, title=f"{name}: goodput per flow"),
         "cdf": lambda: cdf_figure(
             {"all flows": results.flows["goodput_bps"]}, title=f"{name}: CDF of flow goodput"

@@ -63,14 +63,42 @@ class Codel(Table):
     interval: Annotated[Time, time_at_least(1)] = "100ms"  # type: ignore[assignment]
     #: Mark ECN-capable packets (CE) instead of dropping them.
     ecn: Flag = False
+    #: Linux's ce_threshold: mark CE every ECN-capable packet sent after waiting longer than
+    #: this, whatever CoDel's own state (absent: off).
+    ce_threshold: Time | None = None
+
+
+#: The IP ECN field's bits, for FQ-CoDel's ce_threshold selector and mask.
+EcnBits = Annotated[int, Field(strict=True, ge=0, le=3)]
 
 
 class FqCodel(Codel):
-    """FQ-CoDel parameters (RFC 8290): CoDel's, the number of flow queues and the DRR quantum."""
+    """FQ-CoDel parameters (RFC 8290): CoDel's, the number of flow queues and the DRR quantum,
+    and Linux's ce_threshold selector and mask (on the IP ECN field: CE 3, ECT(0) 2, ECT(1) 1):
+    with a nonzero mask the threshold marks only packets whose field ANDed with the mask equals
+    the selector (selector 1, mask 3: ECT(1), the L4S identifier)."""
 
     flows: Annotated[int, Field(strict=True, ge=1, le=65_536)] = 1024
     #: Bytes a queue may send per round (default: one packet, MSS + 40 bytes of headers).
     quantum: Annotated[int, Field(strict=True, ge=1, le=2**20)] | None = None
+    ce_threshold_selector: EcnBits = 0
+    ce_threshold_mask: EcnBits = 0
+
+    @model_validator(mode="after")
+    def _selector_within_mask(self) -> FqCodel:
+        selector, mask = self.ce_threshold_selector, self.ce_threshold_mask
+        if selector & ~mask:
+            raise ScenarioError(
+                f"{selector} has bits outside ce_threshold_mask ({mask}); "
+                "expected selector & mask == selector (selector 1, mask 3: ECT(1) only)",
+                ("ce_threshold_selector",),
+            )
+        if mask and self.ce_threshold is None:
+            raise ScenarioError(
+                f'{mask} without ce_threshold; expected a ce_threshold such as "1ms"',
+                ("ce_threshold_mask",),
+            )
+        return self
 
 
 class Pie(Table):
@@ -83,6 +111,9 @@ class Pie(Table):
     max_burst: Time = "150ms"  # type: ignore[assignment]
     #: Mark ECN-capable packets (CE) instead of dropping them while the probability is <= 10 %.
     ecn: Flag = False
+    #: ccsim's L4S step (Linux's PIE has none): mark CE every ECT(1) packet sent after waiting
+    #: longer than this, RFC 9332's native L4S marking inside the one queue (absent: off).
+    l4s_step: Time | None = None
 
 
 #: DualPI2's classification masks (Linux's names): the IP ECN bits that send a packet to the L
@@ -198,9 +229,15 @@ def queue_spec(
         }
         if queue == "fq_codel":
             spec |= {"flows": t.flows, "quantum_bytes": t.quantum or packet}
+        # Only when set, so that existing CoDel scenarios resolve as before.
+        if t.ce_threshold is not None:
+            spec["ce_threshold_ns"] = t.ce_threshold
+            if queue == "fq_codel" and t.ce_threshold_mask:
+                spec["ce_threshold_selector"] = t.ce_threshold_selector
+                spec["ce_threshold_mask"] = t.ce_threshold_mask
         return spec
     if queue == "pie":
-        return {
+        spec = {
             "kind": "pie",
             "limit_pkts": limit_pkts,
             "target_ns": t.target,
@@ -210,6 +247,9 @@ def queue_spec(
             "max_burst_ns": t.max_burst,
             "ecn": t.ecn,
         }
+        if t.l4s_step is not None:
+            spec["l4s_step_ns"] = t.l4s_step
+        return spec
     if queue == "dualpi2":
         return {
             "kind": "dualpi2",
