@@ -20,6 +20,9 @@
 //! 6.1.2) it is a congestion event of kind [`CongestionKind::Ecn`]: the algorithm reduces the
 //! window, nothing is retransmitted. After every reduction (ECN, fast retransmit or timeout) the
 //! next new data segment carries CWR.
+//!
+//! The data's codepoint is ECT(0), or ECT(1) (RFC 9331) when the algorithm is an L4S one or the
+//! stack's `ect` says so.
 
 use std::sync::Arc;
 
@@ -202,6 +205,8 @@ impl Pacing {
 #[derive(Clone, Copy, Debug)]
 struct EcnState {
     enabled: bool,
+    /// The codepoint of ECN-capable data: ECT(0), or ECT(1) for an L4S flow (RFC 9331).
+    ect: u8,
     /// The next new data segment carries CWR: the window was reduced.
     cwr_pending: bool,
     /// snd_max at the last window reduction: ECE is acted on only once snd_una has passed it
@@ -224,6 +229,7 @@ impl Sender {
             }
         };
         let stack = setup.stack;
+        let ect = if stack.ect1_for(cc.l4s()) { ecn::ECT1 } else { ecn::ECT };
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let mut recovery = LossRecovery::new(setup.recovery, &stack);
         let undo = undo::Undo::for_stack(&stack, recovery.uses_sack());
@@ -257,7 +263,7 @@ impl Sender {
             recover: 0,
             loss_until: 0,
             recovery,
-            ecn: EcnState { enabled: setup.ecn, cwr_pending: false, reduced_at: 0, cwr_until: 0 },
+            ecn: EcnState { enabled: setup.ecn, ect, cwr_pending: false, reduced_at: 0, cwr_until: 0 },
             retransmit_timer: RetransmitTimer::default(),
             pace_timer: LazyTimer::default(),
             backoff: 1,
@@ -296,6 +302,12 @@ impl Sender {
     /// Whether the flow uses ECN (its data is ECN-capable).
     pub fn ecn_enabled(&self) -> bool {
         self.ecn.enabled
+    }
+
+    /// Whether its ECN-capable data carries ECT(1), the L4S identifier (RFC 9331), rather than
+    /// ECT(0).
+    pub fn sends_ect1(&self) -> bool {
+        self.ecn.ect == ecn::ECT1
     }
 
     pub fn cc_name(&self) -> &'static str {
@@ -1036,12 +1048,12 @@ impl Sender {
         }
     }
 
-    /// ECT on new data, and CWR on the first new segment after a window reduction.
+    /// ECT(0) or ECT(1) on new data, and CWR on the first new segment after a window reduction.
     fn ecn_codepoint(&mut self) -> u8 {
         if std::mem::take(&mut self.ecn.cwr_pending) {
-            ecn::ECT | ecn::CWR
+            self.ecn.ect | ecn::CWR
         } else {
-            ecn::ECT
+            self.ecn.ect
         }
     }
 

@@ -111,3 +111,73 @@ fn without_ecn_nothing_is_marked_and_ece_is_ignored() {
     assert!(b.sent_packets().iter().all(|p| p.ecn == 0));
     assert_eq!(b.sender.stats.ecn_events, 0);
 }
+
+/// An L4S algorithm's flows send ECT(1) (RFC 9331), others ECT(0); the stack's `ect` names one
+/// codepoint for every flow. The SYN and retransmissions stay Not-ECT, and CWR rides on the
+/// flow's own codepoint.
+#[test]
+fn ect1_for_l4s_flows_or_when_the_stack_says_so() {
+    use crate::tcp::stack_settings::EctChoice;
+    let first = |ect: EctChoice| {
+        let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::LinuxSack, |s| {
+            s.ecn = true;
+            s.delayed_ack = false;
+            s.ect = ect;
+        });
+        b.sender.start(0, &mut b.fab);
+        let syn = b.sent_packets();
+        let syn_ack = Packet { kind: PacketKind::SynAck, ..b.ack_packet(0, &[], 0) };
+        b.deliver(syn_ack);
+        (b, syn)
+    };
+    let (mut auto, _) = first(EctChoice::Auto);
+    assert!(auto.sent_packets().iter().all(|p| p.ecn == ECT), "newreno is not L4S: ECT(0)");
+    assert!(!auto.sender.sends_ect1());
+    let (mut b, syn) = first(EctChoice::Ect1);
+    assert_eq!(flags(&syn), vec![(0, 0)]);
+    assert!(b.sender.sends_ect1());
+    let ect1: Vec<_> = (0..10).map(|s| (s, ecn::ECT1)).collect();
+    assert_eq!(flags(&b.sent_packets()), ect1);
+    b.ack(1);
+    b.sent_packets();
+    ece_ack(&mut b, 2);
+    for seq in 3..=8 {
+        ece_ack(&mut b, seq);
+    }
+    assert_eq!(flags(&b.sent_packets()), vec![(12, ecn::ECT1 | ecn::CWR)]);
+    let (mut zero, _) = first(EctChoice::Ect0);
+    assert!(zero.sent_packets().iter().all(|p| p.ecn == ECT));
+}
+
+/// Reno's window rules, declared an L4S algorithm.
+struct L4sReno(crate::cc::reno::Reno);
+
+impl crate::cc::CongestionControl for L4sReno {
+    fn name(&self) -> &'static str {
+        "l4s-reno"
+    }
+    fn on_ack(&mut self, ack: &crate::cc::AckSample, w: &mut crate::cc::Window) {
+        self.0.on_ack(ack, w)
+    }
+    fn on_congestion(&mut self, ev: &crate::cc::CongestionEvent, w: &mut crate::cc::Window) {
+        self.0.on_congestion(ev, w)
+    }
+    fn l4s(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn an_l4s_algorithm_sends_ect1_unless_the_stack_names_ect0() {
+    use crate::tcp::stack_settings::EctChoice;
+    for (ect, want) in [(EctChoice::Auto, ecn::ECT1), (EctChoice::Ect1, ecn::ECT1), (EctChoice::Ect0, ECT)] {
+        let cc = Box::new(L4sReno(crate::cc::reno::Reno::default()));
+        let mut b = SenderHarness::with_algorithm(cc, RecoveryProcedure::Sack, Profile::Ns2, None, |s| {
+            s.ecn = true;
+            s.ect = ect;
+        });
+        b.sender.start(0, &mut b.fab);
+        let sent = b.sent_packets();
+        assert!(!sent.is_empty() && sent.iter().all(|p| p.ecn == want), "{ect:?}: {:?}", flags(&sent));
+    }
+}

@@ -45,6 +45,19 @@ pub enum RttSampling {
     EveryAck,
 }
 
+/// The ECN codepoint of every flow's ECN-capable data (the stack's `ect`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EctChoice {
+    /// Each flow's algorithm's: ECT(1) for an L4S algorithm
+    /// ([`crate::cc::CongestionControl::l4s`]), ECT(0) otherwise.
+    Auto,
+    /// ECT(0) on every flow: classic ECN (RFC 3168).
+    Ect0,
+    /// ECT(1) on every flow: the L4S identifier (RFC 9331).
+    Ect1,
+}
+
 /// The shortest retransmission timeout a run accepts: shorter ones retransmit in a tight loop.
 pub const MIN_RTO_NS: u64 = 1_000;
 /// The largest window, segments (initial window, receiver window).
@@ -108,6 +121,7 @@ impl SettingValue for RttSampling {}
 impl SettingValue for RecoveryProcedure {}
 impl SettingValue for PrrMode {}
 impl SettingValue for HyStartMode {}
+impl SettingValue for EctChoice {}
 impl SettingValue for u32 {
     fn as_u64(&self) -> Option<u64> {
         Some(u64::from(*self))
@@ -355,6 +369,11 @@ stack_settings! {
     /// CE. Algorithms that need ECN (DCTCP) have it on their own flows whatever this says.
     ecn: bool, written bool, key "ecn", SettingKind::Bool, [false, false, false, false],
         "ECN (RFC 3168) on every flow";
+    /// The codepoint of ECN-capable data: each flow's algorithm's (ECT(1) if it is an L4S
+    /// algorithm, RFC 9331), or ECT(0) or ECT(1) on every flow.
+    ect: EctChoice, written EctChoice, key "ect", SettingKind::Choice(&["auto", "ect0", "ect1"]),
+        [EctChoice::Auto, EctChoice::Auto, EctChoice::Auto, EctChoice::Auto],
+        "ECN codepoint of ECN-capable data: the algorithm's (ECT(1) for L4S), ECT(0) or ECT(1)";
     /// Receiver window used when a flow sets none, segments.
     default_max_window_pkts: u64, written u64, key "default_max_window",
         SettingKind::Int { min: 1, max: MAX_WINDOW_PKTS }, [1_000_000, 1_000_000, 1_000_000, 1_000_000],
@@ -419,6 +438,15 @@ impl StackConfig {
             (None, Some(true)) => Some(RecoveryProcedure::Sack),
             (None, Some(false)) if profile.is_some_and(RecoveryProcedure::uses_sack) => None,
             (None, _) => profile,
+        }
+    }
+
+    /// Whether a flow whose algorithm says `l4s` sends ECT(1) rather than ECT(0).
+    pub fn ect1_for(&self, l4s: bool) -> bool {
+        match self.ect {
+            EctChoice::Auto => l4s,
+            EctChoice::Ect0 => false,
+            EctChoice::Ect1 => true,
         }
     }
 
