@@ -6,8 +6,8 @@
 //! picks is marked CE and sent instead of dropped (the schedule advances as for a drop). Times are
 //! integer nanoseconds; the control law's interval/sqrt(count) is computed in f64 and truncated.
 //!
-//! [`CeThreshold`] is Linux's `ce_threshold` (CoDel and FQ-CoDel since 4.2; the selector and mask
-//! in FQ-CoDel since 5.16): a shallow step on the sojourn time that marks CE whatever CoDel's own
+//! [`CeThreshold`] is Linux's `ce_threshold` (CoDel and FQ-CoDel; the selector and mask FQ-CoDel's
+//! only, from Linux 5.16): a shallow step on the sojourn time that marks CE whatever CoDel's own
 //! state, the L4S marking of a single queue when restricted to ECT(1).
 
 use super::fifo::StampedFifo;
