@@ -48,6 +48,7 @@ FAMILIES = {
     "libra": "loss, RTT-fair",
     "newreno": "loss",
     "paced": "loss, paced",
+    "prague": "ECN (L4S, scalable)",
     "randomized": "loss, paced",
     "reno": "loss",
     "scalable": "loss, high speed",

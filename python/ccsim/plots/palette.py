@@ -83,6 +83,8 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "bbr": VERMILLION,
     # B4 draws v3 beside v1 (vermillion), cubic (blue) and reno (black).
     "bbr3": GREEN,
+    # The L4S studies draw it beside cubic (blue), dctcp (vermillion), reno (black) and bbr3 (green).
+    "prague": ORANGE,
 }
 _ORDER = {name: i for i, name in enumerate(ALGORITHM_COLOURS)}
 

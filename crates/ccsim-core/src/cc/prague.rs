@@ -153,7 +153,7 @@ pub const PARAMS: &[ParamInfo] = &[
         min: 0.0,
         max: 1.0,
         doc: "alpha starts at 0 and the first CE mark halves the window (Linux v0.7 prague_alpha_mode 0); \
-              0: alpha starts at 1 (v0.6)",
+              false: alpha starts at 1 (v0.6)",
     },
 ];
 
