@@ -218,3 +218,22 @@ def test_the_queue_figure_of_another_queue_is_one_line_as_before() -> None:
     (axes,) = figure.axes
     assert [line.get_label() for line in axes.get_lines()] == ["link 0"]
     assert axes.get_title() == "Queue length"
+
+
+@requires_engine
+def test_engine_example_l4s_prints_both_queues_and_draws_them(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from ccsim import plots
+    from conftest import EXAMPLES
+
+    out = invoke("run", EXAMPLES / "l4s.toml", "--out", tmp_path / "l4s", "--set", "duration=8s")
+    assert_fits(out)
+    flows = ccsim.Results.load(tmp_path / "l4s").flows
+    assert list(flows["cc"]) == ["prague", "cubic"] and (flows["goodput_bps"] > 5e6).all()
+    section = out.split("Queues (DualPI2 on link 0)\n", 1)[1]
+    l_row, c_row = row_line(section, "L").split(), row_line(section, "C").split()
+    assert float(l_row[1]) < 1.0 < float(c_row[1]), (l_row, c_row)  # mean delay, ms
+    assert int(l_row[4]) > 0 and int(c_row[4]) > 0  # both queues carried the flows' packets
+    queues = ccsim.Results.load(tmp_path / "l4s").queues
+    delay, length = plots.queue_figure(queues, link=0).axes
+    assert len(delay.get_lines()) == len(length.get_lines()) == 2
