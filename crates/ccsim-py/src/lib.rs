@@ -3,6 +3,7 @@
 //! the Python front end is tested against) and `version()`; and, in `pycc`, congestion control
 //! written in Python (the classes its hooks receive, and the engine-side wrapper that calls them).
 
+mod harness;
 mod pycc;
 
 use std::collections::HashMap;
@@ -408,5 +409,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(format_time, m)?)?;
     pycc::register(m)?;
+    harness::register(m)?;
     Ok(())
 }

@@ -35,6 +35,7 @@ pub mod fast;
 pub mod freedrop;
 pub mod fusion;
 pub mod fusion_rf;
+pub mod harness;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
