@@ -271,7 +271,7 @@ impl Simulation {
         let max_window = t.max_window_pkts.unwrap_or(self.stack.default_max_window_pkts) as f64;
         let recovery = self.stack.recovery_for(cc.customary_recovery());
         let ecn = self.stack.ecn || cc.needs_ecn();
-        let feedback = cc.ecn_feedback();
+        let feedback = self.stack.ecn_feedback_for(cc.ecn_feedback());
         let setup = SenderSetup {
             flow: id,
             data_route: place.data_route,

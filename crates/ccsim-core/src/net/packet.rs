@@ -137,7 +137,8 @@ pub struct Packet {
     pub sack: SackRef,
     pub hop: u16,
     pub kind: PacketKind,
-    /// ECN bits ([`ecn`]): the IP codepoint on data, the TCP flags ECE and CWR.
+    /// ECN bits ([`ecn`]): the IP codepoint on data, the TCP flags ECE and CWR, and on an
+    /// AccECN ACK its ACE field ([`ecn::ACE_SHIFT`]).
     pub ecn: u8,
 }
 
@@ -149,6 +150,10 @@ pub struct Packet {
 /// (RFC 9331); a queue marks CE on either, and CE keeps the ECT bit it was set on, so that a dual
 /// queue still tells an L4S packet by its [`ecn::ECT1`] bit after an earlier hop marked it (on
 /// the wire CE is one codepoint, 11, which RFC 9331 also classifies as L4S).
+///
+/// An ACK under AccECN (RFC 9768) carries instead of ECE its ACE field, the receiver's count of
+/// CE-marked packets modulo 8, in the byte's three high bits (on the wire the AE, CWR and ECE
+/// flags); they are free on every other packet, so the packet does not grow for it.
 pub mod ecn {
     /// ECN-capable transport, ECT(0): classic ECN.
     pub const ECT: u8 = 1;
@@ -162,6 +167,10 @@ pub mod ecn {
     pub const ECT1: u8 = 16;
     /// Either ECT codepoint.
     pub const ANY_ECT: u8 = ECT | ECT1;
+    /// AccECN ACK: where its 3-bit ACE field starts.
+    pub const ACE_SHIFT: u8 = 5;
+    /// AccECN ACK: the ACE field's bits.
+    pub const ACE: u8 = 0b111 << ACE_SHIFT;
 }
 
 impl Packet {
@@ -181,6 +190,12 @@ impl Packet {
     #[inline]
     pub fn is_ce(&self) -> bool {
         self.ecn & ecn::CE != 0
+    }
+
+    /// An AccECN ACK's ACE field: the receiver's CE packet counter modulo 8 (RFC 9768).
+    #[inline]
+    pub fn ace(&self) -> u8 {
+        (self.ecn & ecn::ACE) >> ecn::ACE_SHIFT
     }
 
     /// Congestion experienced: a marking queue sets CE on an ECN-capable packet.
@@ -229,6 +244,18 @@ mod tests {
         let mut p = with(ecn::ECT1 | ecn::CWR);
         p.mark_ce();
         assert!(p.is_ce() && p.is_l4s(), "CE keeps the codepoint it was set on");
+    }
+
+    /// The ACE field shares the byte with the codepoint and flags without touching them, and
+    /// the packet stays 40 bytes with it.
+    #[test]
+    fn the_ace_field_fits_in_the_spare_high_bits() {
+        assert_eq!(ecn::ACE & (ecn::ANY_ECT | ecn::CE | ecn::ECE | ecn::CWR), 0);
+        for ace in 0..8u8 {
+            let p = Packet { ecn: (ace << ecn::ACE_SHIFT) | ecn::ECT1, ..Packet::test_data(0, 40) };
+            assert_eq!((p.ace(), p.is_l4s(), p.is_ce()), (ace, true, false));
+        }
+        assert_eq!(std::mem::size_of::<Packet>(), 40);
     }
 
     #[test]

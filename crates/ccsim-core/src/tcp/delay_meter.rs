@@ -38,7 +38,8 @@ pub struct DelayMeter {
     app_limited_until: u64,
     /// Segments the sender has marked lost so far (Linux `tp->lost`).
     lost: u64,
-    /// Segments delivered by ACKs that carried ECN-Echo (Linux `tp->delivered_ce`).
+    /// Segments reported CE-marked (Linux `tp->delivered_ce`): those delivered by ACKs that
+    /// carried ECN-Echo, or under AccECN the counts decoded ([`Self::on_ce_reported`]).
     delivered_ce: u64,
 }
 
@@ -103,6 +104,13 @@ impl DelayMeter {
         // The next send interval starts at this segment's send (Linux `tcp_rate_skb_delivered`).
         self.first_sent = stamp.sent_at;
         Some(stamp)
+    }
+
+    /// An AccECN ACK reported `count` CE-marked segments: counted before the ACK's deliveries
+    /// (which then come with `ece` false), so that its rate sample includes them.
+    #[inline]
+    pub fn on_ce_reported(&mut self, count: u32) {
+        self.delivered_ce += u64::from(count);
     }
 
     /// An ACK that advanced the cumulative ACK: take its RTT sample `rtt` and its deliveries

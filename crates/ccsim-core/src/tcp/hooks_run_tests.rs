@@ -1,7 +1,8 @@
 //! Whole runs of a paced algorithm that sets cwnd on every ACK: packets stay conserved under every
 //! recovery procedure, every segment is counted delivered exactly once across the ACKs the
 //! algorithm sees, and with per-segment ECN feedback the deliveries acknowledged with ECN-Echo
-//! are exactly the segments the queue marked.
+//! are exactly the segments the queue marked; with AccECN feedback, so are the CE counts the
+//! ACKs report.
 
 use std::sync::{Arc, Mutex};
 
@@ -19,6 +20,7 @@ const MS: u64 = 1_000_000;
 struct Totals {
     delivered: f64,
     delivered_with_ece: f64,
+    ce_delivered: f64,
     lost: f64,
     congestion_events: u32,
 }
@@ -43,6 +45,7 @@ impl CongestionControl for Steady {
         if ack.ece {
             t.delivered_with_ece += ack.delivered_now;
         }
+        t.ce_delivered += ack.ce_delivered;
         w.cwnd = self.cwnd;
     }
 
@@ -70,11 +73,16 @@ impl CongestionControl for Steady {
 /// One 10 Mb/s, 20 ms RTT dumbbell flow of `segments` 1000-byte segments (1040 bytes on the wire:
 /// 1202 segments/s, a BDP of 24) under `profile`, paced at 1.5 times the bottleneck with cwnd 60.
 fn run(profile: &str, queue: Value, segments: u64, ecn: bool) -> (Simulation, Totals) {
+    run_with(json!({"profile": profile}), queue, segments, ecn)
+}
+
+/// [`run`] with the stack as written (`{"profile": ..., "overrides": {...}}`).
+fn run_with(stack: Value, queue: Value, segments: u64, ecn: bool) -> (Simulation, Totals) {
     let v = json!({
         "name": "hooks",
         "seed": 3,
         "duration_ns": 60_000 * MS,
-        "stack": {"profile": profile},
+        "stack": stack,
         "topology": {
             "kind": "dumbbell",
             "forward": {"rate_bps": 10_000_000, "delay_ns": 5 * MS, "queue": queue},
@@ -147,5 +155,31 @@ fn deliveries_acknowledged_with_ecn_echo_are_the_marks_made() {
     }
     assert!(marks > 100.0, "{marks}");
     assert_eq!(t.delivered_with_ece, marks, "{t:?}");
+    assert_eq!(t.ce_delivered, marks, "{t:?}");
     assert_eq!(sim.flows[0].sender.stats.retransmits, 0);
+}
+
+/// The same run with the stack's `ecn_feedback = "accecn"` over the algorithm's per-segment
+/// echo: the CE counts decoded from the ACE fields add up to the queue's marks, on the ACKs the
+/// algorithm sees as in the sender's own count, and the ACKs that report marks are the ones
+/// with `ece`.
+#[test]
+fn ce_counts_fed_back_by_accecn_are_the_marks_made() {
+    let step =
+        json!({"kind": "step", "limit_pkts": 1000, "limit_bytes": null, "k_pkts": 10, "k_bytes": null, "ecn": true});
+    let stack = json!({"profile": "linux-sack", "overrides": {"ecn_feedback": "accecn"}});
+    let (sim, t) = run_with(stack, step, 3000, true);
+    assert_conserved(&sim);
+    let mut marks = 0.0;
+    for l in &sim.fab.links {
+        l.inspect_queue(&mut |name, v| {
+            if name == "marks" {
+                marks += v;
+            }
+        });
+    }
+    assert!(marks > 100.0, "{marks}");
+    assert_eq!(t.ce_delivered, marks, "{t:?}");
+    assert_eq!(sim.flows[0].sender.stats.ce_delivered as f64, marks);
+    assert!(t.delivered_with_ece >= marks, "{t:?}");
 }

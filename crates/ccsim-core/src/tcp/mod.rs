@@ -1,6 +1,7 @@
 //! One-way TCP: a sender that owns loss detection, recovery and the retransmission timer, and a
 //! cumulative-ACK receiver. Sequence numbers count segments, as in ns-2's one-way agents.
 
+pub mod accecn;
 pub mod clock;
 pub mod delay_meter;
 pub mod rack;

@@ -26,7 +26,15 @@
 //!   mark changes, a delayed ACK still pending for earlier segments leaves first with the old
 //!   value, and the segment that changed it is acknowledged at once (Linux `tcp_dctcp.h`), so
 //!   each ACK reports exactly the marks of the segments it covers.
+//! - AccECN (RFC 9768): the receiver counts CE-marked data packets (from 5, [`super::accecn`])
+//!   and every ACK carries the count modulo 8 in its ACE field; it has no ECE to latch and
+//!   ignores CWR. A CE-marked segment after one that was not is acknowledged at once
+//!   (Change-Triggered ACKs, section 3.2.2.5.1), and so is a segment that brings the marks since
+//!   the last ACK to [`super::accecn::INCREMENT_TRIGGER`] (Increment-Triggered ACKs), so that the
+//!   field cannot turn over between two ACKs. A segment that stops a run of marks waits for the
+//!   delayed-ACK rule (the count already says how many there were).
 
+use super::accecn;
 use super::ranges::RangeSet;
 use crate::cc::EcnFeedback;
 use crate::event::{Event, LazyTimer, TimerKind};
@@ -53,8 +61,15 @@ pub struct Receiver {
     pub packets_received: u64,
     /// How CE is echoed; `None`: not ECN-capable.
     ecn: Option<EcnFeedback>,
-    /// The ECE flag the next ACK carries.
+    /// The ECE flag the next ACK carries (RFC 3168, DCTCP).
     ece: bool,
+    /// AccECN: the CE packet counter (r.cep), whether the last data packet was CE-marked, and
+    /// the marks since the last ACK.
+    cep: u32,
+    last_ce: bool,
+    ce_since_ack: u32,
+    /// CE-marked data packets received, duplicates included, under every feedback.
+    pub ce_packets: u64,
     /// Report duplicate segments (RFC 2883).
     dsack: bool,
     /// The duplicate segment the next ACK reports first (a DSACK block), if any.
@@ -80,6 +95,10 @@ impl Receiver {
             packets_received: 0,
             ecn: None,
             ece: false,
+            cep: accecn::CEP_INIT,
+            last_ce: false,
+            ce_since_ack: 0,
+            ce_packets: 0,
             dsack: false,
             duplicate: None,
             quick_acks: 0,
@@ -114,6 +133,7 @@ impl Receiver {
     #[inline(never)]
     fn on_ecn(&mut self, pkt: &Packet, now: Time, fab: &mut Fabric) -> bool {
         let ce = pkt.ecn & ecn::CE != 0;
+        self.ce_packets += u64::from(ce);
         match self.ecn {
             None => false,
             Some(EcnFeedback::Rfc3168) => {
@@ -124,8 +144,17 @@ impl Receiver {
                 self.ece |= ce;
                 starts_echo
             }
-            // AccECN's counters arrive in the next change; until then it echoes per segment.
-            Some(EcnFeedback::PerSegment | EcnFeedback::AccEcn) => {
+            Some(EcnFeedback::AccEcn) => {
+                let change = ce && !self.last_ce;
+                self.last_ce = ce;
+                if !ce {
+                    return false;
+                }
+                self.cep = self.cep.wrapping_add(1);
+                self.ce_since_ack += 1;
+                change || self.ce_since_ack >= accecn::INCREMENT_TRIGGER
+            }
+            Some(EcnFeedback::PerSegment) => {
                 if ce == self.ece {
                     return false;
                 }
@@ -234,8 +263,26 @@ impl Receiver {
         blocks
     }
 
+    /// The ECN bits of the next ACK: ECE, or under AccECN the ACE field.
+    #[inline]
+    fn ack_ecn(&self) -> u8 {
+        if self.ecn == Some(EcnFeedback::AccEcn) {
+            accecn::ace_bits(self.cep)
+        } else if self.ece {
+            ecn::ECE
+        } else {
+            0
+        }
+    }
+
+    /// The AccECN CE packet counter (r.cep), for tests and inspection.
+    pub fn ce_counter(&self) -> u32 {
+        self.cep
+    }
+
     fn send(&mut self, kind: PacketKind, echo: (Time, Time), now: Time, fab: &mut Fabric) {
         self.unacked = 0;
+        self.ce_since_ack = 0;
         if kind == PacketKind::Ack {
             self.quick_acks = self.quick_acks.saturating_sub(1);
         }
@@ -251,7 +298,7 @@ impl Receiver {
             sack,
             hop: 0,
             kind,
-            ecn: if self.ece { ecn::ECE } else { 0 },
+            ecn: self.ack_ecn(),
         };
         fab.send(ack, now);
     }
@@ -410,6 +457,43 @@ mod tests {
         // at once with ECE. 3 (marked) waits. 4 turns the mark off: the pending ACK for 3 leaves
         // first with ECE, then 4's at once without. 5 waits; 6 completes the pair, unmarked.
         assert_eq!(echoes(&fab), vec![(2, false), (3, true), (4, true), (5, false), (7, false)]);
+    }
+
+    /// (cumulative ACK, ACE field) of every ACK sent.
+    fn aces(fab: &Fabric) -> Vec<(u32, u8)> {
+        fab.links[0].in_link().map(|p| (p.seq, p.ace())).collect()
+    }
+
+    /// AccECN with delayed ACKs. Marks F F T T T F T F F on segments 0..=8; the counter starts
+    /// at 5. 0, 1: a pair, ACE 5. 2 is the first CE after a non-CE: acknowledged at once, count
+    /// 6. 3 (CE, no change, one mark since the ACK) waits; 4 brings the marks since the last ACK
+    /// to 2: at once, count 8, ACE 0. 5 (not CE) waits, the end of a run triggering nothing; 6
+    /// is CE after non-CE: at once with 5, count 9, ACE 1. 7 waits; 8 completes the pair, ACE 1.
+    /// No ACK carries ECE.
+    #[test]
+    fn accecn_counts_ce_packets_in_the_ace_field_and_acks_a_new_run_of_marks_at_once() {
+        let (r, mut fab) = setup(false, true);
+        let mut r = r.with_ecn(EcnFeedback::AccEcn);
+        let marks = [false, false, true, true, true, false, true, false, false];
+        for (seq, ce) in marks.into_iter().enumerate() {
+            r.on_packet(&ecn_data(seq as u32, ce, false), 10, &mut fab);
+        }
+        assert_eq!(aces(&fab), vec![(2, 5), (3, 6), (5, 0), (7, 1), (9, 1)]);
+        assert!(echoes(&fab).iter().all(|&(_, ece)| !ece));
+        assert_eq!((r.ce_counter(), r.ce_packets), (9, 4));
+    }
+
+    /// Every ACK carries the count, duplicate ACKs included, and CWR changes nothing. 0 and 1
+    /// are CE-marked (0 at once: a change; 1 waits), 3 arrives out of order, marked: a duplicate
+    /// ACK at once with count 8 (ACE 0); 2 fills the hole: count still 8.
+    #[test]
+    fn accecn_duplicate_acks_carry_the_count_and_cwr_is_ignored() {
+        let (r, mut fab) = setup(false, true);
+        let mut r = r.with_ecn(EcnFeedback::AccEcn);
+        for (seq, ce, cwr) in [(0, true, false), (1, true, true), (3, true, false), (2, false, true)] {
+            r.on_packet(&ecn_data(seq, ce, cwr), 10, &mut fab);
+        }
+        assert_eq!(aces(&fab), vec![(1, 6), (2, 0), (4, 0)]);
     }
 
     #[test]

@@ -22,10 +22,15 @@
 //! next new data segment carries CWR.
 //!
 //! The data's codepoint is ECT(0), or ECT(1) (RFC 9331) when the algorithm is an L4S one or the
-//! stack's `ect` says so.
+//! stack's `ect` says so. Under AccECN feedback (RFC 9768; the stack's `ecn_feedback`, or the
+//! algorithm's) the sender decodes each ACK's ACE field into the CE-marked segments it reports
+//! ([`super::accecn::AceDecoder`], [`AckSample::ce_delivered`]); an ACK reporting any is treated
+//! as ECN-Echo was (no growth, a reduction at most once per window, [`CaState::Cwr`]), and no
+//! CWR is sent.
 
 use std::sync::Arc;
 
+use super::accecn::AceDecoder;
 use super::clock::ClockSkew;
 use super::delay_meter::DelayMeter;
 use super::recovery::{AckDelivery, InRecovery, LossRecovery, SeqState};
@@ -35,8 +40,8 @@ use super::send_log::{Newest, Sacked, SendLog};
 use super::send_overhead::SendOverhead;
 use super::stack_settings::{RttSampling, SsthreshBasis, StackConfig};
 use crate::cc::{
-    AckSample, CaState, CongestionControl, CongestionEvent, CongestionKind, Growth, PacingContext, RecoveryProcedure,
-    SentSample, Window,
+    AckSample, CaState, CongestionControl, CongestionEvent, CongestionKind, EcnFeedback, Growth, PacingContext,
+    RecoveryProcedure, SentSample, Window,
 };
 use crate::event::{Event, LazyTimer, TimerKind};
 use crate::net::fabric::Fabric;
@@ -66,6 +71,9 @@ pub struct SenderStats {
     pub window_cuts: u64,
     /// Congestion events raised by ECN-Echo (a subset of the algorithm's calls, not of the cuts).
     pub ecn_events: u64,
+    /// Segments the ACKs reported CE-marked, summed over every ACK ([`AckSample::ce_delivered`],
+    /// including ACKs no algorithm hook sees).
+    pub ce_delivered: u64,
 }
 
 /// What a sender needs to know about its transfer.
@@ -207,6 +215,9 @@ struct EcnState {
     enabled: bool,
     /// The codepoint of ECN-capable data: ECT(0), or ECT(1) for an L4S flow (RFC 9331).
     ect: u8,
+    /// AccECN feedback (RFC 9768): ACKs carry a CE packet count, decoded here; no CWR.
+    accecn: bool,
+    ace: AceDecoder,
     /// The next new data segment carries CWR: the window was reduced.
     cwr_pending: bool,
     /// snd_max at the last window reduction: ECE is acted on only once snd_una has passed it
@@ -215,6 +226,34 @@ struct EcnState {
     /// One past snd_max at the last ECN-Echo reduction: [`CaState::Cwr`] while snd_una is below
     /// it (Linux leaves CWR once something above its `high_seq` is acknowledged).
     cwr_until: u32,
+}
+
+/// What one ACK says of CE marks.
+#[derive(Clone, Copy, Debug, Default)]
+struct EcnReport {
+    /// Congestion was signalled: ECN-Echo, or under AccECN a CE count that rose.
+    signal: bool,
+    /// Under AccECN, the CE-marked segments reported; under the one-bit feedbacks `None`, and a
+    /// signal stands for the ACK's whole delivery.
+    counted: Option<u32>,
+}
+
+impl EcnReport {
+    /// The CE-marked segments among `delivered` newly delivered ones.
+    #[inline]
+    fn ce_of(self, delivered: u32) -> u32 {
+        match self.counted {
+            Some(n) => n,
+            None if self.signal => delivered,
+            None => 0,
+        }
+    }
+
+    /// Whether the delay meter counts the whole delivery as CE (one-bit feedback with ECE).
+    #[inline]
+    fn whole_delivery_echoed(self) -> bool {
+        self.signal && self.counted.is_none()
+    }
 }
 
 impl Sender {
@@ -230,6 +269,7 @@ impl Sender {
         };
         let stack = setup.stack;
         let ect = if stack.ect1_for(cc.l4s()) { ecn::ECT1 } else { ecn::ECT };
+        let accecn = stack.ecn_feedback_for(cc.ecn_feedback()) == EcnFeedback::AccEcn;
         let ssthresh = if stack.initial_ssthresh_is_window { setup.max_window } else { f64::INFINITY };
         let mut recovery = LossRecovery::new(setup.recovery, &stack);
         let undo = undo::Undo::for_stack(&stack, recovery.uses_sack());
@@ -263,7 +303,15 @@ impl Sender {
             recover: 0,
             loss_until: 0,
             recovery,
-            ecn: EcnState { enabled: setup.ecn, ect, cwr_pending: false, reduced_at: 0, cwr_until: 0 },
+            ecn: EcnState {
+                enabled: setup.ecn,
+                ect,
+                accecn,
+                ace: AceDecoder::default(),
+                cwr_pending: false,
+                reduced_at: 0,
+                cwr_until: 0,
+            },
             retransmit_timer: RetransmitTimer::default(),
             pace_timer: LazyTimer::default(),
             backoff: 1,
@@ -522,22 +570,24 @@ impl Sender {
             self.undo_on_ack(pkt, &mut sack, now);
         }
         let newly_sacked = self.recovery.on_ack(pkt.seq.max(self.snd_una), sack.iter());
-        let ece = self.ecn.enabled && pkt.ecn & ecn::ECE != 0;
         if pkt.seq > self.snd_una {
             return self.on_new_ack(pkt, &sack, prior_flight, now, fab);
         }
         let sacked = self.send_log.on_sack(sack.iter());
+        let report = self.ecn_on_old_ack(pkt, newly_sacked);
         if self.every_ack && pkt.seq == self.snd_una {
-            let sample = self.old_ack_sample(pkt, &sacked, prior_flight, ece, now);
+            let sample = self.old_ack_sample(pkt, &sacked, prior_flight, report, now);
             self.pending_ack = Some(sample);
         } else {
-            self.meter.on_delivered(now, sacked.delivered, sacked.newest, ece);
+            let ce = report.ce_of(sacked.delivered);
+            self.note_ce(report, ce);
+            self.meter.on_delivered(now, sacked.delivered, sacked.newest, report.whole_delivery_echoed());
         }
         if self.runs_rack_tlp() {
-            self.rack_tlp_on_old_ack(pkt, &sack, &sacked, newly_sacked > 0, now, fab);
+            self.rack_tlp_on_old_ack(pkt, &sack, &sacked, newly_sacked > 0, report.signal, now, fab);
         } else if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
             self.on_dupack(now, fab, sacked.delivered);
-            if ece {
+            if report.signal {
                 self.on_ecn_echo(now);
             }
         } else if newly_sacked > 0 {
@@ -547,6 +597,58 @@ impl Sender {
             self.try_send(now, fab);
         }
         false
+    }
+
+    /// What an ACK that advanced the cumulative ACK, newly delivering `delivered` segments, says
+    /// of CE marks.
+    #[inline]
+    fn ecn_on_new_ack(&mut self, pkt: &Packet, delivered: u32) -> EcnReport {
+        if !self.ecn.enabled {
+            return EcnReport::default();
+        }
+        if self.ecn.accecn {
+            self.ecn.ace.note_echo(pkt.ts);
+            return self.accecn_report(pkt, delivered);
+        }
+        EcnReport { signal: pkt.ecn & ecn::ECE != 0, counted: None }
+    }
+
+    /// What an ACK that did not advance the cumulative ACK says of CE marks (`newly_sacked`: the
+    /// segments its blocks SACKed for the first time). Under AccECN its field is decoded only if
+    /// the ACK is newer than those decoded before: it SACKs new data, or it is a duplicate ACK
+    /// with a later timestamp echo (a duplicate ACK without SACK stands for one segment
+    /// delivered); the marks of the others are counted by the next ACK that is.
+    #[inline]
+    fn ecn_on_old_ack(&mut self, pkt: &Packet, newly_sacked: u64) -> EcnReport {
+        if !self.ecn.enabled {
+            return EcnReport::default();
+        }
+        if !self.ecn.accecn {
+            return EcnReport { signal: pkt.ecn & ecn::ECE != 0, counted: None };
+        }
+        let duplicate = pkt.seq == self.snd_una && self.snd_max > self.snd_una;
+        let newer = self.ecn.ace.newer_echo(pkt.ts);
+        if newly_sacked > 0 || (duplicate && newer) {
+            self.accecn_report(pkt, newly_sacked.clamp(1, u64::from(u32::MAX)) as u32)
+        } else {
+            EcnReport { signal: false, counted: Some(0) }
+        }
+    }
+
+    /// Count the `ce` segments an ACK reported CE-marked; the delay meter takes AccECN's counts
+    /// here (a one-bit echo it counts with the ACK's deliveries).
+    #[inline]
+    fn note_ce(&mut self, report: EcnReport, ce: u32) {
+        self.stats.ce_delivered += u64::from(ce);
+        if report.counted.is_some() {
+            self.meter.on_ce_reported(ce);
+        }
+    }
+
+    #[inline]
+    fn accecn_report(&mut self, pkt: &Packet, delivered: u32) -> EcnReport {
+        let n = self.ecn.ace.decode(pkt.ace(), delivered);
+        EcnReport { signal: n > 0, counted: Some(n) }
     }
 
     /// Without SACK, the segments presumed lost (Linux's `lost_out`, at least 1): after a timeout
@@ -564,7 +666,14 @@ impl Sender {
     /// SACK a duplicate ACK counts one segment delivered, as Linux counts it in `sacked_out`
     /// (while fewer than the outstanding segments are so counted).
     #[inline(never)]
-    fn old_ack_sample(&mut self, pkt: &Packet, sacked: &Sacked, prior_flight: u32, ece: bool, now: Time) -> AckSample {
+    fn old_ack_sample(
+        &mut self,
+        pkt: &Packet,
+        sacked: &Sacked,
+        prior_flight: u32,
+        report: EcnReport,
+        now: Time,
+    ) -> AckSample {
         let mut delivered = sacked.delivered;
         if !self.recovery.uses_sack() && self.dupacks_delivered + 1 + self.holes() <= self.snd_max - self.snd_una {
             self.dupacks_delivered += 1;
@@ -575,7 +684,10 @@ impl Sender {
         let ca_rtt = (self.stack.rtt_sampling == RttSampling::EveryAck)
             .then(|| sacked.latest_sent.map(|sent| now - sent))
             .flatten();
-        let delay = self.meter.on_old_ack(now, one_way_delay, (delivered, ece), sacked.newest, min_rtt);
+        let ce = report.ce_of(delivered);
+        self.note_ce(report, ce);
+        let echoed = (delivered, report.whole_delivery_echoed());
+        let delay = self.meter.on_old_ack(now, one_way_delay, echoed, sacked.newest, min_rtt);
         AckSample {
             now,
             acked: 0.0,
@@ -594,10 +706,10 @@ impl Sender {
             round: self.round,
             cwnd_limited: self.cwnd_limited,
             growth: Growth { slow_start_cap: self.stack.slow_start_cap, gating: self.stack.cwnd_gating },
-            ece,
+            ece: report.signal,
             delivered_now: delivered as f64,
             newly_lost: 0.0,
-            ce_delivered: if ece { delivered as f64 } else { 0.0 },
+            ce_delivered: ce as f64,
             ca_state: self.ca_state(),
         }
     }
@@ -657,7 +769,6 @@ impl Sender {
     }
 
     fn on_new_ack(&mut self, pkt: &Packet, sack: &SackBlocks, prior_flight: u32, now: Time, fab: &mut Fabric) -> bool {
-        let ece = self.ecn.enabled && pkt.ecn & ecn::ECE != 0;
         let newly = pkt.seq - self.snd_una;
         self.snd_una = pkt.seq;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
@@ -682,9 +793,15 @@ impl Sender {
         let min_rtt = self.rtt.min_rtt().unwrap_or(0);
         // Congestion control's RTT sample: `ca_rtt`, else the timestamp echo (`cc::common::ca_rtt`).
         let cc_rtt = ca_rtt.unwrap_or_else(|| now.saturating_sub(pkt.ts));
-        let delay = self.meter.on_ack(now, cc_rtt, round_start, one_way_delay, (delivered, ece), newest, min_rtt);
+        let delivered_now = if self.keeps_send_log { delivered } else { newly };
+        let report = self.ecn_on_new_ack(pkt, delivered_now);
+        let ece = report.signal;
+        let ce_delivered = report.ce_of(delivered_now);
+        self.note_ce(report, ce_delivered);
+        let echoed = (delivered, report.whole_delivery_echoed());
+        let delay = self.meter.on_ack(now, cc_rtt, round_start, one_way_delay, echoed, newest, min_rtt);
 
-        let delivered_now = if self.keeps_send_log { delivered } else { newly } as f64;
+        let delivered_now = delivered_now as f64;
         let sample = AckSample {
             now,
             acked: newly as f64,
@@ -706,7 +823,7 @@ impl Sender {
             ece,
             delivered_now,
             newly_lost: 0.0,
-            ce_delivered: if ece { delivered_now } else { 0.0 },
+            ce_delivered: ce_delivered as f64,
             ca_state: self.ca_state(),
         };
         let mut restart_timer = true;
@@ -867,7 +984,8 @@ impl Sender {
     /// next new segment says so (CWR), and ECN-Echo for the data outstanding now is ignored.
     fn congestion(&mut self, ev: &CongestionEvent) {
         if self.ecn.enabled {
-            self.ecn.cwr_pending = true;
+            // AccECN has no CWR handshake: the receiver's count does not wait for one.
+            self.ecn.cwr_pending = !self.ecn.accecn;
             self.ecn.reduced_at = self.snd_max;
         }
         let before = self.w.cwnd;

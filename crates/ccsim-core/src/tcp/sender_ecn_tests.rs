@@ -181,3 +181,97 @@ fn an_l4s_algorithm_sends_ect1_unless_the_stack_names_ect0() {
         assert!(!sent.is_empty() && sent.iter().all(|p| p.ecn == want), "{ect:?}: {:?}", flags(&sent));
     }
 }
+
+/// Linux profile with ECN under AccECN feedback, no delayed ACKs; the initial window 0..10 out.
+fn linux_accecn() -> SenderHarness {
+    use crate::tcp::stack_settings::EcnFeedbackChoice;
+    let mut b = SenderHarness::new(RecoveryProcedure::Sack, Profile::LinuxSack, |s| {
+        s.ecn = true;
+        s.delayed_ack = false;
+        s.ecn_feedback = EcnFeedbackChoice::Accecn;
+    });
+    b.handshake();
+    b.sent_packets();
+    b
+}
+
+/// An ACK of `seq` whose ACE field carries the receiver's counter `cep`.
+fn ace_ack(b: &mut SenderHarness, seq: u32, cep: u32) {
+    let p = b.ack_packet(seq, &[], crate::tcp::accecn::ace_bits(cep));
+    b.deliver(p);
+}
+
+/// The ECE test above under AccECN: every ACK from the second on reports one more CE mark (the
+/// counter 6, 7, ... 17, the field turning over at 8 and 16). A rise of the count does what ECE
+/// did: no growth, one reduction per window (cwnd 11 -> 5.5, then 2.75 once 12, sent after the
+/// first, is acknowledged), the sender in CWR meanwhile; but no segment carries CWR. Each ACK's
+/// count adds up: 12 reported.
+#[test]
+fn accecn_a_rising_count_reduces_once_per_window_and_no_cwr_is_sent() {
+    let mut b = linux_accecn();
+    ace_ack(&mut b, 1, 5);
+    assert_eq!((b.cwnd(), b.sender.stats.ce_delivered), (11.0, 0));
+    assert_eq!(flags(&b.sent_packets()), vec![(10, ECT), (11, ECT)]);
+    ace_ack(&mut b, 2, 6);
+    assert_eq!((b.cwnd(), b.sender.stats.ecn_events, b.sender.stats.ce_delivered), (5.5, 1, 1));
+    assert_eq!(b.sender.ca_state(), crate::cc::CaState::Cwr);
+    for seq in 3..=7 {
+        ace_ack(&mut b, seq, seq + 4);
+    }
+    assert!(b.sent_packets().is_empty());
+    ace_ack(&mut b, 8, 12);
+    assert_eq!(flags(&b.sent_packets()), vec![(12, ECT)], "no CWR under AccECN");
+    for seq in 9..=12 {
+        ace_ack(&mut b, seq, seq + 4);
+    }
+    assert!(b.sent_packets().iter().all(|p| p.ecn == ECT));
+    assert_eq!((b.cwnd(), b.sender.stats.ecn_events), (5.5, 1));
+    ace_ack(&mut b, 13, 17);
+    assert_eq!((b.cwnd(), b.sender.stats.ecn_events, b.sender.stats.ce_delivered), (2.75, 2, 12));
+}
+
+/// An unchanged count is no signal: the window grows as without ECN.
+#[test]
+fn accecn_acks_with_an_unchanged_count_grow_the_window() {
+    let mut b = linux_accecn();
+    ace_ack(&mut b, 1, 5);
+    ace_ack(&mut b, 2, 5);
+    assert_eq!((b.cwnd(), b.sender.stats.ecn_events, b.sender.stats.ce_delivered), (12.0, 0, 0));
+}
+
+/// RFC 9768 Appendix A.2.1 in the sender: the first ACK acknowledges 9 segments with the field
+/// 2 above the sender's counter (5 -> 7): 9 - (9 - 2) % 8 = 2 marks. Acknowledging 10 with the
+/// same field, the field may have turned once: 10 - (10 - 2) % 8 = 10. Acknowledging 8 with the
+/// field unchanged: 8.
+#[test]
+fn accecn_an_ack_of_8_or_more_segments_takes_the_safest_count() {
+    for (seq, cep, want) in [(9, 7, 2), (10, 7, 10), (8, 5, 8), (7, 5, 0)] {
+        let mut b = linux_accecn();
+        ace_ack(&mut b, seq, cep);
+        assert_eq!(b.sender.stats.ce_delivered, want, "ACK of {seq} with counter {cep}");
+        assert_eq!(b.sender.stats.ecn_events, u64::from(want > 0));
+    }
+}
+
+/// Duplicate ACKs: one that SACKs new data is decoded; a duplicate ACK that SACKs nothing new
+/// is decoded only when its timestamp echo is later than every ACK decoded before (a stale one,
+/// overtaken on the way, would otherwise read as a turn of the field: here it would be 7 marks).
+#[test]
+fn accecn_duplicate_acks_are_decoded_when_they_are_news() {
+    let mut b = linux_accecn();
+    let ace = crate::tcp::accecn::ace_bits;
+    // 0 is lost; 1 and 2 arrive, the second CE-marked: two duplicate ACKs, counts 5 and 6.
+    let d1 = Packet { ts: 10, ..b.ack_packet(0, &[(1, 2)], ace(5)) };
+    let d2 = Packet { ts: 20, ..b.ack_packet(0, &[(1, 3)], ace(6)) };
+    b.deliver(d1);
+    b.deliver(d2);
+    assert_eq!(b.sender.stats.ce_delivered, 1);
+    // The first one again, late: SACKs nothing new, echo not later: ignored.
+    let stale = Packet { ts: 10, ..b.ack_packet(0, &[(1, 2)], ace(5)) };
+    b.deliver(stale);
+    assert_eq!(b.sender.stats.ce_delivered, 1);
+    // A duplicate ACK with nothing new SACKed but a later echo (3 arrived, CE): decoded.
+    let d3 = Packet { ts: 30, ..b.ack_packet(0, &[(1, 3)], ace(7)) };
+    b.deliver(d3);
+    assert_eq!(b.sender.stats.ce_delivered, 2);
+}

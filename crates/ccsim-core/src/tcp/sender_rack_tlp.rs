@@ -11,7 +11,7 @@ use super::{Sender, SenderState};
 use crate::cc::CongestionKind;
 use crate::event::TimerKind;
 use crate::net::fabric::Fabric;
-use crate::net::packet::{ecn, Packet, SackBlocks};
+use crate::net::packet::{Packet, SackBlocks};
 use crate::tcp::rack::Delivery;
 use crate::tcp::recovery::rack_tlp::{probe_timeout, RttFacts};
 use crate::tcp::recovery::LossRecovery;
@@ -83,8 +83,10 @@ impl Sender {
     }
 
     /// An ACK that does not advance the cumulative ACK (`sacked`: what its blocks newly SACKed;
-    /// `delivered`: whether they SACKed anything): RACK learns and detects, a loss starts
-    /// recovery, and a duplicate ACK counts as for every procedure.
+    /// `delivered`: whether they SACKed anything; `ecn_signal`: whether it signals congestion):
+    /// RACK learns and detects, a loss starts recovery, and a duplicate ACK counts as for every
+    /// procedure.
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     pub(super) fn rack_tlp_on_old_ack(
         &mut self,
@@ -92,6 +94,7 @@ impl Sender {
         sack: &SackBlocks,
         sacked: &Sacked,
         delivered: bool,
+        ecn_signal: bool,
         now: Time,
         fab: &mut Fabric,
     ) {
@@ -100,7 +103,7 @@ impl Sender {
         let marked = self.rack_detect_losses(now);
         if pkt.seq == self.snd_una && self.snd_max > self.snd_una {
             self.on_dupack(now, fab, sacked.delivered);
-            if self.ecn.enabled && pkt.ecn & ecn::ECE != 0 {
+            if ecn_signal {
                 self.on_ecn_echo(now);
             }
         } else if self.detects_loss() {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::recovery::prr::PrrMode;
 use crate::cc::common::hystart_pp::HyStartMode;
-use crate::cc::RecoveryProcedure;
+use crate::cc::{EcnFeedback, RecoveryProcedure};
 use crate::profile::Profile;
 use crate::units::{Dur, NS_PER_MS, NS_PER_S};
 
@@ -56,6 +56,20 @@ pub enum EctChoice {
     Ect0,
     /// ECT(1) on every flow: the L4S identifier (RFC 9331).
     Ect1,
+}
+
+/// How every flow's receiver feeds CE marks back (the stack's `ecn_feedback`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnFeedbackChoice {
+    /// Each flow's algorithm's ([`crate::cc::CongestionControl::ecn_feedback`]).
+    Auto,
+    /// RFC 3168: ECE from the first CE until the sender's CWR.
+    Rfc3168,
+    /// RFC 8257 section 3.2: each ACK's ECE is the mark of the segments it covers.
+    Dctcp,
+    /// RFC 9768 (AccECN): a count of CE-marked packets in every ACK's ACE field.
+    Accecn,
 }
 
 /// The shortest retransmission timeout a run accepts: shorter ones retransmit in a tight loop.
@@ -122,6 +136,7 @@ impl SettingValue for RecoveryProcedure {}
 impl SettingValue for PrrMode {}
 impl SettingValue for HyStartMode {}
 impl SettingValue for EctChoice {}
+impl SettingValue for EcnFeedbackChoice {}
 impl SettingValue for u32 {
     fn as_u64(&self) -> Option<u64> {
         Some(u64::from(*self))
@@ -374,6 +389,13 @@ stack_settings! {
     ect: EctChoice, written EctChoice, key "ect", SettingKind::Choice(&["auto", "ect0", "ect1"]),
         [EctChoice::Auto, EctChoice::Auto, EctChoice::Auto, EctChoice::Auto],
         "ECN codepoint of ECN-capable data: the algorithm's (ECT(1) for L4S), ECT(0) or ECT(1)";
+    /// How receivers feed CE marks back and senders read them, on every flow with ECN: each
+    /// flow's algorithm's way, or RFC 3168's, DCTCP's (RFC 8257) or AccECN's (RFC 9768) for all.
+    /// Both ends of a flow follow it (as if negotiated at the handshake).
+    ecn_feedback: EcnFeedbackChoice, written EcnFeedbackChoice, key "ecn_feedback",
+        SettingKind::Choice(&["auto", "rfc3168", "dctcp", "accecn"]),
+        [EcnFeedbackChoice::Auto, EcnFeedbackChoice::Auto, EcnFeedbackChoice::Auto, EcnFeedbackChoice::Auto],
+        "ECN feedback of every flow: the algorithm's, RFC 3168, DCTCP's per-segment echo or AccECN";
     /// Receiver window used when a flow sets none, segments.
     default_max_window_pkts: u64, written u64, key "default_max_window",
         SettingKind::Int { min: 1, max: MAX_WINDOW_PKTS }, [1_000_000, 1_000_000, 1_000_000, 1_000_000],
@@ -447,6 +469,16 @@ impl StackConfig {
             EctChoice::Auto => l4s,
             EctChoice::Ect0 => false,
             EctChoice::Ect1 => true,
+        }
+    }
+
+    /// The ECN feedback a flow's two ends use: the stack's, else its algorithm's.
+    pub fn ecn_feedback_for(&self, algorithm: EcnFeedback) -> EcnFeedback {
+        match self.ecn_feedback {
+            EcnFeedbackChoice::Auto => algorithm,
+            EcnFeedbackChoice::Rfc3168 => EcnFeedback::Rfc3168,
+            EcnFeedbackChoice::Dctcp => EcnFeedback::PerSegment,
+            EcnFeedbackChoice::Accecn => EcnFeedback::AccEcn,
         }
     }
 
