@@ -338,8 +338,9 @@ class AckSample:
         """The sender was limited by ``cwnd``, not by the receiver window or a lack of data."""
     @property
     def ece(self) -> bool:
-        """The ACK echoes a congestion mark (ECN-Echo, RFC 3168; only on flows with ECN). Such
-        an ACK goes to ``on_ack_in_recovery``: it never grows the window."""
+        """The ACK echoes a congestion mark (ECN-Echo, RFC 3168; only on flows with ECN; under
+        AccECN feedback, the ACK reports CE-marked segments: ``ce_delivered > 0``). Such an ACK
+        goes to ``on_ack_in_recovery``: it never grows the window."""
     @property
     def delivered_now(self) -> float:
         """Segments this ACK newly delivered, cumulatively or by SACK (Linux's
@@ -349,6 +350,12 @@ class AckSample:
     def newly_lost(self) -> float:
         """Segments the sender newly marked lost while processing this ACK (Linux's
         ``rs->losses``)."""
+    @property
+    def ce_delivered(self) -> float:
+        """Of the segments this ACK newly delivered, how many the receiver reports CE-marked
+        (flows with ECN only): under AccECN feedback the rise of the receiver's CE counter
+        decoded from the ACK (RFC 9768); under the one-bit feedbacks ``delivered_now`` when the
+        ACK has ``ece``."""
     @property
     def ca_state(self) -> Literal["open", "cwr", "recovery", "loss"]:
         """Where the sender stands after this ACK (Linux's ``icsk_ca_state``): "open";

@@ -694,14 +694,19 @@ pub struct AckSample {
     round: u64,
     /// The sender was limited by `cwnd`, not by the receiver window or a lack of data.
     cwnd_limited: bool,
-    /// The ACK echoes a congestion mark (ECN-Echo, RFC 3168; only on flows with ECN). Such an ACK
-    /// goes to `on_ack_in_recovery`: it never grows the window.
+    /// The ACK echoes a congestion mark (ECN-Echo, RFC 3168; only on flows with ECN; under AccECN
+    /// feedback, the ACK reports CE-marked segments: `ce_delivered > 0`). Such an ACK goes to
+    /// `on_ack_in_recovery`: it never grows the window.
     ece: bool,
     /// Segments this ACK newly delivered, cumulatively or by SACK (Linux's `acked_sacked`); a
     /// duplicate ACK without SACK counts 1 (the ACK that later covers it counts that much less).
     delivered_now: f64,
     /// Segments the sender newly marked lost while processing this ACK (Linux's `rs->losses`).
     newly_lost: f64,
+    /// Of the segments this ACK newly delivered, how many the receiver reports CE-marked (flows
+    /// with ECN only): under AccECN feedback the rise of the receiver's CE counter decoded from
+    /// the ACK (RFC 9768); under the one-bit feedbacks `delivered_now` when the ACK has `ece`.
+    ce_delivered: f64,
     /// Where the sender stands after this ACK (Linux's `icsk_ca_state`): "open"; "cwr" (an ECN
     /// reduction under way); "recovery" (fast recovery); "loss" (after a timeout, until the data
     /// outstanding then is acknowledged).
@@ -733,6 +738,7 @@ impl AckSample {
             ece: a.ece,
             delivered_now: a.delivered_now,
             newly_lost: a.newly_lost,
+            ce_delivered: a.ce_delivered,
             ca_state: match a.ca_state {
                 CaState::Open => "open",
                 CaState::Cwr => "cwr",
@@ -750,7 +756,7 @@ impl AckSample {
     fn __repr__(&self) -> String {
         format!(
             "AckSample(now={}, acked={}, increase_units={}, rtt={}, srtt={}, in_flight={}, round_start={}, round={}, \
-             cwnd_limited={}, delivered_now={}, newly_lost={}, ca_state={:?})",
+             cwnd_limited={}, delivered_now={}, newly_lost={}, ce_delivered={}, ca_state={:?})",
             self.now,
             self.acked,
             self.increase_units,
@@ -762,6 +768,7 @@ impl AckSample {
             py_bool(self.cwnd_limited),
             self.delivered_now,
             self.newly_lost,
+            self.ce_delivered,
             self.ca_state
         )
     }

@@ -129,7 +129,12 @@ pub struct AckSample {
     pub newly_lost: f64,
     /// Of the segments this ACK newly delivered, how many the receiver reports as CE-marked
     /// (only on flows with ECN): under [`EcnFeedback::AccEcn`] the increase of the receiver's
-    /// CE counter; under the one-bit feedbacks the ACK's whole delivery when it carries ECE.
+    /// CE counter decoded from the ACK's ACE field ([`crate::tcp::accecn::AceDecoder`]: when the
+    /// ACK delivers 8 or more segments, the largest count the field allows), which may exceed
+    /// `delivered_now` when earlier ACKs were lost; under the one-bit feedbacks the ACK's whole
+    /// delivery when it carries ECE. Under AccECN [`Self::ece`] is `ce_delivered > 0`: such an
+    /// ACK is a congestion signal as ECN-Echo is. The sender sums it over every ACK, those no
+    /// hook sees included, in [`crate::tcp::sender::SenderStats::ce_delivered`].
     pub ce_delivered: f64,
     /// The sender's loss/ECN state after this ACK was processed (Linux `icsk_ca_state` when
     /// `cong_control` runs).
@@ -247,6 +252,8 @@ pub enum EcnFeedback {
     /// RFC 9768 (Accurate ECN): the receiver counts CE-marked packets and feeds the count back
     /// in every ACK's ACE field (three bits, modulo 8); the sender recovers how many of the
     /// segments each ACK delivers were marked ([`AckSample::ce_delivered`]). No CWR handshake.
+    /// The stack's `ecn_feedback` may impose it (or another) on every flow; what is modelled:
+    /// [`crate::tcp::accecn`].
     AccEcn,
 }
 
@@ -331,7 +338,8 @@ pub trait CongestionControl: Send + Sync {
 
     /// Whether this is a scalable congestion control that identifies its packets as L4S (RFC 9331
     /// section 4): its ECN-capable packets carry ECT(1) instead of ECT(0), unless the stack's
-    /// `ect` setting names a codepoint for every flow.
+    /// `ect` setting names a codepoint for every flow
+    /// ([`crate::tcp::stack_settings::StackConfig::ect1_for`]).
     fn l4s(&self) -> bool {
         false
     }
