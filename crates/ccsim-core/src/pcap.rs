@@ -18,6 +18,9 @@
 //!   TSecr echoes its segment's send time. Data segments echo nothing (TSecr 0).
 //! * ECN (RFC 3168, RFC 9331): the IP codepoint (ECT(0) 10, ECT(1) 01, CE 11) and the TCP flags
 //!   ECE and CWR as the packet carries them; an ECN-capable flow's SYN carries ECE + CWR and its SYN-ACK ECE.
+//!   An AccECN ACK (RFC 9768) carries its ACE field in the AE (the former NS bit), CWR and ECE
+//!   flags, most significant first; the handshake's flags stay RFC 3168's (AccECN's negotiation
+//!   is not modelled: both ends follow the stack).
 //! * The window field is 65535: the simulation does not model the advertised window in bytes.
 //! * The TCP checksum is right for a payload of zeros (zeros add nothing to the sum).
 
@@ -139,6 +142,8 @@ struct Segment {
     seq: u32,
     ack: u32,
     flags: u8,
+    /// The AE flag (RFC 9768; the low bit of the data-offset byte).
+    ae: bool,
     /// The IP header's TOS byte (its two low bits are the ECN codepoint).
     tos: u8,
     options: Options,
@@ -170,6 +175,7 @@ fn segment(pkt: &Packet, f: &FlowInfo, sack: &SackBlocks) -> Segment {
     let (sport, dport) = (sender_port(pkt.flow), RECEIVER_PORT);
     let mut options = Options::new();
     let mut flags;
+    let mut ae = false;
     let (seq, ack, payload);
     match pkt.kind {
         PacketKind::Syn | PacketKind::SynAck => {
@@ -207,6 +213,13 @@ fn segment(pkt: &Packet, f: &FlowInfo, sack: &SackBlocks) -> Segment {
             options.sack(&blocks);
             (seq, ack) = (isn_s.wrapping_add(1), f.seq(isn_c, pkt.seq));
             flags = ACK | if pkt.ecn & ecn::ECE != 0 { ECE } else { 0 };
+            // An AccECN ACK's field (RFC 9768 section 3.2.2): AE, CWR, ECE from the most
+            // significant bit. One with the field at 0 sets no flag, as the field says.
+            let ace = pkt.ace();
+            if ace != 0 {
+                ae = ace & 0b100 != 0;
+                flags = ACK | if ace & 0b010 != 0 { CWR } else { 0 } | if ace & 0b001 != 0 { ECE } else { 0 };
+            }
             payload = 0;
         }
     }
@@ -215,7 +228,7 @@ fn segment(pkt: &Packet, f: &FlowInfo, sack: &SackBlocks) -> Segment {
     } else {
         (ipv4(f.dst), ipv4(f.src), dport, sport)
     };
-    Segment { src, dst, sport, dport, seq, ack, flags, tos: ecn_codepoint(pkt), options, payload }
+    Segment { src, dst, sport, dport, seq, ack, flags, ae, tos: ecn_codepoint(pkt), options, payload }
 }
 
 /// The 16-bit ones' complement sum (RFC 1071) of `bytes`, added to `sum`, not yet folded.
@@ -258,7 +271,7 @@ fn headers(s: &Segment) -> (Vec<u8>, u32) {
     tcp.extend_from_slice(&s.dport.to_be_bytes());
     tcp.extend_from_slice(&s.seq.to_be_bytes());
     tcp.extend_from_slice(&s.ack.to_be_bytes());
-    tcp.push(((tcp_len / 4) as u8) << 4);
+    tcp.push((((tcp_len / 4) as u8) << 4) | u8::from(s.ae));
     tcp.push(s.flags);
     tcp.extend_from_slice(&u16::MAX.to_be_bytes()); // window
     tcp.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
@@ -354,6 +367,23 @@ mod tests {
         assert_eq!(ecn_codepoint(&with(ecn::ECT1 | ecn::CE)), 0b11);
         let (bytes, _) = headers(&segment(&with(ecn::ECT1), &FLOW, &SackBlocks::default()));
         assert_eq!(bytes[1], 0b01, "the TOS byte");
+    }
+
+    /// An AccECN ACK's ACE field in AE (byte 32's low bit, under the data offset), CWR and ECE
+    /// (byte 33): 5 = 101 sets AE and ECE, 6 = 110 AE and CWR, 0 none; the data offset stays.
+    #[test]
+    fn an_accecn_ack_carries_its_ace_field_in_ae_cwr_and_ece() {
+        let ack = |ace: u8| {
+            let p = Packet { ecn: ace << ecn::ACE_SHIFT, ..pkt(PacketKind::Ack, 2, 40) };
+            let (bytes, _) = headers(&segment(&p, &FLOW, &SackBlocks::default()));
+            (bytes[32], bytes[33])
+        };
+        let (offset, _) = ack(0);
+        assert_eq!(offset & 1, 0);
+        assert_eq!(ack(5), (offset | 1, ACK | ECE));
+        assert_eq!(ack(6), (offset | 1, ACK | CWR));
+        assert_eq!(ack(3), (offset, ACK | CWR | ECE));
+        assert_eq!(ack(0), (offset, ACK));
     }
 
     #[test]
