@@ -74,7 +74,9 @@
 //!
 //! Choices: rounds are the sender's (Linux `next_seq = snd_nxt` at each alpha update; here a
 //! round ends at the first round start after the last update). The increase per round is
-//! refreshed, as in Linux, at each round and each cwnd step, from the smoothed RTT then. A
+//! refreshed, as in Linux, at each round and each cwnd step, from the smoothed RTT then. The
+//! increase is divided by `max(1, frac_cwnd)` (a fractional window below one segment, after
+//! several halvings without growth, would otherwise add many segments on one ACK). A
 //! timeout halves `frac_cwnd` only when no loss reduction is under way (Linux raises
 //! `CA_EVENT_LOSS` only on entering the loss state from the open or disorder state).
 
@@ -305,7 +307,10 @@ impl Prague {
                     return;
                 }
             }
-            self.frac_cwnd += acked * self.ai / self.frac_cwnd.max(f64::MIN_POSITIVE);
+            // Below one segment v0.7's rate-based mode (not modelled) would hold the window;
+            // dividing by at least 1, as v0.6's integer window did, keeps one ACK from adding
+            // more than `ai` segments per segment it delivers.
+            self.frac_cwnd += acked * self.ai / self.frac_cwnd.max(1.0);
         }
         // The fractional window rounded up; a hair of float error is no extra segment.
         let target = (self.frac_cwnd - 1e-9).ceil().max(MIN_CWND);
@@ -535,6 +540,15 @@ mod tests {
             assert_eq!((w.cwnd, w.ssthresh), (want, want), "ACK {k}");
         }
         assert!(close(cc.frac_cwnd(), frac * 0.75), "marked ACKs add nothing");
+    }
+
+    #[test]
+    fn below_one_segment_the_increase_is_divided_by_one() {
+        let mut cc = Prague::default();
+        let mut w = Window { cwnd: 2.0, ssthresh: 2.0 };
+        (cc.started, cc.frac_cwnd) = (true, 0.25);
+        cc.on_ack(&one(1, 100, false, false), &mut w);
+        assert_eq!((cc.frac_cwnd(), w.cwnd), (1.25, 2.0));
     }
 
     #[test]
