@@ -322,3 +322,33 @@ fn after_a_timeout_without_sack_duplicate_acks_deliver_nothing() {
     let a = s.acks.last().unwrap();
     assert_eq!((a.acked, a.delivered_now, a.ca_state), (0.0, 0.0, CaState::Loss));
 }
+
+/// The same exchange under AccECN: ACK 3 delivers 2 and 3 with the counter 5 -> 6 (one mark,
+/// the receiver's count, not the ACK's whole delivery), ACK 4 with 6 (none). ACK 3 has `ece`
+/// and `ce_delivered` 1 and is handed over in state Cwr; the sample on ACK 4 counts 4 delivered,
+/// 1 of them CE-marked.
+#[test]
+fn rate_samples_count_the_marks_accecn_reports() {
+    use crate::tcp::accecn::ace_bits;
+    use crate::tcp::stack_settings::EcnFeedbackChoice;
+    let (cc, seen) = Hooked::new(true, 10.0);
+    let mut b = started(cc, RecoveryProcedure::Sack, |s| {
+        s.ecn = true;
+        s.ecn_feedback = EcnFeedbackChoice::Accecn;
+    });
+    let reply = |b: &mut SenderHarness, cum: u32, echo: u32, cep: u32, at: Time| {
+        let ts = b.last_sent_at(echo);
+        let pkt = Packet { ts, ..b.ack_packet(cum, &[], ace_bits(cep)) };
+        b.now = at;
+        b.sender.on_ack(&pkt, at, &mut b.fab);
+    };
+    reply(&mut b, 1, 0, 5, 20 * MS);
+    reply(&mut b, 3, 2, 6, 21 * MS);
+    reply(&mut b, 4, 3, 6, 22 * MS);
+    let s = seen.lock().unwrap();
+    assert_eq!(s.congestion, vec![CongestionKind::Ecn]);
+    assert_eq!((s.acks[1].ece, s.acks[1].ce_delivered, s.acks[1].ca_state), (true, 1.0, CaState::Cwr));
+    assert_eq!((s.acks[2].ece, s.acks[2].ce_delivered), (false, 0.0));
+    let r = s.acks[2].delay.rate.unwrap();
+    assert_eq!((r.delivered, r.delivered_ce), (4, 1));
+}
