@@ -40,6 +40,14 @@ def _words(config: str) -> str:
     return f"{l4s}, {PATH_WORDS[path]}"
 
 
+def _ratio_ticks(ax: Any) -> None:
+    """Plain numbers on a log axis of ratios (matplotlib writes 2 x 10^0)."""
+    low, high = ax.get_ylim()
+    ticks = [t for t in (0.2, 0.5, 1, 2, 5, 10, 20, 50) if low <= t <= high]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.minorticks_off()
+
+
 def _start(c: Context, table: pd.DataFrame) -> tuple[Path, pd.DataFrame] | None:
     directory = _study_directory(c)
     ran = table[table["runs"] > 0]
@@ -105,6 +113,7 @@ def q1_figure(c: Context, table: pd.DataFrame) -> None:
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("CUBIC flows against one scalable flow")
         ax.grid(alpha=0.3, which="both")
+    _ratio_ticks(axes[0][0])
     axes[0][0].axhspan(0.5, 2.0, color=palette.NEUTRAL, alpha=0.12)
     axes[0][0].axhline(1.0, color=palette.NEUTRAL, ls=":")
     axes[0][1].axhline(1.0, color=palette.NEUTRAL, ls=":")
@@ -146,6 +155,7 @@ def q2_figure(c: Context, table: pd.DataFrame) -> None:
             label=_words(config),
         )
     ax.set_yscale("log")
+    _ratio_ticks(ax)
     ax.axhline(1.0, color=palette.NEUTRAL, ls=":")
     ax.set_xticks(np.arange(len(queues)), queues)
     ax.set_ylabel("per-flow rate ratio L/C (1 CUBIC flow)")
