@@ -20,6 +20,7 @@ mod libra_areno;
 mod linux_details;
 mod pacing;
 mod pass_on;
+mod prague;
 mod probe;
 mod randomized;
 mod rate_sample;
