@@ -25,6 +25,7 @@ LIBRARY = {
     "ccsim.display",
     "ccsim.scenario",
     "ccsim.pycc",
+    "ccsim.harness",
     "ccsim.runner",
     "ccsim.results",
     "ccsim.store",

@@ -433,6 +433,15 @@ def makers(scenario: ScenarioLike) -> dict[str, _Maker]:
     return {name: _Maker(name, resolve(name), found, build) for name, found in uses.items()}
 
 
+def standalone_maker(name: str, params: Mapping[str, Any], profile: str, mss: int) -> _Maker:
+    """The maker of one instance of the Python algorithm ``name`` outside a scenario (the
+    single-algorithm harness, :mod:`ccsim.harness`), opening with the window a flow of
+    ``profile`` with this ``mss`` opens with."""
+    stack = _stack_profiles()[profile]
+    cwnd = _rfc5681_initial_window(mss) if profile == "rfc" else float(stack["initial_window"])
+    return _Maker(name, resolve(name), [_Use(params, (cwnd, math.inf))], _Build())
+
+
 def opening_window(scenario: ScenarioLike, transfer: Any) -> tuple[float, float]:
     """``(cwnd, ssthresh)`` of a flow of ``transfer`` when it opens, as the sender sets them
     (crates/ccsim-core/src/tcp/sender.rs): the stack's ``initial_window`` (the RFC 5681 rule

@@ -3,6 +3,7 @@
 //! written in scenarios, a state dictionary after each step).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use ccsim_core::cc::harness::{Harness, HarnessOptions, ReductionBasis};
 use ccsim_core::cc::{registry, CaState, Growth, Window};
@@ -13,9 +14,20 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::pycc::{build_one, Failures};
+
 #[pyclass(module = "ccsim._core", unsendable)]
 pub struct CcHarness {
     h: Harness,
+    /// A Python algorithm's first failing hook (none for a built-in algorithm).
+    failures: Arc<Failures>,
+}
+
+impl CcHarness {
+    /// The exception a Python hook raised during the last step, if any.
+    fn raised(&self) -> PyResult<()> {
+        self.failures.take().map_or(Ok(()), Err)
+    }
 }
 
 fn ca_state_name(s: CaState) -> &'static str {
@@ -30,17 +42,35 @@ fn ca_state_name(s: CaState) -> &'static str {
 #[pymethods]
 impl CcHarness {
     /// A built-in algorithm `cc` with `params` (unset ones take `profile`'s defaults), under
-    /// `profile`'s growth and reduction rules, its random stream keyed by `seed` as flow 0's.
+    /// `profile`'s growth and reduction rules, its random stream keyed by `seed` as flow 0's; or,
+    /// given `maker` (`ccsim.pycc`'s), the Python algorithm it builds.
     #[new]
-    #[pyo3(signature = (cc, params = None, profile = "linux", seed = 1, mss = 1000))]
-    fn new(cc: &str, params: Option<BTreeMap<String, f64>>, profile: &str, seed: u64, mss: u32) -> PyResult<Self> {
+    #[pyo3(signature = (cc, params = None, profile = "linux", seed = 1, mss = 1000, maker = None))]
+    fn new(
+        py: Python<'_>,
+        cc: &str,
+        params: Option<BTreeMap<String, f64>>,
+        profile: &str,
+        seed: u64,
+        mss: u32,
+        maker: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
         let Some(profile) = PROFILES.into_iter().find(|p| profile_name(*p) == profile) else {
             let names: Vec<_> = PROFILES.iter().map(|p| profile_name(*p)).collect();
             return Err(PyValueError::new_err(format!("profile: {profile:?}; expected one of {}", names.join(", "))));
         };
-        let rng = stream(seed, Entity::Flow, 0, Purpose::Congestion);
-        let algorithm = registry::build_for_profile(cc, &params.unwrap_or_default(), profile, rng)
-            .map_err(PyValueError::new_err)?;
+        let params = params.unwrap_or_default();
+        let failures = Arc::new(Failures::default());
+        let algorithm: Box<dyn ccsim_core::cc::CongestionControl> = match &maker {
+            Some(maker) => Box::new(build_one(py, maker, cc, &params, mss, &failures)),
+            None => {
+                let rng = stream(seed, Entity::Flow, 0, Purpose::Congestion);
+                registry::build_for_profile(cc, &params, profile, rng).map_err(PyValueError::new_err)?
+            }
+        };
+        if let Some(err) = failures.take() {
+            return Err(err);
+        }
         let stack = StackConfig::for_profile(profile);
         let opts = HarnessOptions {
             initial_cwnd: if stack.initial_window_from_mss {
@@ -56,36 +86,49 @@ impl CcHarness {
                 SsthreshBasis::Window | SsthreshBasis::Cwnd => ReductionBasis::Cwnd,
             },
         };
-        Ok(CcHarness { h: Harness::new(algorithm, opts) })
+        Ok(CcHarness { h: Harness::new(algorithm, opts), failures })
     }
 
-    fn send(&mut self, segments: u64) {
+    fn send(&mut self, segments: u64) -> PyResult<()> {
         self.h.send(segments);
+        self.raised()
     }
 
-    fn fill(&mut self) -> u64 {
-        self.h.fill()
+    fn fill(&mut self) -> PyResult<u64> {
+        let sent = self.h.fill();
+        self.raised().map(|_| sent)
     }
 
     #[pyo3(signature = (segments, rtt_ns = None, ce = 0))]
     fn ack(&mut self, segments: u64, rtt_ns: Option<u64>, ce: u64) -> PyResult<()> {
-        self.h.ack(segments, rtt_ns, ce).map_err(|e| PyValueError::new_err(e.0))
+        self.h.ack(segments, rtt_ns, ce).map_err(|e| PyValueError::new_err(e.0))?;
+        self.raised()
     }
 
-    fn dupack(&mut self) {
+    #[pyo3(signature = (rtt_ns, marks = 0))]
+    fn round_trip(&mut self, rtt_ns: u64, marks: u64) -> PyResult<u64> {
+        let acks = self.h.round_trip(rtt_ns, marks);
+        self.raised().map(|_| acks)
+    }
+
+    fn dupack(&mut self) -> PyResult<()> {
         self.h.dupack();
+        self.raised()
     }
 
-    fn loss(&mut self) {
+    fn loss(&mut self) -> PyResult<()> {
         self.h.loss();
+        self.raised()
     }
 
-    fn timeout(&mut self) {
+    fn timeout(&mut self) -> PyResult<()> {
         self.h.timeout();
+        self.raised()
     }
 
-    fn undo(&mut self) {
+    fn undo(&mut self) -> PyResult<()> {
         self.h.undo();
+        self.raised()
     }
 
     fn elapse(&mut self, dt_ns: u64) {

@@ -104,6 +104,31 @@ pub fn factory(
     })
 }
 
+/// One Python algorithm built outside a simulation, as a flow named `cc` with `params` and
+/// `mss_bytes` would build it (the single-algorithm harness). A failing hook is recorded in
+/// `failures`, as in a run.
+pub fn build_one(
+    py: Python<'_>,
+    maker: &Py<PyAny>,
+    cc: &str,
+    params: &std::collections::BTreeMap<String, f64>,
+    mss_bytes: u32,
+    failures: &Arc<Failures>,
+) -> PyCc {
+    let t = ccsim_core::spec::FlowTemplate {
+        label: cc.to_string(),
+        cc: cc.to_string(),
+        cc_params: params.clone(),
+        mss_bytes,
+        max_window_pkts: None,
+        delayed_ack: None,
+        reverse: false,
+        clock_offset_ns: 0,
+        clock_drift_ppm: 0.0,
+    };
+    PyCc::build(py, maker, &t, failures, usize::MAX)
+}
+
 /// The bound methods of one Python algorithm; `None` for an optional hook the class does not
 /// override (it is not called at all).
 struct Live {

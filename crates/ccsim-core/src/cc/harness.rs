@@ -272,6 +272,22 @@ impl Harness {
         room
     }
 
+    /// One round trip of a cwnd-limited, ACK-clocked sender: fill the window, then acknowledge
+    /// each segment then in flight one `rtt` after it left (time moves to that instant), one
+    /// ACK per segment carrying that RTT, refilling the window after each; the first `marks`
+    /// of these ACKs report their segment CE-marked. Returns the ACKs.
+    pub fn round_trip(&mut self, rtt: Dur, marks: u64) -> u64 {
+        self.fill();
+        let n = self.in_flight();
+        for i in 0..n {
+            let due = self.stamps.front().map_or(self.now, |s| s.sent_at + rtt);
+            self.now = self.now.max(due);
+            self.ack(1, Some(rtt), u64::from(i < marks)).expect("a segment is in flight");
+            self.fill();
+        }
+        n
+    }
+
     /// The flight is app-limited from now until it has been delivered (Linux `tp->app_limited`).
     pub fn mark_app_limited(&mut self) {
         self.app_limited_until = (self.delivered + self.in_flight()).max(1);
