@@ -220,6 +220,31 @@ impl ReorderSpec {
     }
 }
 
+/// A piecewise-constant schedule of a link's rate, delay or loss probability: from each point's
+/// instant (ns) its value holds until the next point's; the link's own value (`rate_bps`,
+/// `delay_ns`, `loss`) holds before the first. `repeat_ns` > 0: every point recurs with that
+/// period (each instant below it), so a later cycle starts with the last point's value.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleSpec<T> {
+    pub points: Vec<(u64, T)>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repeat_ns: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// A trace of delivery opportunities in Mahimahi's format, read and checked by the front end:
+/// each entry a millisecond at which one 1500-byte packet may leave (repeated entries: several),
+/// non-decreasing; the trace loops with its last entry as the period.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OpportunityTrace {
+    pub ms: Vec<u64>,
+}
+
 /// One direction of a link.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -236,6 +261,19 @@ pub struct LinkParams {
     /// the queue after a uniform delay in [0, jitter_ns], in order. 0 = none.
     #[serde(default)]
     pub jitter_ns: u64,
+    /// Changes of the rate (bit/s, 0: an outage), the propagation delay (ns) and the loss
+    /// probability during the run; absent unless set, like `trace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<ScheduleSpec<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_schedule: Option<ScheduleSpec<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_schedule: Option<ScheduleSpec<f64>>,
+    /// The transmitter follows this trace instead of a rate. `rate_bps` still sizes the queue's
+    /// automatic parameters (the front end writes the trace's mean rate); the links table shows
+    /// the trace's mean rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<OpportunityTrace>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -775,6 +813,82 @@ impl LinkParams {
                 return Err(out_of_range(&key("reorder.p"), p, "a probability in [0, 1]"));
             }
             check_time(&key("reorder.delay_ns"), delay_ns, 0)?;
+        }
+        if let Some(s) = &self.rate_schedule {
+            s.validate(&key("rate_schedule"), |k, &r| {
+                if r > MAX_RATE_BPS {
+                    return Err(out_of_range(k, r, &format!("0..={MAX_RATE_BPS} bit/s")));
+                }
+                Ok(())
+            })?;
+        }
+        if let Some(s) = &self.delay_schedule {
+            s.validate(&key("delay_schedule"), |k, &d| check_time(k, d, 0))?;
+        }
+        if let Some(s) = &self.loss_schedule {
+            s.validate(&key("loss_schedule"), |k, &p| {
+                if !(p.is_finite() && (0.0..1.0).contains(&p)) {
+                    return Err(out_of_range(k, p, "a probability in [0, 1)"));
+                }
+                Ok(())
+            })?;
+        }
+        if let Some(t) = &self.trace {
+            if self.rate_schedule.is_some() {
+                return Err(format!("{}: set with a trace; expected one or the other", key("rate_schedule")));
+            }
+            t.validate(&key("trace"))?;
+        }
+        Ok(())
+    }
+}
+
+impl<T> ScheduleSpec<T> {
+    /// Instants within bounds and increasing (below the period, if it repeats), each value
+    /// checked by `value` (given its key).
+    fn validate(&self, what: &str, value: impl Fn(&str, &T) -> Result<(), String>) -> Result<(), String> {
+        check_count(&format!("{what}.points"), self.points.len() as u64)?;
+        if self.repeat_ns > 0 {
+            check_time(&format!("{what}.repeat_ns"), self.repeat_ns, 1)?;
+        }
+        let mut last = None;
+        for (i, (at, v)) in self.points.iter().enumerate() {
+            let k = format!("{what}.points[{i}]");
+            check_time(&format!("{k}[0]"), *at, 0)?;
+            if last.is_some_and(|l| *at <= l) {
+                return Err(format!("{k}[0]: {at} is not after the point before; expected increasing instants"));
+            }
+            if self.repeat_ns > 0 && *at >= self.repeat_ns {
+                return Err(out_of_range(
+                    &format!("{k}[0]"),
+                    at,
+                    &format!("an instant below repeat_ns ({})", self.repeat_ns),
+                ));
+            }
+            value(&format!("{k}[1]"), v)?;
+            last = Some(*at);
+        }
+        Ok(())
+    }
+}
+
+impl OpportunityTrace {
+    fn validate(&self, what: &str) -> Result<(), String> {
+        check_count(&format!("{what}.ms"), self.ms.len() as u64)?;
+        let max_ms = MAX_TIME_NS / 1_000_000;
+        let mut last = 0;
+        for (i, &ms) in self.ms.iter().enumerate() {
+            let k = format!("{what}.ms[{i}]");
+            if ms > max_ms {
+                return Err(out_of_range(&k, ms, &format!("0..={max_ms} ms")));
+            }
+            if ms < last {
+                return Err(format!("{k}: {ms} is before the entry above ({last}); expected non-decreasing times"));
+            }
+            last = ms;
+        }
+        if last == 0 {
+            return Err(format!("{what}.ms: the trace lasts no time; expected entries ending after 0 ms"));
         }
         Ok(())
     }

@@ -12,6 +12,14 @@ from pydantic import Field, model_validator
 
 from ccsim.errors import ScenarioError, show_value
 from ccsim.scenario.fields import BufferSize, Flag, KeyPath, Name, Probability, Rate, Table, Time
+from ccsim.scenario.link_changes import (
+    DelaySchedule,
+    LossSchedule,
+    RateSchedule,
+    Trace,
+    check_one_transmitter,
+    link_changes,
+)
 from ccsim.scenario.queues import (
     Codel,
     DualPi2,
@@ -42,6 +50,38 @@ class Reorder(Table):
     delay: Time
 
 
+class _ChangingLink(Table):
+    """The keys of a link that changes during the run, for each direction (docs/links.md):
+    ``rate_schedule``, ``delay_schedule``, ``loss_schedule``, ``trace`` and their ``reverse_``
+    twins. Declared on each topology table after its own keys (see :func:`_changing_keys`)."""
+
+    def changes(self, reverse: bool) -> dict[str, Any]:
+        """The engine's ``LinkParams`` keys for one direction's changes."""
+        prefix = "reverse_" if reverse else ""
+        return link_changes(
+            getattr(self, f"{prefix}rate_schedule"),
+            getattr(self, f"{prefix}delay_schedule"),
+            getattr(self, f"{prefix}loss_schedule"),
+            getattr(self, f"{prefix}trace"),
+        )
+
+    def check_changes(self, duplex: bool = True) -> None:
+        for prefix in ("", "reverse_"):
+            check_one_transmitter(
+                getattr(self, f"{prefix}rate_schedule"),
+                getattr(self, f"{prefix}trace"),
+                f"{prefix}rate_schedule",
+            )
+        if not duplex:
+            for key in ("rate_schedule", "delay_schedule", "loss_schedule", "trace"):
+                if getattr(self, f"reverse_{key}") is not None:
+                    raise ScenarioError(
+                        "is set but duplex = false (there is no reverse link); expected no "
+                        f"reverse_{key} or duplex = true",
+                        (f"reverse_{key}",),
+                    )
+
+
 def _link(
     rate: int,
     delay: int,
@@ -49,9 +89,10 @@ def _link(
     loss: float,
     jitter: int,
     reorder: Reorder | None,
+    changes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The engine's ``LinkParams``, with ``reorder`` only where it reorders anything (so that
-    scenarios without it resolve as before)."""
+    """The engine's ``LinkParams``, with ``reorder`` only where it reorders anything and the
+    changes only where there are some (so that scenarios without them resolve as before)."""
     params = link_params(rate, delay, queue, loss, jitter)
     if reorder is not None and reorder.probability > 0 and reorder.delay > 0:
         params["reorder"] = {
@@ -59,6 +100,7 @@ def _link(
             "p": reorder.probability,
             "delay_ns": reorder.delay,
         }
+    params |= changes or {}
     return params
 
 
@@ -104,7 +146,7 @@ def _shown(value: Any) -> Any:
     return value
 
 
-class Dumbbell(Table):
+class Dumbbell(_ChangingLink):
     """Senders -> R1 -> bottleneck -> R2 -> receivers, each flow on its own access links."""
 
     kind: Literal["dumbbell"]
@@ -129,12 +171,22 @@ class Dumbbell(Table):
     #: Random per-packet processing delay, uniform in [0, jitter], before the bottleneck queue
     #: (both directions).
     jitter: Time = "0s"  # type: ignore[assignment]
+    #: Changes during the run, data direction (``reverse_*``: the other), docs/links.md.
+    rate_schedule: RateSchedule | None = None
+    delay_schedule: DelaySchedule | None = None
+    loss_schedule: LossSchedule | None = None
+    trace: Trace | None = None
+    reverse_rate_schedule: RateSchedule | None = None
+    reverse_delay_schedule: DelaySchedule | None = None
+    reverse_loss_schedule: LossSchedule | None = None
+    reverse_trace: Trace | None = None
 
     @model_validator(mode="after")
     def _fill_defaults(self) -> Dumbbell:
         if self.access_rate is None:
             self.access_rate = ACCESS_RATE_FACTOR * self.bottleneck_rate
         check_queue(self)
+        self.check_changes()
         return self
 
     def check_flow(self, flow: FlowGroup, path: KeyPath) -> None:
@@ -174,16 +226,24 @@ class Dumbbell(Table):
         rate, delay = self.bottleneck_rate, self.bottleneck_delay
         return {
             "kind": "dumbbell",
-            "forward": _link(rate, delay, queue, self.loss, self.jitter, self.reorder),
+            "forward": _link(
+                rate, delay, queue, self.loss, self.jitter, self.reorder, self.changes(False)
+            ),
             "reverse": _link(
-                rate, delay, queue, self.reverse_loss, self.jitter, self.reverse_reorder
+                rate,
+                delay,
+                queue,
+                self.reverse_loss,
+                self.jitter,
+                self.reverse_reorder,
+                self.changes(True),
             ),
             "access_rate_bps": self.access_rate,
             "access_queue": access,
         }
 
 
-class ParkingLot(Table):
+class ParkingLot(_ChangingLink):
     """Routers R0 .. R{routers-1} in a chain; flows enter and leave at any router."""
 
     kind: Literal["parking_lot"]
@@ -209,12 +269,22 @@ class ParkingLot(Table):
     bdp_rtt: Time | None = None
     #: Random per-packet processing delay before every router-to-router queue (both directions).
     jitter: Time = "0s"  # type: ignore[assignment]
+    #: Changes during the run, every router-to-router link towards higher numbers (``reverse_*``: towards R0), docs/links.md.
+    rate_schedule: RateSchedule | None = None
+    delay_schedule: DelaySchedule | None = None
+    loss_schedule: LossSchedule | None = None
+    trace: Trace | None = None
+    reverse_rate_schedule: RateSchedule | None = None
+    reverse_delay_schedule: DelaySchedule | None = None
+    reverse_loss_schedule: LossSchedule | None = None
+    reverse_trace: Trace | None = None
 
     @model_validator(mode="after")
     def _fill_defaults(self) -> ParkingLot:
         if self.access_rate is None:
             self.access_rate = ACCESS_RATE_FACTOR * self.rate
         check_queue(self)
+        self.check_changes()
         return self
 
     def router_names(self) -> list[str]:
@@ -247,7 +317,15 @@ class ParkingLot(Table):
         return {
             "kind": "parking_lot",
             "routers": self.routers,
-            "forward": _link(self.rate, self.delay, queue, self.loss, self.jitter, self.reorder),
+            "forward": _link(
+                self.rate,
+                self.delay,
+                queue,
+                self.loss,
+                self.jitter,
+                self.reorder,
+                self.changes(False),
+            ),
             "reverse": _link(
                 self.rate,
                 self.delay,
@@ -255,6 +333,7 @@ class ParkingLot(Table):
                 self.reverse_loss,
                 self.jitter,
                 self.reverse_reorder,
+                self.changes(True),
             ),
             "access_rate_bps": self.access_rate,
             "access_delay_ns": self.access_delay,
@@ -275,7 +354,7 @@ def _check_endpoints(
         _check_pair(src, dst, names, noun, f"on a {topo}", ((*pair, 0), (*pair, 1)))
 
 
-class ExplicitLink(Table):
+class ExplicitLink(_ChangingLink):
     """A ``[[topology.links]]`` entry: one link, in both directions unless ``duplex = false``."""
 
     src: Name
@@ -299,6 +378,15 @@ class ExplicitLink(Table):
     monitor: Flag = False
     #: Random per-packet processing delay before this link's queue (both directions if duplex).
     jitter: Time = "0s"  # type: ignore[assignment]
+    #: Changes during the run, ``src`` -> ``dst`` (``reverse_*``: the reverse link), docs/links.md.
+    rate_schedule: RateSchedule | None = None
+    delay_schedule: DelaySchedule | None = None
+    loss_schedule: LossSchedule | None = None
+    trace: Trace | None = None
+    reverse_rate_schedule: RateSchedule | None = None
+    reverse_delay_schedule: DelaySchedule | None = None
+    reverse_loss_schedule: LossSchedule | None = None
+    reverse_trace: Trace | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> ExplicitLink:
@@ -318,19 +406,28 @@ class ExplicitLink(Table):
                 ("reverse_reorder",),
             )
         check_queue(self)
+        self.check_changes(self.duplex)
         return self
 
     def resolve(self, rtt: Fraction | None, packet: int) -> list[dict[str, Any]]:
         """One engine ``ExplicitLink`` per direction."""
         queue = queue_spec(self, self.buffer, self.rate, rtt, packet)
         forward = {"src": self.src, "dst": self.dst, "monitor": self.monitor}
-        forward |= _link(self.rate, self.delay, queue, self.loss, self.jitter, self.reorder)
+        forward |= _link(
+            self.rate, self.delay, queue, self.loss, self.jitter, self.reorder, self.changes(False)
+        )
         if not self.duplex:
             return [forward]
         # Only the given direction is monitored: it is the one the user thinks of as "the link".
         reverse = {"src": self.dst, "dst": self.src, "monitor": False}
         reverse |= _link(
-            self.rate, self.delay, queue, self.reverse_loss, self.jitter, self.reverse_reorder
+            self.rate,
+            self.delay,
+            queue,
+            self.reverse_loss,
+            self.jitter,
+            self.reverse_reorder,
+            self.changes(True),
         )
         return [forward, reverse]
 

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use crate::net::changing::{Changes, Transmitter};
 use crate::net::link::{Link, LinkId, NodeId};
 use crate::net::loss::LossModel;
 use crate::net::qdisc::codel::{CeThreshold, CoDelParams};
@@ -16,9 +17,11 @@ use crate::net::qdisc::pie::PieParams;
 use crate::net::qdisc::red::RedParams;
 use crate::net::qdisc::{CoDel, DropTail, FqCodel, Pie, Qdisc, Red, Step};
 use crate::net::reorder::Reorder;
+use crate::net::schedule::Schedule;
+use crate::net::trace_link::TraceLink;
 use crate::net::Endpoints;
 use crate::rng::{stream, Entity, Purpose};
-use crate::spec::{check_dumbbell_rtt, LinkParams, LossSpec, QueueSpec, ReorderSpec, TopologySpec};
+use crate::spec::{check_dumbbell_rtt, LinkParams, LossSpec, QueueSpec, ReorderSpec, ScheduleSpec, TopologySpec};
 use crate::units::Dur;
 
 /// Nodes and links under construction.
@@ -223,14 +226,23 @@ impl Network {
                 Qdisc::Step(Box::new(Step { tail, k_pkts: *k_pkts, k_bytes: *k_bytes, ecn: *ecn, marks: 0 }))
             }
         };
+        let base_loss = match p.loss {
+            LossSpec::None => 0.0,
+            LossSpec::Bernoulli { p } => p,
+        };
+        let loss_rng = || stream(self.seed, Entity::Link, id as u64, Purpose::Loss);
         let loss = match p.loss {
+            // A scheduled loss probability draws from the link's changes instead.
+            _ if p.loss_schedule.is_some() => LossModel::None,
             LossSpec::None => LossModel::None,
             LossSpec::Bernoulli { p } if p <= 0.0 => LossModel::None,
-            LossSpec::Bernoulli { p } => {
-                LossModel::Bernoulli { p, rng: stream(self.seed, Entity::Link, id as u64, Purpose::Loss) }
-            }
+            LossSpec::Bernoulli { p } => LossModel::Bernoulli { p, rng: loss_rng() },
         };
-        let mut link = Link::new(src, dst, p.rate_bps, p.delay_ns, qdisc, loss);
+        let changes = Self::changes(p, base_loss, loss_rng);
+        // A trace link's rate, for the links table, is the trace's mean.
+        let rate = changes.as_ref().and_then(|c| c.trace()).map_or(p.rate_bps, |t| t.mean_rate_bps());
+        let mut link = Link::new(src, dst, rate, p.delay_ns, qdisc, loss);
+        link.set_changes(changes);
         link.monitor = monitor;
         link.set_jitter(p.jitter_ns, stream(self.seed, Entity::Link, id as u64, Purpose::Jitter));
         if let ReorderSpec::Bernoulli { p, delay_ns } = p.reorder {
@@ -241,6 +253,24 @@ impl Network {
         }
         self.links.push(link);
         Ok(id)
+    }
+
+    /// The changes of a link's rate, delay and loss probability, if it has any.
+    fn changes(p: &LinkParams, base_loss: f64, loss_rng: impl Fn() -> crate::rng::Stream) -> Option<Changes> {
+        fn schedule<T: Copy>(base: T, s: &ScheduleSpec<T>) -> Schedule<T> {
+            Schedule::new(base, s.points.clone(), s.repeat_ns)
+        }
+        if p.rate_schedule.is_none() && p.trace.is_none() && p.delay_schedule.is_none() && p.loss_schedule.is_none() {
+            return None;
+        }
+        let transmitter = match (&p.trace, &p.rate_schedule) {
+            (Some(t), _) => Transmitter::Trace(TraceLink::new(&t.ms)),
+            (None, Some(s)) => Transmitter::Scheduled(schedule(p.rate_bps, s)),
+            (None, None) => Transmitter::Fixed { rate_bps: p.rate_bps },
+        };
+        let delay = p.delay_schedule.as_ref().map(|s| schedule(p.delay_ns, s));
+        let loss = p.loss_schedule.as_ref().map(|s| (schedule(base_loss, s), loss_rng()));
+        Some(Changes::new(transmitter, delay, loss))
     }
 
     fn add_access_pair(
@@ -260,6 +290,10 @@ impl Network {
             loss: LossSpec::None,
             reorder: ReorderSpec::None,
             jitter_ns: 0,
+            rate_schedule: None,
+            delay_schedule: None,
+            loss_schedule: None,
+            trace: None,
         };
         if host_sends {
             self.add_link(h, router, &p, false)?;
@@ -377,6 +411,10 @@ mod tests {
             loss: LossSpec::None,
             reorder: ReorderSpec::None,
             jitter_ns: 0,
+            rate_schedule: None,
+            delay_schedule: None,
+            loss_schedule: None,
+            trace: None,
         }
     }
 

@@ -29,9 +29,16 @@
 //! Optional router jitter puts a processing stage in front of the queue: each packet reaches the
 //! queue a uniform random time in [0, jitter] after it reached the router, never before the
 //! packet ahead of it (the stage is FIFO too, so it needs one pending event of its own).
+//!
+//! Optional changes ([`crate::net::changing`]: a rate schedule or a trace, a delay or loss
+//! schedule) take the special path: the transmission and arrival times they give are worked out
+//! by [`Link::admit`] and [`Link::serve`] as the fixed ones are, so such a link keeps one pending
+//! event too. Such a link is special: packets are not passed on into it or out of it, which
+//! keeps every branch its changes need off the common path.
 
 use std::collections::VecDeque;
 
+use super::changing::Changes;
 use super::loss::LossModel;
 use super::packet::{Packet, HEADER_BYTES};
 use super::qdisc::{DropSink, Qdisc, QueueView, Verdict};
@@ -144,6 +151,9 @@ pub struct Link {
     jitter: Option<Box<Jitter>>,
     /// Reordering (None: every packet leaves when it reaches the far end). Boxed likewise.
     reorder: Option<Box<Reorder>>,
+    /// What changes during the run (None: a fixed rate, delay and loss probability). Boxed
+    /// likewise.
+    changes: Option<Box<Changes>>,
     /// Packets a dequeue discipline dropped, until the network records them.
     dropped: DropSink,
 }
@@ -178,6 +188,7 @@ impl Link {
             pipe: Ring::default(),
             jitter: None,
             reorder: None,
+            changes: None,
             dropped: Vec::new(),
             counters: LinkCounters::default(),
             capture_entry: false,
@@ -194,12 +205,25 @@ impl Link {
     }
 
     fn update_special(&mut self) {
-        self.special = self.jitter.is_some() || self.dequeue || self.capture_entry;
+        self.special = self.jitter.is_some() || self.dequeue || self.capture_entry || self.changes.is_some();
     }
 
-    /// The link's rate, fixed when it is built (the transmission times below depend on it).
+    /// The link's rate, fixed when it is built (the transmission times below depend on it); for
+    /// a link whose rate changes, its base rate (a trace's mean rate).
     pub fn rate_bps(&self) -> u64 {
         self.rate_bps
+    }
+
+    /// Give the link its changes (None: none), before the routes are prepared: packets are
+    /// never passed on into or out of a changing link.
+    pub fn set_changes(&mut self, changes: Option<Changes>) {
+        self.changes = changes.map(Box::new);
+        self.update_special();
+    }
+
+    /// The link's changes, if any.
+    pub fn changes(&self) -> Option<&Changes> {
+        self.changes.as_deref()
     }
 
     /// Give the router feeding this link a random processing delay, uniform in [0, max].
@@ -349,11 +373,39 @@ impl Link {
 
     /// Start transmitting `pkt` at `at` (dequeue disciplines).
     fn transmit(&mut self, pkt: Packet, at: Time) {
+        if self.changes.is_some() {
+            return self.transmit_changing(pkt, at);
+        }
         let tx = self.tx_time(pkt.size);
         self.busy_until = at + tx;
         self.counters.busy_ns += tx as u128;
         let fate = self.draws_fate();
         self.pipe.push_back(((self.busy_until + self.delay) | fate, pkt));
+    }
+
+    /// [`Self::transmit`] on a changing link: the transmitter may wait for its rate or its trace
+    /// after `at`, which then counts as the transmission's (the discipline has let the packet go).
+    #[cold]
+    fn transmit_changing(&mut self, pkt: Packet, at: Time) {
+        let c = self.changes.as_mut().expect("a changing link");
+        let tx = c.transmit(at, pkt.size);
+        let exit = c.exit(tx.end, self.delay);
+        self.busy_until = tx.end;
+        self.counters.busy_ns += tx.busy as u128;
+        let fate = self.changing_fate(tx.end);
+        self.pipe.push_back((exit | fate, pkt));
+    }
+
+    /// The draws for a packet entering a changing link's pipe whose last bit leaves the
+    /// transmitter at `end` (as [`Self::draws_fate`]; a scheduled loss probability is the one
+    /// in effect at `end`).
+    fn changing_fate(&mut self, end: Time) -> Time {
+        let lost = match self.changes.as_mut().and_then(|c| c.lost(end)) {
+            Some(lost) => lost,
+            None => self.loss.drops(),
+        };
+        let held = self.reorder.as_mut().is_some_and(|r| r.holds());
+        lost_mark(lost) | (HELD * Time::from(held))
     }
 
     /// Queue a packet (already counted as an arrival) in a dequeue discipline. Returns the time to
@@ -394,6 +446,9 @@ impl Link {
     /// Queue a packet (already counted as an arrival) and put it in the pipe, or drop it.
     #[inline]
     pub fn admit(&mut self, pkt: &Packet, hop: u16, now: Time) -> Offer {
+        if self.changes.is_some() {
+            return self.admit_changing(pkt, hop, now);
+        }
         match self.queue(pkt.size, pkt.ecn, now) {
             Ok((exit, ecn)) => {
                 let fate = self.draws_fate();
@@ -403,14 +458,38 @@ impl Link {
         }
     }
 
-    /// Queue a packet of `size` bytes with ECN bits `ecn` (already counted as an arrival) for
-    /// the transmitter: the time it reaches the far end and its ECN bits, or the discipline's
-    /// drop verdict. The caller then puts it in the pipe ([`Self::enter_pipe`]) or, drawing no
-    /// loss, passes it on ([`Self::pass_on`]).
-    #[inline(always)]
-    pub fn queue(&mut self, size: u32, ecn: u8, now: Time) -> Result<(Time, u8), Verdict> {
+    /// [`Self::admit`] on a changing link: the discipline decides as on any link, then the
+    /// transmission and arrival times come from the link's changes.
+    #[cold]
+    #[inline(never)]
+    fn admit_changing(&mut self, pkt: &Packet, hop: u16, now: Time) -> Offer {
         self.advance(now);
         let must_wait = self.busy_until > now;
+        let ecn = match self.verdict(pkt.size, pkt.ecn, now, must_wait) {
+            Ok(ecn) => ecn,
+            Err(verdict) => return Offer::Dropped(verdict),
+        };
+        let c = self.changes.as_mut().expect("a changing link");
+        let tx = c.transmit(self.busy_until.max(now), pkt.size);
+        let exit = c.exit(tx.end, self.delay);
+        // Waiting until its first bit goes out: behind the packets ahead, or for the trace's
+        // next opportunity.
+        if tx.start > now {
+            self.waiting.push_back((tx.start, pkt.size));
+            self.waiting_bytes += pkt.size as u64;
+            self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(self.waiting.len() as u64);
+            self.counters.wait_ns += (tx.start - now) as u128;
+        }
+        self.busy_until = tx.end;
+        self.counters.busy_ns += tx.busy as u128;
+        let fate = self.changing_fate(tx.end);
+        self.enter_pipe(pkt, hop, ecn, exit, fate)
+    }
+
+    /// The discipline's verdict on a packet of `size` bytes with ECN bits `ecn` arriving at
+    /// `now` (`must_wait`: the transmitter is busy): its ECN bits if admitted; a drop is counted.
+    #[inline(always)]
+    fn verdict(&mut self, size: u32, ecn: u8, now: Time, must_wait: bool) -> Result<u8, Verdict> {
         let verdict = match &mut self.qdisc {
             // Decided from plain values, inline: the common case, cheaper than building a view.
             Qdisc::DropTail(d) => d.verdict(must_wait, self.waiting.len(), self.waiting_bytes, size),
@@ -425,14 +504,25 @@ impl Link {
                 other.admit(&view, size, ecn & super::packet::ecn::ANY_ECT != 0)
             }
         };
-        let ecn = match verdict {
-            Verdict::Enqueue => ecn,
-            Verdict::Mark => ecn | super::packet::ecn::CE,
+        match verdict {
+            Verdict::Enqueue => Ok(ecn),
+            Verdict::Mark => Ok(ecn | super::packet::ecn::CE),
             Verdict::DropOverflow | Verdict::DropEarly => {
                 self.counters.queue_drops += 1;
-                return Err(verdict);
+                Err(verdict)
             }
-        };
+        }
+    }
+
+    /// Queue a packet of `size` bytes with ECN bits `ecn` (already counted as an arrival) for
+    /// the transmitter: the time it reaches the far end and its ECN bits, or the discipline's
+    /// drop verdict. The caller then puts it in the pipe ([`Self::enter_pipe`]) or, drawing no
+    /// loss, passes it on ([`Self::pass_on`]).
+    #[inline(always)]
+    pub fn queue(&mut self, size: u32, ecn: u8, now: Time) -> Result<(Time, u8), Verdict> {
+        self.advance(now);
+        let must_wait = self.busy_until > now;
+        let ecn = self.verdict(size, ecn, now, must_wait)?;
         let start = self.busy_until.max(now);
         let tx = self.tx_time(size);
         if must_wait {
@@ -467,10 +557,10 @@ impl Link {
 
     /// Whether packets leaving this link may be passed on at admission: not when they are
     /// captured as they leave, nor when some are held back (the next link would then see them
-    /// out of time order).
+    /// out of time order), nor out of a changing link (special, so its packets take its pipe).
     #[inline(always)]
     pub fn may_pass_on(&self) -> bool {
-        !self.capture_exit && self.reorder.is_none()
+        !self.capture_exit && self.reorder.is_none() && self.changes.is_none()
     }
 
     /// Transmission time of `size` bytes at this link's rate.
@@ -653,6 +743,155 @@ mod tests {
         }
         assert_eq!(seqs, (0..200).collect::<Vec<_>>());
         assert_eq!(l.counters.arrivals, 200, "counted once, when they reached the router");
+    }
+}
+
+#[cfg(test)]
+mod changing_tests {
+    use super::*;
+    use crate::net::changing::{Changes, Transmitter};
+    use crate::net::qdisc::codel::CoDelParams;
+    use crate::net::qdisc::{CoDel, DropTail};
+    use crate::net::schedule::{Schedule, NEVER};
+
+    const MS: Time = 1_000_000;
+
+    /// 1000-byte packets: 1 ms each at 8 Mb/s; 10 ms of propagation unless scheduled.
+    fn link(limit_pkts: u64, changes: Changes) -> Link {
+        let q = Qdisc::DropTail(DropTail { limit_pkts: Some(limit_pkts), limit_bytes: None });
+        let mut l = Link::new(0, 1, 8_000_000, 10 * MS, q, LossModel::None);
+        l.set_changes(Some(changes));
+        l
+    }
+
+    fn rates(changes: Vec<(Time, u64)>) -> Changes {
+        Changes::new(Transmitter::Scheduled(Schedule::new(8_000_000, changes, 0)), None, None)
+    }
+
+    /// Offer 1000-byte packets at the given times; their exit times, in order (None: dropped).
+    fn exits(l: &mut Link, at: &[Time]) -> Vec<Option<Time>> {
+        let offered: Vec<bool> = at
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| matches!(l.offer(&Packet::test_data(i as u32, 1000), 0, t), Offer::Accepted { .. }))
+            .collect();
+        let mut times = vec![];
+        while let Some(t) = l.head_time() {
+            l.pop_arrival();
+            times.push(t);
+        }
+        let mut times = times.into_iter();
+        offered.iter().map(|&ok| if ok { times.next() } else { None }).collect()
+    }
+
+    #[test]
+    fn a_changing_link_is_special_and_passes_nothing_on() {
+        let l = link(10, rates(vec![]));
+        assert!(l.is_special() && !l.may_pass_on());
+    }
+
+    #[test]
+    fn a_rate_change_applies_to_the_packet_in_transmission_and_those_behind_it() {
+        // Down to 4 Mb/s at 0.5 ms: the first packet's second half takes 1 ms, the next two 2 ms
+        // each; back to 8 Mb/s at 3.5 ms, in the middle of the third packet.
+        let mut l = link(10, rates(vec![(MS / 2, 4_000_000), (7 * MS / 2, 8_000_000)]));
+        let got = exits(&mut l, &[0, 0, 0]);
+        // Ends at 1.5 ms and 3.5 ms; the third starts at the change back and takes 1 ms.
+        assert_eq!(got, [Some(11 * MS + MS / 2), Some(13 * MS + MS / 2), Some(14 * MS + MS / 2)]);
+    }
+
+    #[test]
+    fn during_an_outage_packets_wait_in_the_queue_and_the_discipline_drops_the_excess() {
+        // No capacity from 1 ms to 5 ms. The packet offered at 0.5 ms waits out the outage
+        // half-sent; three arrive during it: two wait, the third finds the limit of 2 waiting.
+        let mut l = link(2, rates(vec![(MS, 0), (5 * MS, 8_000_000)]));
+        let at = [MS / 2, 2 * MS, 2 * MS, 3 * MS];
+        let mut offered = vec![];
+        for (i, &t) in at.iter().enumerate() {
+            offered.push(matches!(l.offer(&Packet::test_data(i as u32, 1000), 0, t), Offer::Accepted { .. }));
+            if i == 2 {
+                assert_eq!(l.queue_len(3 * MS), (2, 2000), "waiting through the outage");
+            }
+        }
+        assert_eq!(offered, [true, true, true, false]);
+        let mut times = vec![];
+        while let Some(t) = l.head_time() {
+            l.pop_arrival();
+            times.push(t);
+        }
+        // 0.5 ms sent before the outage, 0.5 ms after: out at 5.5 ms; then 6.5 and 7.5 ms.
+        assert_eq!(times, [15 * MS + MS / 2, 16 * MS + MS / 2, 17 * MS + MS / 2]);
+        assert_eq!(l.counters.queue_drops, 1);
+        // Utilization counts the time at a positive rate only.
+        assert_eq!(l.counters.busy_ns, 3 * MS as u128);
+    }
+
+    #[test]
+    fn an_outage_that_never_ends_keeps_packets_in_the_link() {
+        let mut l = link(10, rates(vec![(MS / 2, 0)]));
+        assert!(matches!(l.offer(&Packet::test_data(0, 1000), 0, 0), Offer::Accepted { schedule_at: Some(NEVER) }));
+        assert!(matches!(l.offer(&Packet::test_data(1, 1000), 0, 0), Offer::Accepted { schedule_at: None }));
+        assert_eq!(l.in_link().count(), 2);
+        assert_eq!(l.queue_len(100 * MS), (1, 1000));
+    }
+
+    #[test]
+    fn a_delay_change_applies_from_the_instant_a_packet_finishes_transmission_without_reordering() {
+        // 10 ms of delay, 30 ms from 2 ms on, 5 ms from 4 ms on.
+        let delays = Schedule::new(10 * MS, vec![(2 * MS, 30 * MS), (4 * MS, 5 * MS)], 0);
+        let c = Changes::new(Transmitter::Fixed { rate_bps: 8_000_000 }, Some(delays), None);
+        let mut l = link(10, c);
+        let got = exits(&mut l, &[0, 0, 0, 0, 0, 0]);
+        // Ends at 1..=6 ms: 1 + 10; 2 + 30 and 3 + 30; then 4 + 5 = 9 ms would overtake: held to
+        // 33 ms, as is 5 + 5; 6 + 5 = 11 ms too.
+        let expected: Vec<Option<Time>> = [11, 32, 33, 33, 33, 33].iter().map(|&m| Some(m * MS)).collect();
+        assert_eq!(got, expected);
+        // Later packets get the new delay once it no longer overtakes.
+        assert_eq!(exits(&mut l, &[40 * MS]), [Some(46 * MS)]);
+    }
+
+    #[test]
+    fn a_loss_schedule_draws_once_per_packet_with_the_probability_at_its_transmission_end() {
+        use crate::rng::{stream, Entity, Purpose};
+        // Certain loss from 3 ms on (0.999999 is as good as certain over 3 packets), none before.
+        let losses = Schedule::new(0.0, vec![(3 * MS, 0.999_999)], 0);
+        let rng = stream(1, Entity::Link, 0, Purpose::Loss);
+        let c = Changes::new(Transmitter::Fixed { rate_bps: 8_000_000 }, None, Some((losses, rng)));
+        let mut l = link(10, c);
+        for seq in 0..6 {
+            l.offer(&Packet::test_data(seq, 1000), 0, 0);
+        }
+        let mut fates = vec![];
+        while let Some(t) = l.head_time() {
+            fates.push(match l.take_exit(t) {
+                Exit::Lost { .. } => "lost",
+                Exit::Leaves { .. } => "left",
+                Exit::Held { .. } => "held",
+            });
+        }
+        // Ends at 1, 2, 3, ... ms: the third one ends at the change.
+        assert_eq!(fates, ["left", "left", "lost", "lost", "lost", "lost"]);
+    }
+
+    #[test]
+    fn under_a_dequeue_discipline_a_rate_change_applies_the_same_way() {
+        let q =
+            Qdisc::CoDel(Box::new(CoDel::new(CoDelParams { target: 50 * MS, interval: 100 * MS, ecn: false }, 100)));
+        let mut l = Link::new(0, 1, 8_000_000, 10 * MS, q, LossModel::None);
+        l.set_changes(Some(rates(vec![(MS / 2, 4_000_000), (7 * MS / 2, 8_000_000)])));
+        assert_eq!(l.enqueue(Packet::test_data(0, 1000), 0), Some(11 * MS + MS / 2));
+        for seq in 1..3 {
+            assert_eq!(l.enqueue(Packet::test_data(seq, 1000), 0), None);
+        }
+        let mut times = vec![];
+        let mut next = l.head_time();
+        while let Some(t) = next {
+            l.serve(t);
+            l.pop_arrival();
+            times.push(t);
+            next = l.head_time();
+        }
+        assert_eq!(times, [11 * MS + MS / 2, 13 * MS + MS / 2, 14 * MS + MS / 2]);
     }
 }
 

@@ -1,8 +1,10 @@
 //! The network: packets, links (queue discipline + transmitter + propagation pipe), queue
-//! disciplines, loss and reordering models, routes, and the [`fabric::Fabric`] that carries
-//! packets between endpoints and records what it drops.
+//! disciplines, loss and reordering models, links that change (rate, delay and loss schedules,
+//! traces), routes, and the [`fabric::Fabric`] that carries packets between endpoints and
+//! records what it drops.
 
 pub mod capture;
+pub mod changing;
 pub mod drops;
 pub mod fabric;
 pub mod link;
@@ -12,6 +14,8 @@ pub mod qdisc;
 pub mod reorder;
 pub mod ring;
 pub mod routing;
+pub mod schedule;
+pub mod trace_link;
 
 /// Where a flow's packets enter and leave the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,222 @@
+"""Links that change (docs/links.md): rate, delay and loss schedules and traces of delivery
+opportunities in Mahimahi's format, from the scenario file to the engine's spec and the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import ccsim
+import pytest
+from ccsim.errors import ScenarioError
+from conftest import EXAMPLES, SMALL_DUMBBELL, requires_engine, run_cli
+
+MS = 1_000_000
+S = 1_000_000_000
+
+
+def _with_topology(lines: str, text: str = SMALL_DUMBBELL) -> str:
+    return text.replace('buffer = "1bdp"\n', f'buffer = "1bdp"\n{lines}\n', 1)
+
+
+def _resolved(lines: str, **more: Any) -> dict[str, Any]:
+    return ccsim.Scenario.from_toml(_with_topology(lines), **more).resolve()["topology"]
+
+
+def test_schedules_resolve_to_the_engines_points_in_both_directions() -> None:
+    topo = _resolved(
+        'rate_schedule = [["1s", "5Mbps"], ["1.5s", 0], ["1.7s", "20Mbps"]]\n'
+        'reverse_delay_schedule = { points = [["0s", "5ms"], ["0.5s", "30ms"]], repeat = "1s" }\n'
+        'loss_schedule = [["0.2s", 0.01]]'
+    )
+    forward, reverse = topo["forward"], topo["reverse"]
+    assert forward["rate_schedule"] == {
+        "points": [[S, 5_000_000], [3 * S // 2, 0], [17 * S // 10, 20_000_000]]
+    }
+    assert forward["loss_schedule"] == {"points": [[S // 5, 0.01]]}
+    assert reverse["delay_schedule"] == {
+        "points": [[0, 5 * MS], [S // 2, 30 * MS]],
+        "repeat_ns": S,
+    }
+    assert "rate_schedule" not in reverse and "delay_schedule" not in forward
+
+
+def test_a_scenario_without_changes_resolves_as_before() -> None:
+    topo = ccsim.Scenario.from_toml(SMALL_DUMBBELL).resolve()["topology"]
+    keys = {"rate_schedule", "delay_schedule", "loss_schedule", "trace"}
+    assert not keys & set(topo["forward"]) and not keys & set(topo["reverse"])
+
+
+@pytest.mark.parametrize(
+    ("lines", "fragment"),
+    [
+        ('rate_schedule = [["2s", "5Mbps"], ["1s", "6Mbps"]]', "rate_schedule.points[1][0]"),
+        ('delay_schedule = { points = [["2s", "5ms"]], repeat = "1s" }', "not below repeat"),
+        ('loss_schedule = [["1s", 1.5]]', "loss_schedule"),
+        ('rate_schedule = [["1s", "fast"]]', "rate_schedule"),
+        ("rate_schedule = []", "rate_schedule"),
+    ],
+)
+def test_bad_schedules_name_their_key(lines: str, fragment: str) -> None:
+    with pytest.raises(ScenarioError) as error:
+        ccsim.Scenario.from_toml(_with_topology(lines))
+    assert fragment in str(error.value), str(error.value)
+
+
+def test_an_explicit_link_takes_reverse_changes_only_when_duplex() -> None:
+    text = """
+name = "x"
+duration = "1s"
+[topology]
+kind = "explicit"
+nodes = ["a", "b"]
+[[topology.links]]
+src = "a"
+dst = "b"
+rate = "10Mbps"
+delay = "5ms"
+buffer = "50pkts"
+duplex = false
+reverse_rate_schedule = [["1s", "5Mbps"]]
+[[flows]]
+cc = "reno"
+src = "a"
+dst = "b"
+"""
+    with pytest.raises(ScenarioError, match="duplex = false"):
+        ccsim.Scenario.from_toml(text)
+    links = ccsim.Scenario.from_toml(text.replace("duplex = false\n", "")).resolve()["topology"][
+        "links"
+    ]
+    assert "rate_schedule" not in links[0] and links[1]["rate_schedule"]["points"] == [
+        [S, 5_000_000]
+    ]
+
+
+def test_a_trace_resolves_to_its_entries_and_mean_rate(tmp_path: Path) -> None:
+    trace = tmp_path / "link.down"
+    trace.write_text("1\n1\n2\n4\n")
+    topo = _resolved(f'trace = "{trace}"')
+    assert topo["forward"]["trace"] == {"ms": [1, 1, 2, 4]}
+    # 4 opportunities of 1500 bytes in 4 ms: 12 Mb/s.
+    assert topo["forward"]["rate_bps"] == 12_000_000
+    assert "trace" not in topo["reverse"]
+
+
+def test_a_relative_trace_is_found_beside_the_scenario_file(tmp_path: Path) -> None:
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "up").write_text("2\n")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(_with_topology('reverse_trace = "traces/up"'))
+    topo = ccsim.Scenario.load(scenario).resolve()["topology"]
+    assert topo["reverse"]["trace"] == {"ms": [2]}
+    assert topo["reverse"]["rate_bps"] == 6_000_000
+
+
+def test_a_scenario_with_a_trace_written_back_finds_it_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "up").write_text("2\n")
+    (tmp_path / "s.toml").write_text(_with_topology('reverse_trace = "up"'))
+    written = ccsim.Scenario.load(tmp_path / "s.toml").to_toml()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    again = ccsim.Scenario.from_toml(written).resolve()["topology"]["reverse"]
+    assert again["trace"] == {"ms": [2]}
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("1\n2\n12.5\n", 'line 3: "12.5" is not a whole number of milliseconds'),
+        ("1\n\n3\n", 'line 2: "" is not a whole number of milliseconds'),
+        ("5\n3\n", "line 2: 3 is before the line above (5)"),
+        ("", "is empty"),
+        ("0\n0\n", "line 2: the trace ends at 0 ms"),
+    ],
+)
+def test_a_bad_trace_line_is_one_error_naming_file_line_and_value(
+    tmp_path: Path, content: str, fragment: str
+) -> None:
+    trace = tmp_path / "bad.trace"
+    trace.write_text(content)
+    with pytest.raises(ScenarioError) as error:
+        _resolved(f'trace = "{trace}"')
+    message = str(error.value)
+    assert message.startswith(f"topology.trace: {trace}"), message
+    assert fragment in message, message
+
+
+def test_a_trace_and_a_rate_schedule_on_one_direction_are_an_error(tmp_path: Path) -> None:
+    trace = tmp_path / "t"
+    trace.write_text("1\n")
+    with pytest.raises(ScenarioError, match="rate schedule or a trace"):
+        _resolved(f'trace = "{trace}"\nrate_schedule = [["1s", "5Mbps"]]')
+
+
+@requires_engine
+def test_a_bad_trace_exits_with_status_2_and_one_error_line(tmp_path: Path) -> None:
+    (tmp_path / "bad.trace").write_text("1\n2\nx\n")
+    (tmp_path / "s.toml").write_text(_with_topology('trace = "bad.trace"'))
+    result = run_cli("run", "s.toml", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "bad.trace line 3" in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@requires_engine
+def test_during_an_outage_packets_wait_in_the_queue_and_nothing_leaves() -> None:
+    text = _with_topology('rate_schedule = [["1s", 0], ["2s", "10Mbps"]]')
+    text = text.replace('duration = "2s"', 'duration = "3s"')
+    text += '\n[trace]\nsample_interval = "10ms"\n'
+    r = ccsim.run(ccsim.Scenario.from_toml(text))
+    queue = r.queues[(r.queues["link"] == 0) & (r.queues["t_s"] > 1.0) & (r.queues["t_s"] <= 2.0)]
+    lengths = queue["queue_pkts"].tolist()
+    assert len(lengths) >= 99
+    assert lengths == sorted(lengths) and lengths[-1] > 0, "packets wait, none leaves"
+    # Utilization counts the time at a positive rate: at most 2 s of the 3.
+    assert r.links["utilization"][0] <= 2 / 3 + 1e-9
+
+
+@requires_engine
+def test_the_cellular_example_runs_and_is_deterministic(tmp_path: Path) -> None:
+    scenario = ccsim.Scenario.load(EXAMPLES / "cellular.toml", overrides={"duration": "8s"})
+    a, b = ccsim.run(scenario), ccsim.run(scenario)
+    assert a.flows.equals(b.flows) and a.links.equals(b.links)
+    bottleneck = a.links.iloc[0]
+    assert bottleneck["rate_bps"] == 12_600_000
+    # The link never carries more than the trace offers: 8 s of a 12.6 Mb/s mean at most.
+    delivered_bits = a.flows["bytes_acked"].sum() * 8
+    assert 0.5 * 8 * 12.6e6 < delivered_bits < 8 * 12.6e6
+
+
+def test_the_capacity_steps_follow_the_schedule_and_the_trace() -> None:
+    from ccsim.plots.capacity import capacity_steps
+
+    schedule = {
+        "rate_bps": 10_000_000,
+        "rate_schedule": {"points": [[S // 2, 0], [S, 20_000_000]], "repeat_ns": 2 * S},
+    }
+    times, rates = capacity_steps(schedule, 3 * S)
+    assert times == [0.0, 0.5, 1.0, 2.5, 3.0]
+    assert rates == [10e6, 0.0, 20e6, 0.0, 0.0]
+    # A trace of 2 opportunities in its 2 ms period, 1 ms apart: 12 Mb/s in every 100 ms bin
+    # but the first (the opportunities at 1 to 99 ms).
+    times, rates = capacity_steps({"rate_bps": 1, "trace": {"ms": [1, 2]}}, S // 5)
+    assert times == [0.0, 0.1, 0.2] and rates == [11.88e6, 12e6, 12e6]
+
+
+@requires_engine
+def test_the_throughput_figure_draws_the_traces_capacity_under_the_flows() -> None:
+    from ccsim.plots import throughput_figure
+    from ccsim.plots.capacity import add_capacity
+
+    scenario = ccsim.Scenario.load(EXAMPLES / "cellular.toml", overrides={"duration": "2s"})
+    results = ccsim.run(scenario)
+    figure = add_capacity(throughput_figure(results.series), scenario)
+    lines = {line.get_label(): line for line in figure.axes[0].get_lines()}
+    capacity = lines["link capacity"].get_ydata()
+    # 100 ms bins of the synthetic downlink: 12, 18, 24, 20 Mb/s ..., and the outage.
+    assert max(capacity) == pytest.approx(24.0) and min(capacity) == 0.0
