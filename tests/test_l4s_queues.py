@@ -237,3 +237,22 @@ def test_engine_example_l4s_prints_both_queues_and_draws_them(tmp_path: Path) ->
     queues = ccsim.Results.load(tmp_path / "l4s").queues
     delay, length = plots.queue_figure(queues, link=0).axes
     assert len(delay.get_lines()) == len(length.get_lines()) == 2
+
+
+@requires_engine
+def test_engine_run_as_csv_adds_the_dualpi2_queues_table(tmp_path: Path) -> None:
+    import io
+
+    data = dumbbell(
+        "dualpi2",
+        flows=[{"cc": "newreno", "rtt": "40ms"}],
+        trace={"sample_interval": "10ms"},
+    )
+    path = tmp_path / "dualpi2.toml"
+    path.write_text(Scenario.model_validate(data).to_toml(), encoding="utf-8")
+    text = invoke("run", path, "--out", tmp_path / "run", "-f", "csv")
+    sections = dict(part.split("\n", 1) for part in text.strip("\n").split("\n\n"))
+    assert set(sections) == {"# flows", "# links", "# queues"}
+    queues = pd.read_csv(io.StringIO(sections["# queues"]))
+    assert list(queues["queue"]) == ["L", "C"]
+    assert {"mean_delay_s", "p95_delay_s", "packets", "marks", "drops"} <= set(queues.columns)
