@@ -1,6 +1,7 @@
 //! Integration tests: whole runs checked against laws, hand-computed traces and invariants.
 //! One binary (faster to build and link than one per file).
 
+mod accecn;
 mod aqm;
 mod bbr;
 mod bbr3;
