@@ -40,6 +40,7 @@ LAB = {
     "ccsim.plots",
     "ccsim.explore",
     "ccsim.studies",
+    "ccsim.conformance",
     "ccsim.report",
     "ccsim.cli",
     "ccsim.__main__",

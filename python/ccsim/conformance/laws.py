@@ -1,0 +1,189 @@
+"""Laws and documented dynamics of whole runs: Reno's and NewReno's throughput under random loss
+(Mathis et al.), BBR's PROBE_RTT rhythm, DualPI2's coupling."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ccsim.conformance.check import Check, Uses
+from ccsim.runner import run
+from ccsim.scenario import Scenario
+
+
+def _run(data: dict[str, Any]) -> Any:
+    return run(Scenario.model_validate(data))
+
+
+def _mathis_ratio(cc: str, p: float) -> float:
+    """Goodput of one flow under Bernoulli loss ``p`` (100 Mb/s, 100 ms, a buffer far above the
+    window, one ACK per segment: the ns2 profile) over the Mathis law at its measured mean RTT."""
+    data = {
+        "name": "conformance-mathis",
+        "seed": 7,
+        "duration": f"{20 / math.sqrt(p):.0f}s",  # about 20 loss cycles of the law's window
+        "profile": "ns2",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "100Mbps",
+            "bottleneck_delay": "20ms",
+            "buffer": "10000pkts",
+            "queue": "droptail",
+            "loss": p,
+        },
+        "flows": [{"cc": cc, "rtt": "100ms", "mss": 1000}],
+    }
+    flow = _run(data).flows.iloc[0]
+    law = 1000 * 8 / flow.mean_rtt_s * math.sqrt(1.5) / math.sqrt(p)
+    return float(flow.goodput_bps / law)
+
+
+@cache
+def _bbr_probe_rtt(cc: str) -> tuple[float, float]:
+    """(first time in PROBE_RTT, smallest cwnd during it) of one BBR flow alone on 10 Mb/s,
+    20 ms, one BDP of drop-tail buffer (examples/bbr.toml's path)."""
+    data = {
+        "name": "conformance-bbr",
+        "seed": 1,
+        "duration": "12s",
+        "profile": "linux",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "10Mbps",
+            "bottleneck_delay": "5ms",
+            "buffer": "1bdp",
+            "queue": "droptail",
+        },
+        "flows": [{"cc": cc, "rtt": "20ms"}],
+        "trace": {"sample_interval": "10ms"},
+    }
+    series = _run(data).series
+    probing = series[series["cc_state"] == 3]
+    if probing.empty:
+        return math.nan, math.nan
+    first = float(probing["t_s"].min())
+    episode = probing[probing["t_s"] <= first + 0.5]
+    return first, float(episode["cwnd_pkts"].min())
+
+
+@cache
+def _dualpi2_queue(prague: str) -> pd.DataFrame:
+    """The bottleneck's queue samples, 10 s of one Prague and one CUBIC flow through DualPI2 at
+    40 Mb/s, 50 ms (examples/l4s.toml's setup)."""
+    data = {
+        "name": "conformance-dualpi2",
+        "seed": 1,
+        "duration": "10s",
+        "profile": "linux",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "40Mbps",
+            "bottleneck_delay": "5ms",
+            "buffer": "10000pkts",
+            "queue": "dualpi2",
+        },
+        "flows": [
+            {"label": "l4s", "cc": prague, "rtt": "50ms", "start_jitter": "1s"},
+            {"label": "classic", "cc": "cubic", "rtt": "50ms", "start_jitter": "1s"},
+        ],
+        "trace": {"sample_interval": "10ms"},
+    }
+    queues = _run(data).queues
+    return queues[queues["link"] == 0]
+
+
+def _coupling_error(prague: str, which: str) -> float:
+    """Largest difference over the run between the probability the queue applied and RFC 9332's
+    coupling of its base probability p': p_C = p'^2, p_CL = min(k p', 1) with k = 2. NaN when p'
+    never rose above 0 (the check would prove nothing)."""
+    q = _dualpi2_queue(prague)
+    base = q["prob_base"].to_numpy()
+    if not (base > 0).any():
+        return math.nan
+    expected = base**2 if which == "classic" else np.minimum(2 * base, 1.0)
+    applied = q["prob_c" if which == "classic" else "prob_l"].to_numpy()
+    return float(np.max(np.abs(applied - expected)))
+
+
+def _l_queue_delay_ms(prague: str) -> float:
+    q = _dualpi2_queue(prague)
+    return float(q[q["t_s"] >= 5]["l_delay_s"].mean() * 1e3)
+
+
+def _mathis_measure(cc: str, p: float) -> Callable[[Uses], float]:
+    return lambda uses: _mathis_ratio(uses(cc), p)
+
+
+CHECKS = [
+    *(
+        Check(
+            f"{cc}.mathis_{p:g}",
+            f"{cc.capitalize()}: goodput over the Mathis law under random loss p = {p:g}",
+            "Mathis et al., CCR 27(3) 1997: MSS/RTT x sqrt(3/2) / sqrt(p), one ACK per segment",
+            1.0,
+            0.2,
+            False,
+            (cc,),
+            _mathis_measure(cc, p),
+        )
+        for cc in ("reno", "newreno")
+        for p in (0.003, 0.01)
+    ),
+    Check(
+        "bbr.probe_rtt_time",
+        "BBR: first PROBE_RTT (s) with the minimum RTT unchanged since the start",
+        "tcp_bbr.c: bbr_min_rtt_win_sec = 10 (the min-RTT filter's window)",
+        10.0,
+        0.5,
+        False,
+        ("bbr",),
+        lambda u: _bbr_probe_rtt(u("bbr"))[0],
+    ),
+    Check(
+        "bbr.probe_rtt_cwnd",
+        "BBR: cwnd in PROBE_RTT (segments)",
+        "tcp_bbr.c: bbr_cwnd_min_target = 4",
+        4.0,
+        0.0,
+        False,
+        ("bbr",),
+        lambda u: _bbr_probe_rtt(u("bbr"))[1],
+    ),
+    Check(
+        "dualpi2.classic_coupling",
+        "DualPI2: largest |p_C - p'^2| over a Prague + CUBIC run",
+        "RFC 9332 section 2.4: the classic drop/mark probability is the square of p'",
+        0.0,
+        1e-12,
+        False,
+        ("prague",),
+        lambda u: _coupling_error(u("prague"), "classic"),
+    ),
+    Check(
+        "dualpi2.l4s_coupling",
+        "DualPI2: largest |p_CL - min(2 p', 1)| over a Prague + CUBIC run",
+        "RFC 9332 section 2.4: coupled L4S probability k p', k = 2 (Linux default)",
+        0.0,
+        1e-12,
+        False,
+        ("prague",),
+        lambda u: _coupling_error(u("prague"), "l4s"),
+    ),
+    Check(
+        "dualpi2.l_queue_delay",
+        "DualPI2: mean L-queue delay (ms) of a Prague flow beside CUBIC, after 5 s",
+        "RFC 9332 section 1: about 1 ms of L4S queueing delay (step threshold 1 ms)",
+        0.5,
+        0.5,
+        False,
+        ("prague",),
+        lambda u: _l_queue_delay_ms(u("prague")),
+    ),
+]
+
+__all__ = ["CHECKS"]

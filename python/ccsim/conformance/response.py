@@ -1,0 +1,203 @@
+"""Response functions through the single-algorithm harness: each algorithm's increase and
+decrease against the formula its specification publishes."""
+
+from __future__ import annotations
+
+import math
+
+from ccsim.conformance.check import Check
+from ccsim.harness import Harness
+
+RTT = "100ms"
+
+
+def _decrease(cc: str, window: float) -> float:
+    """The fraction of a window of ``window`` segments (reached in congestion avoidance) that a
+    loss removes."""
+    h = Harness(cc)
+    h.set_window(window, window)
+    h.round(rtt=RTT)
+    before = h.cwnd
+    h.loss()
+    return 1 - h.cwnd / before
+
+
+def _increase_per_round(cc: str, window: float, rounds: int = 10) -> float:
+    """Mean growth per round trip in congestion avoidance from ``window`` segments."""
+    h = Harness(cc)
+    h.set_window(window, window)
+    h.round(rtt=RTT)  # the first ACK starts a round of its own
+    start = h.cwnd
+    for _ in range(rounds):
+        h.round(rtt=RTT)
+    return (h.cwnd - start) / rounds
+
+
+def _cubic_after_loss(cc: str, t_over_k: float) -> float:
+    """cwnd at t = t_over_k x K after a loss at W_max = 100 (RTT 100 ms)."""
+    h = Harness(cc)
+    h.set_window(100, 100)
+    h.fill()
+    h.loss()
+    h.round(rtt=RTT)
+    k = (100 * (1 - 0.7) / 0.4) ** (1 / 3)
+    start = h.now
+    while (h.now - start) / 1e9 < t_over_k * k - 1e-9:
+        h.round(rtt=RTT)
+    return h.cwnd
+
+
+def _hstcp_b(w: float) -> float:
+    """RFC 3649 section 5: b(w) between 0.5 at 38 segments and 0.1 at 83000, linear in log w."""
+    return (0.1 - 0.5) * (math.log(w) - math.log(38)) / (math.log(83000) - math.log(38)) + 0.5
+
+
+def _hstcp_a(w: float) -> float:
+    """RFC 3649 section 5: a(w) = w^2 p(w) 2 b(w) / (2 - b(w)), p(w) = 0.078 / w^1.2."""
+    b = _hstcp_b(w)
+    return float(w * w * (0.078 / w**1.2) * 2 * b / (2 - b))
+
+
+def _dctcp_alpha(cc: str) -> float:
+    """alpha after a window of 20 whose first ten ACKs were marked (the first ACK is a round of
+    its own; the round after it holds 9 marked of 19)."""
+    h = Harness(cc)
+    h.set_window(20, 20)
+    h.round(rtt="10ms", marks=10)
+    return h.inspect()["alpha"]
+
+
+def _check(
+    id: str,
+    what: str,
+    source: str,
+    reference: float,
+    tolerance: float,
+    relative: bool,
+    algorithm: str,
+    measure: object,
+) -> Check:
+    assert callable(measure)
+    return Check(id, what, source, reference, tolerance, relative, (algorithm,), measure)
+
+
+CHECKS = [
+    _check(
+        "reno.decrease",
+        "Reno: fraction of the window a loss removes",
+        "RFC 5681 section 3.2, eq. 4 (Linux: from cwnd)",
+        0.5,
+        1e-9,
+        False,
+        "reno",
+        lambda u: _decrease(u("reno"), 40),
+    ),
+    _check(
+        "reno.increase",
+        "Reno: growth per RTT in congestion avoidance at 50 segments",
+        "RFC 5681 section 3.1: one segment per RTT (cwnd += 1/cwnd per segment: a little under)",
+        1.0,
+        0.05,
+        False,
+        "reno",
+        lambda u: _increase_per_round(u("reno"), 50),
+    ),
+    _check(
+        "newreno.decrease",
+        "NewReno: fraction of the window a loss removes",
+        "RFC 6582 section 3.2 with RFC 5681 eq. 4",
+        0.5,
+        1e-9,
+        False,
+        "newreno",
+        lambda u: _decrease(u("newreno"), 40),
+    ),
+    _check(
+        "cubic.decrease",
+        "CUBIC: fraction of the window a loss removes",
+        "RFC 9438 section 4.6: beta_cubic = 0.7",
+        0.3,
+        1e-9,
+        False,
+        "cubic",
+        lambda u: _decrease(u("cubic"), 100),
+    ),
+    _check(
+        "cubic.w_at_k",
+        "CUBIC: cwnd at t = K after a loss at W_max = 100 (RTT 100 ms)",
+        "RFC 9438 eq. 1-2: W(K) = W_max, K = cbrt(W_max (1 - beta) / C), C = 0.4",
+        100.0,
+        0.02,
+        True,
+        "cubic",
+        lambda u: _cubic_after_loss(u("cubic"), 1.0),
+    ),
+    _check(
+        "cubic.w_at_2k",
+        "CUBIC: cwnd at t = 2K after a loss at W_max = 100 (RTT 100 ms)",
+        "RFC 9438 eq. 1: W(2K) = C K^3 + W_max",
+        0.4 * (100 * 0.3 / 0.4) + 100,
+        0.02,
+        True,
+        "cubic",
+        lambda u: _cubic_after_loss(u("cubic"), 2.0),
+    ),
+    *(
+        _check(
+            f"highspeed.b_{w}",
+            f"HighSpeed: decrease b(w) at w = {w}",
+            "RFC 3649 section 5 (Linux holds it as a table, in steps of about 0.01)",
+            _hstcp_b(w),
+            0.015,
+            False,
+            "highspeed",
+            lambda u, w=w: _decrease(u("highspeed"), w),
+        )
+        for w in (1000, 10_000, 83_000)
+    ),
+    *(
+        _check(
+            f"highspeed.a_{w}",
+            f"HighSpeed: increase a(w) per RTT at w = {w}",
+            "RFC 3649 section 5: a(w) = w^2 p(w) 2 b(w) / (2 - b(w)), p(w) = 0.078 / w^1.2",
+            _hstcp_a(w),
+            0.05,
+            True,
+            "highspeed",
+            lambda u, w=w: _increase_per_round(u("highspeed"), w, rounds=2),
+        )
+        for w in (1000, 10_000)
+    ),
+    _check(
+        "scalable.decrease",
+        "Scalable: fraction of the window a loss removes",
+        "Kelly, CCR 33(2) 2003: b = 1/8",
+        0.125,
+        1e-9,
+        False,
+        "scalable",
+        lambda u: _decrease(u("scalable"), 1000),
+    ),
+    _check(
+        "scalable.increase",
+        "Scalable: growth per RTT at 1000 segments",
+        "Kelly 2003: a = 0.01 per acknowledged segment, 1% of the window per RTT",
+        10.0,
+        0.02,
+        True,
+        "scalable",
+        lambda u: _increase_per_round(u("scalable"), 1000, rounds=1),
+    ),
+    _check(
+        "dctcp.alpha",
+        "DCTCP: alpha after a window with 9 of 19 segments marked (alpha from 1)",
+        "RFC 8257 section 3.3: alpha = (1 - g) alpha + g F, g = 1/16",
+        (1 - 1 / 16) + (1 / 16) * 9 / 19,
+        1e-12,
+        False,
+        "dctcp",
+        lambda u: _dctcp_alpha(u("dctcp")),
+    ),
+]
+
+__all__ = ["CHECKS"]

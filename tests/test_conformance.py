@@ -1,0 +1,87 @@
+"""``ccsim conformance``: this build passes it, and an algorithm that breaks its specification
+fails it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import requires_engine, run_cli
+
+pytestmark = requires_engine
+
+BROKEN_RENO = '''
+import ccsim
+
+
+class WrongDecrease(ccsim.CongestionControl):
+    """Reno whose loss reduction keeps 90% of the window instead of half."""
+
+    def on_ack(self, ack):
+        if ack.acked > 0:
+            self.cwnd += ack.acked if self.cwnd < self.ssthresh else ack.acked / self.cwnd
+
+    def on_congestion(self, event):
+        self.ssthresh = max(self.cwnd * 0.9, 2.0)
+        self.cwnd = self.ssthresh if event.kind != "timeout" else 1.0
+'''
+
+
+def test_this_build_passes_every_check(tmp_path: Path) -> None:
+    result = run_cli("conformance", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) >= 20
+    assert all(row["result"] == "pass" for row in rows)
+    ids = {row["id"] for row in rows}
+    assert {
+        "cubic.w_at_k",
+        "reno.mathis_0.01",
+        "bbr.probe_rtt_cwnd",
+        "dualpi2.classic_coupling",
+    } <= ids
+
+
+def test_reno_with_a_wrong_decrease_fails_and_says_where(tmp_path: Path) -> None:
+    (tmp_path / "broken_reno.py").write_text(BROKEN_RENO, encoding="utf-8")
+    result = run_cli(
+        "conformance",
+        "--only",
+        "reno",
+        "--use",
+        "reno=broken_reno:WrongDecrease",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    rows = {row["id"]: row for row in map(json.loads, result.stdout.splitlines())}
+    assert rows["reno.decrease"]["result"] == "FAIL"
+    assert abs(rows["reno.decrease"]["ours"] - 0.1) < 1e-9
+    # A gentler decrease keeps a larger window under loss: more than the Mathis law allows.
+    assert rows["reno.mathis_0.01"]["result"] == "FAIL"
+    assert rows["reno.increase"]["result"] == "pass"  # the increase is still Reno's
+
+
+def test_bad_replacements_are_refused_in_one_line(tmp_path: Path) -> None:
+    for args, fragment in (
+        (["--use", "reno"], "expected NAME=module:Class"),
+        (["--use", "renoo=m:C"], "'renoo' is not a built-in algorithm"),
+        (["--only", "nothing"], "no check matches"),
+    ):
+        result = run_cli("conformance", *args, cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], (
+            result.stderr
+        )
+
+
+def test_every_check_is_listed_in_the_docs() -> None:
+    from ccsim import conformance
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "conformance.md").read_text(
+        encoding="utf-8"
+    )
+    missing = [c.id for c in conformance.all_checks() if f"| `{c.id}` |" not in doc]
+    assert not missing, f"docs/conformance.md lacks rows for {missing}"
+    assert f"suite version {conformance.VERSION}" in doc
