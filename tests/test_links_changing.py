@@ -25,13 +25,13 @@ def _resolved(lines: str, **more: Any) -> dict[str, Any]:
 
 def test_schedules_resolve_to_the_engines_points_in_both_directions() -> None:
     topo = _resolved(
-        'rate_schedule = [["1s", "5Mbps"], ["1.5s", 0], ["1.7s", "20Mbps"]]\n'
+        'rate_schedule = [["1s", "5Mbps"], ["1.5s", 0], ["1.6s", "0"], ["1.7s", "20Mbps"]]\n'
         'reverse_delay_schedule = { points = [["0s", "5ms"], ["0.5s", "30ms"]], repeat = "1s" }\n'
         'loss_schedule = [["0.2s", 0.01]]'
     )
     forward, reverse = topo["forward"], topo["reverse"]
     assert forward["rate_schedule"] == {
-        "points": [[S, 5_000_000], [3 * S // 2, 0], [17 * S // 10, 20_000_000]]
+        "points": [[S, 5_000_000], [3 * S // 2, 0], [8 * S // 5, 0], [17 * S // 10, 20_000_000]]
     }
     assert forward["loss_schedule"] == {"points": [[S // 5, 0.01]]}
     assert reverse["delay_schedule"] == {

@@ -22,8 +22,9 @@ MAX_TRACE_ENTRIES = 1 << 24
 
 
 def _rate_or_zero(value: object) -> int:
-    """A scheduled rate: a rate like ``"20Mbps"``, or 0 (an outage: ``0``, ``"0Mbps"``)."""
-    if value == 0 and not isinstance(value, bool):
+    """A scheduled rate: a rate like ``"20Mbps"``, or 0 (an outage: ``0``, ``"0"``,
+    ``"0Mbps"``)."""
+    if (value == 0 and not isinstance(value, bool)) or value == "0":
         return 0
     try:
         return parse_rate(value)
