@@ -18,6 +18,7 @@ mod fusion;
 mod inspect;
 mod laws;
 mod libra_areno;
+mod links_changing;
 mod linux_details;
 mod pacing;
 mod pass_on;
