@@ -16,6 +16,7 @@ mod fast_compound;
 mod freedrop;
 mod fusion;
 mod inspect;
+mod l4s_step;
 mod laws;
 mod libra_areno;
 mod links_changing;
