@@ -47,7 +47,7 @@ def _bounds(metric: str, rows: pd.DataFrame) -> Bounds:
     return low, high
 
 
-def _interval_errors(rows: pd.DataFrame, bounds: Bounds = ANY) -> np.ndarray:
+def interval_errors(rows: pd.DataFrame, bounds: Bounds = ANY) -> np.ndarray:
     """Error-bar lengths below and above ``ours`` from the confidence interval, clipped to
     ``bounds`` (NaN, so no bar, where it is undefined: fewer runs than an interval needs)."""
     ours = pd.to_numeric(rows["ours"], errors="coerce").to_numpy(float)
@@ -146,7 +146,7 @@ def _lines(
         ax.errorbar(
             x,
             group["ours"],
-            yerr=_interval_errors(group, bounds),
+            yerr=interval_errors(group, bounds),
             ms=4,
             capsize=2,
             label=f"{name} (ccsim)" if name != "" else "ccsim",
@@ -186,7 +186,7 @@ def _bars(
         positions - 0.2,
         rows["ours"],
         0.4,
-        yerr=_interval_errors(rows, bounds),
+        yerr=interval_errors(rows, bounds),
         color=colours,
         capsize=2,
         error_kw={"ecolor": "#333333", "elinewidth": 1},

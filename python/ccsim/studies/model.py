@@ -18,10 +18,10 @@ A :class:`Study` is data plus three functions:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
@@ -29,6 +29,17 @@ from ccsim import display
 from ccsim.studies.checks import Claim, ClaimResult
 
 __all__ = ["Context", "FigureSpec", "Settings", "Study", "StudyReport"]
+
+
+class _Named(Protocol):
+    """A study configuration: its sweep's name."""
+
+    @property
+    def name(self) -> str: ...
+
+
+ConfigT = TypeVar("ConfigT", bound=_Named)
+MeasuresT = TypeVar("MeasuresT")
 
 
 @dataclass(frozen=True)
@@ -120,6 +131,27 @@ class Context:
         for _, point in self.runs(sweep).iterrows():
             run_id = point["run_id"]
             yield point, functools.partial(self.table, sweep, run_id)
+
+    def each_run(
+        self,
+        configs: Iterable[ConfigT],
+        measure: Callable[[Callable[[str], pd.DataFrame], ConfigT], MeasuresT],
+    ) -> list[tuple[ConfigT, int, MeasuresT]]:
+        """Every finished run of the configurations whose sweep ran: (configuration, seed,
+        ``measure(load, configuration)``), ``load`` reading the run's tables."""
+        found = []
+        for config in configs:
+            if self.results.get(config.name) is None:
+                continue
+            for point, load in self.points(config.name):
+                found.append((config, int(point["seed"]), measure(load, config)))
+        return found
+
+    def study_directory(self) -> Path | None:
+        """The study's directory (its sweeps' stores sit two levels below); None before any of
+        its sweeps ran."""
+        result = next((r for r in self.results.values() if r is not None), None)
+        return None if result is None else Path(result.store.root).parent.parent
 
 
 @dataclass

@@ -34,6 +34,7 @@ __all__ = [
     "SHOWN_COLUMNS",
     "VALUE_COLUMNS",
     "format_interval",
+    "metric_records",
     "per_run",
     "shown_rows",
     "summarise",
@@ -197,3 +198,11 @@ def shown_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         cells += [_fmt(row["metric"]), _fmt(row["ours"]), interval, _fmt(row["runs"])]
         rows.append([*cells, _fmt(row["published"])])
     return header, rows
+
+
+def metric_records(
+    keys: Mapping[str, Any], seed: int, values: Mapping[str, float]
+) -> list[dict[str, Any]]:
+    """One run's values as the long records :func:`summarise` reads: the configuration's keys,
+    the seed, and one record per metric."""
+    return [{**keys, "seed": seed, "metric": m, "value": v} for m, v in values.items()]

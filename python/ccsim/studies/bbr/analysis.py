@@ -44,7 +44,7 @@ from ccsim.studies.bbr.workload import (
     b3_rtts_ms,
     b4_configs,
 )
-from ccsim.studies.core import Context, Settings, summarise
+from ccsim.studies.core import Context, Settings, metric_records, summarise
 
 # ---- Ware et al.'s model -------------------------------------------------------------------------
 
@@ -131,21 +131,6 @@ def measure_run(load: Callable[[str], pd.DataFrame], config: Config) -> RunMeasu
     )
 
 
-def _each_run(c: Context, configs: list[Config]) -> list[tuple[Config, int, RunMeasures]]:
-    """Every finished run of the configurations that ran: (config, seed, measures)."""
-    found = []
-    for config in configs:
-        if c.results.get(config.name) is None:
-            continue
-        for point, load in c.points(config.name):
-            found.append((config, int(point["seed"]), measure_run(load, config)))
-    return found
-
-
-def _records(keys: dict[str, Any], seed: int, values: dict[str, float]) -> list[dict[str, Any]]:
-    return [keys | {"seed": seed, "metric": m, "value": v} for m, v in values.items()]
-
-
 # ---- B1: BBR vs CUBIC over buffer sizes ------------------------------------------------------------
 
 B1_KEYS = ["config", "rate", "mix", "buffer_bdp"]
@@ -153,8 +138,8 @@ B1_KEYS = ["config", "rate", "mix", "buffer_bdp"]
 
 def b1_table(c: Context) -> pd.DataFrame:
     records: list[dict[str, Any]] = []
-    for config, seed, run in _each_run(c, b1_configs(c.settings)):
-        records += _records(
+    for config, seed, run in c.each_run(b1_configs(c.settings), measure_run):
+        records += metric_records(
             config.keys,
             seed,
             {
@@ -190,8 +175,8 @@ def b2_model(settings: Settings) -> dict[tuple[Any, ...], float]:
 
 def b2_table(c: Context) -> pd.DataFrame:
     records: list[dict[str, Any]] = []
-    for config, seed, run in _each_run(c, b2_configs(c.settings)):
-        records += _records(
+    for config, seed, run in c.each_run(b2_configs(c.settings), measure_run):
+        records += metric_records(
             config.keys,
             seed,
             {
@@ -222,11 +207,11 @@ def rank_correlation(x: list[float], y: list[float]) -> float:
 
 def b3_table(c: Context) -> pd.DataFrame:
     records: list[dict[str, Any]] = []
-    for config, seed, run in _each_run(c, b3_configs(c.settings)):
+    for config, seed, run in c.each_run(b3_configs(c.settings), measure_run):
         rtts = b3_rtts_ms(int(config.keys["flows"]))
         goodput = list(run.goodput_mbps)
         shortest, longest = goodput[0], goodput[-1]
-        records += _records(
+        records += metric_records(
             config.keys,
             seed,
             {
@@ -250,7 +235,7 @@ B4_KEYS = ["config", "algorithm", "partner", "buffer_bdp"]
 
 def b4_table(c: Context) -> pd.DataFrame:
     records: list[dict[str, Any]] = []
-    for config, seed, run in _each_run(c, b4_configs(c.settings)):
+    for config, seed, run in c.each_run(b4_configs(c.settings), measure_run):
         values = {
             BBR_RETX: run.retx(VERSIONS),
             QUEUE_DELAY: run.queue_delay_ms,
@@ -261,5 +246,5 @@ def b4_table(c: Context) -> pd.DataFrame:
         else:
             values[BBR_SHARE] = run.share(VERSIONS)
             values[PARTNER_RETX] = run.retx(LOSS_BASED)
-        records += _records(config.keys, seed, values)
+        records += metric_records(config.keys, seed, values)
     return summarise(records, B4_KEYS, bounds=BOUNDS)

@@ -4,9 +4,6 @@ Each goes next to the study's own files; error bars are the 95% intervals of the
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
 import pandas as pd
 
 from ccsim.studies.bbr.common import (
@@ -17,18 +14,7 @@ from ccsim.studies.bbr.common import (
     RATE_WORDS,
 )
 from ccsim.studies.core import Context
-
-
-def _study_directory(c: Context) -> Path | None:
-    result = next((r for r in c.results.values() if r is not None), None)
-    return None if result is None else Path(result.store.root).parent.parent
-
-
-def _errors(rows: pd.DataFrame) -> np.ndarray:
-    ours = rows["ours"].to_numpy(float)
-    low = pd.to_numeric(rows["ci_low"], errors="coerce").to_numpy(float)
-    high = pd.to_numeric(rows["ci_high"], errors="coerce").to_numpy(float)
-    return np.vstack([np.maximum(ours - low, 0.0), np.maximum(high - ours, 0.0)])
+from ccsim.studies.figures import interval_errors
 
 
 def _config_words(config: str) -> str:
@@ -38,7 +24,7 @@ def _config_words(config: str) -> str:
 
 def b1_figure(c: Context, table: pd.DataFrame) -> None:
     """BBR's share, each one's retransmissions and the queueing delay against the buffer."""
-    directory = _study_directory(c)
+    directory = c.study_directory()
     ran = table[table["runs"] > 0]
     if directory is None or not len(ran):
         return
@@ -65,7 +51,7 @@ def b1_figure(c: Context, table: pd.DataFrame) -> None:
             ax.errorbar(
                 rows["buffer_bdp"],
                 rows["ours"],
-                yerr=_errors(rows),
+                yerr=interval_errors(rows),
                 capsize=2,
                 ms=4,
                 label=_config_words(config),
@@ -92,7 +78,7 @@ def b1_figure(c: Context, table: pd.DataFrame) -> None:
 
 def b2_figure(c: Context, table: pd.DataFrame) -> None:
     """BBR's share against the number of CUBIC flows per buffer, Ware et al.'s model dotted."""
-    directory = _study_directory(c)
+    directory = c.study_directory()
     ran = table[(table["runs"] > 0) & (table["metric"] == BBR_SHARE)]
     if directory is None or not len(ran):
         return
@@ -111,7 +97,7 @@ def b2_figure(c: Context, table: pd.DataFrame) -> None:
         ax.errorbar(
             rows["n_cubic"],
             rows["ours"],
-            yerr=_errors(rows),
+            yerr=interval_errors(rows),
             capsize=2,
             ms=4,
             label=f"{buffer} (ccsim)",

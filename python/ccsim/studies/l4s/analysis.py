@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ccsim import metrics
-from ccsim.studies.core import Context, summarise, with_intervals
+from ccsim.studies.core import Context, metric_records, summarise, with_intervals
 from ccsim.studies.l4s.common import (
     BOUNDS,
     C_DELAY,
@@ -138,21 +138,6 @@ def measure_run(load: Callable[[str], pd.DataFrame], config: Config) -> RunMeasu
     )
 
 
-def _each_run(c: Context, configs: list[Config]) -> list[tuple[Config, int, RunMeasures]]:
-    """Every finished run of the configurations that ran: (config, seed, measures)."""
-    found = []
-    for config in configs:
-        if c.results.get(config.name) is None:
-            continue
-        for point, load in c.points(config.name):
-            found.append((config, int(point["seed"]), measure_run(load, config)))
-    return found
-
-
-def _records(keys: dict[str, Any], seed: int, values: dict[str, float]) -> list[dict[str, Any]]:
-    return [keys | {"seed": seed, "metric": m, "value": v} for m, v in values.items()]
-
-
 # ---- Q1: coexistence in DualPI2 -------------------------------------------------------------------
 
 Q1_KEYS = ["config", "path", "l4s", "n_cubic"]
@@ -172,8 +157,8 @@ def dualq_values(run: RunMeasures) -> dict[str, float]:
 
 def q1_table(c: Context) -> pd.DataFrame:
     records: list[dict[str, Any]] = []
-    for config, seed, run in _each_run(c, q1_configs(c.settings)):
-        records += _records(
+    for config, seed, run in c.each_run(q1_configs(c.settings), measure_run):
+        records += metric_records(
             config.keys,
             seed,
             {
@@ -197,7 +182,7 @@ Q2_KEYS = ["config", "path", "l4s", "queue"]
 
 def q2_table(c: Context) -> pd.DataFrame:
     records: list[dict[str, Any]] = []
-    for config, seed, run in _each_run(c, q2_configs(c.settings)):
+    for config, seed, run in c.each_run(q2_configs(c.settings), measure_run):
         values = {
             RATIO: run.ratio(),
             L_SHARE: run.share(),
@@ -212,7 +197,7 @@ def q2_table(c: Context) -> pd.DataFrame:
         else:
             values[MARKS] = 100.0 * run.marks / run.arrivals if run.arrivals > 0 else math.nan
             values[DROPS] = 100.0 * run.drops / run.arrivals if run.arrivals > 0 else math.nan
-        records += _records(config.keys, seed, values)
+        records += metric_records(config.keys, seed, values)
     table = summarise(records, Q2_KEYS, bounds=BOUNDS)
     q2_figure(c, with_intervals(table))
     return table
@@ -233,7 +218,7 @@ def rank_correlation(x: list[float], y: list[float]) -> float:
 
 def q3_table(c: Context) -> pd.DataFrame:
     records: list[dict[str, Any]] = []
-    for config, seed, run in _each_run(c, q3_configs(c.settings)):
+    for config, seed, run in c.each_run(q3_configs(c.settings), measure_run):
         by_rtt = dict(zip(Q3_RTTS_MS, run.goodput_mbps, strict=True))
         shortest, target, longest = by_rtt[5.0], by_rtt[25.0], by_rtt[100.0]
         values = {goodput_metric(r): float(g) for r, g in by_rtt.items()}
@@ -246,7 +231,7 @@ def q3_table(c: Context) -> pd.DataFrame:
             L_MARKS: run.percent("l_marks", "l_in"),
             UTILIZATION: run.utilization(),
         }
-        records += _records(config.keys, seed, values)
+        records += metric_records(config.keys, seed, values)
     bounds = BOUNDS | {goodput_metric(r): (0.0, math.inf) for r in Q3_RTTS_MS}
     table = summarise(records, Q3_KEYS, bounds=bounds)
     q3_figure(c, with_intervals(table), Q3_RTTS_MS)

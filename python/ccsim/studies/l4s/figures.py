@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ccsim.studies.core import Context
+from ccsim.studies.figures import interval_errors
 from ccsim.studies.l4s.common import (
     C_DELAY,
     C_DROPS,
@@ -21,18 +22,6 @@ from ccsim.studies.l4s.common import (
     RATIO,
     goodput_metric,
 )
-
-
-def _study_directory(c: Context) -> Path | None:
-    result = next((r for r in c.results.values() if r is not None), None)
-    return None if result is None else Path(result.store.root).parent.parent
-
-
-def _errors(rows: pd.DataFrame) -> np.ndarray:
-    ours = rows["ours"].to_numpy(float)
-    low = pd.to_numeric(rows["ci_low"], errors="coerce").to_numpy(float)
-    high = pd.to_numeric(rows["ci_high"], errors="coerce").to_numpy(float)
-    return np.vstack([np.maximum(ours - low, 0.0), np.maximum(high - ours, 0.0)])
 
 
 def _words(config: str) -> str:
@@ -49,7 +38,7 @@ def _ratio_ticks(ax: Any) -> None:
 
 
 def _start(c: Context, table: pd.DataFrame) -> tuple[Path, pd.DataFrame] | None:
-    directory = _study_directory(c)
+    directory = c.study_directory()
     ran = table[table["runs"] > 0]
     if directory is None or not len(ran):
         return None
@@ -100,7 +89,7 @@ def q1_figure(c: Context, table: pd.DataFrame) -> None:
                 ax.errorbar(
                     rows["n_cubic"],
                     rows["ours"],
-                    yerr=_errors(rows),
+                    yerr=interval_errors(rows),
                     capsize=2,
                     ms=4,
                     label=_words(config) if shown == metric else "_",
@@ -148,7 +137,7 @@ def q2_figure(c: Context, table: pd.DataFrame) -> None:
             x,
             mine["ours"],
             width,
-            yerr=_errors(mine.reset_index()),
+            yerr=interval_errors(mine.reset_index()),
             capsize=2,
             color=looks[_words(config)].colour,
             alpha=0.85 - 0.15 * (i % 2),
@@ -187,7 +176,7 @@ def q3_figure(c: Context, table: pd.DataFrame, rtts_ms: tuple[float, ...]) -> No
         ax.errorbar(
             [r for r, _ in found],
             rows["ours"],
-            yerr=_errors(rows),
+            yerr=interval_errors(rows),
             capsize=2,
             ms=4,
             label=config,
