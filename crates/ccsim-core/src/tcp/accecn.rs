@@ -65,17 +65,13 @@ impl AceDecoder {
 
     /// Whether a duplicate ACK echoing `echo` is newer than every ACK decoded so far (its echo
     /// is later), and so safe to decode: a stale one, overtaken by a later ACK, would read as a
-    /// turn of the counter. Notes the echo when it is.
+    /// turn of the counter.
     #[inline]
-    pub fn newer_echo(&mut self, echo: u64) -> bool {
-        let newer = echo > self.newest_echo;
-        if newer {
-            self.newest_echo = echo;
-        }
-        newer
+    pub fn is_newer(&self, echo: u64) -> bool {
+        echo > self.newest_echo
     }
 
-    /// An ACK that advanced the cumulative ACK was decoded: its echo is the newest.
+    /// An ACK echoing `echo` is being decoded.
     #[inline]
     pub fn note_echo(&mut self, echo: u64) {
         self.newest_echo = self.newest_echo.max(echo);
@@ -145,9 +141,12 @@ mod tests {
     fn only_a_later_echo_lets_a_duplicate_ack_be_decoded() {
         let mut d = AceDecoder::default();
         d.note_echo(100);
-        assert!(!d.newer_echo(90), "overtaken");
-        assert!(!d.newer_echo(100), "no later than the newest");
-        assert!(d.newer_echo(110));
-        assert!(!d.newer_echo(105));
+        assert!(!d.is_newer(90), "overtaken");
+        assert!(!d.is_newer(100), "no later than the newest");
+        assert!(d.is_newer(110));
+        d.note_echo(110);
+        assert!(!d.is_newer(105));
+        d.note_echo(105);
+        assert!(!d.is_newer(107) && d.is_newer(111), "the newest stays the latest noted");
     }
 }

@@ -627,8 +627,8 @@ impl Sender {
             return EcnReport { signal: pkt.ecn & ecn::ECE != 0, counted: None };
         }
         let duplicate = pkt.seq == self.snd_una && self.snd_max > self.snd_una;
-        let newer = self.ecn.ace.newer_echo(pkt.ts);
-        if newly_sacked > 0 || (duplicate && newer) {
+        if newly_sacked > 0 || (duplicate && self.ecn.ace.is_newer(pkt.ts)) {
+            self.ecn.ace.note_echo(pkt.ts);
             self.accecn_report(pkt, newly_sacked.clamp(1, u64::from(u32::MAX)) as u32)
         } else {
             EcnReport { signal: false, counted: Some(0) }
