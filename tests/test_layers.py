@@ -26,6 +26,7 @@ LIBRARY = {
     "ccsim.scenario",
     "ccsim.pycc",
     "ccsim.harness",
+    "ccsim.leo",
     "ccsim.runner",
     "ccsim.results",
     "ccsim.store",

@@ -20,7 +20,8 @@ this, and that no module imports one that imports it back):
 * **Library**, what one run needs: :mod:`~ccsim.errors` and :mod:`~ccsim.units` (bad input, the
   units of settings), :mod:`~ccsim.scenario` (the scenario model, its checks and TOML input),
   :mod:`~ccsim.pycc` (congestion control written in Python), :mod:`~ccsim.harness` (one
-  algorithm driven by a script, without a network), :mod:`~ccsim.runner` (running a
+  algorithm driven by a script, without a network), :mod:`~ccsim.leo` (a satellite path as link
+  schedules), :mod:`~ccsim.runner` (running a
   scenario in the engine, ``ccsim._core``), :mod:`~ccsim.results` (the tables that come back),
   :mod:`~ccsim.store` (many runs' results on disk, queried with SQL), :mod:`~ccsim.metrics`,
   :mod:`~ccsim.fluid` and :mod:`~ccsim.compare` (the papers' metrics and models, and flow-by-flow
