@@ -33,17 +33,19 @@ pub fn ace_bits(cep: u32) -> u8 {
     ((cep % ACE_MODULUS) as u8) << ecn::ACE_SHIFT
 }
 
-/// The sender's side: its copy of the receiver's counter (s.cep) and the newest timestamp echo
-/// of an ACK it decoded, by which a duplicate ACK shows it is newer than those decoded before.
+/// The sender's side: its copy of the receiver's counter (s.cep); the newest timestamp echo of
+/// an ACK it decoded, by which a duplicate ACK shows it is newer than those decoded before; and
+/// the duplicate ACKs decoded as one segment delivered each since the cumulative ACK last moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AceDecoder {
     cep: u32,
     newest_echo: u64,
+    duplicates: u32,
 }
 
 impl Default for AceDecoder {
     fn default() -> Self {
-        AceDecoder { cep: CEP_INIT, newest_echo: 0 }
+        AceDecoder { cep: CEP_INIT, newest_echo: 0, duplicates: 0 }
     }
 }
 
@@ -69,6 +71,22 @@ impl AceDecoder {
     #[inline]
     pub fn is_newer(&self, echo: u64) -> bool {
         echo > self.newest_echo
+    }
+
+    /// A duplicate ACK that SACKed nothing new was decoded as one segment delivered (the segment
+    /// that triggered it): the ACK that next moves the cumulative ACK covers that segment again.
+    #[inline]
+    pub fn note_duplicate(&mut self) {
+        self.duplicates += 1;
+    }
+
+    /// The segments an ACK that moved the cumulative ACK newly delivers, for decoding: `covered`
+    /// (those it acknowledges that no SACK block had) less the ones its duplicate ACKs were
+    /// decoded for, at least the one that filled the hole. Without SACK the ACK that ends a
+    /// recovery covers a whole window; counted whole, it would seem to hide turns of the field.
+    #[inline]
+    pub fn new_delivery(&mut self, covered: u32) -> u32 {
+        covered.saturating_sub(std::mem::take(&mut self.duplicates)).max(1)
     }
 
     /// An ACK echoing `echo` is being decoded.

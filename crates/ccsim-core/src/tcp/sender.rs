@@ -599,15 +599,16 @@ impl Sender {
         false
     }
 
-    /// What an ACK that advanced the cumulative ACK, newly delivering `delivered` segments, says
-    /// of CE marks.
+    /// What an ACK that advanced the cumulative ACK, newly delivering `delivered` segments (by
+    /// the send log, duplicate ACKs not taken off), says of CE marks.
     #[inline]
     fn ecn_on_new_ack(&mut self, pkt: &Packet, delivered: u32) -> EcnReport {
         if !self.ecn.enabled {
             return EcnReport::default();
         }
         if self.ecn.accecn {
-            self.ecn.ace.note_echo(pkt.ts);
+            self.ecn.ace.note_echo(pkt.ts_recv);
+            let delivered = self.ecn.ace.new_delivery(delivered);
             return self.accecn_report(pkt, delivered);
         }
         EcnReport { signal: pkt.ecn & ecn::ECE != 0, counted: None }
@@ -627,8 +628,11 @@ impl Sender {
             return EcnReport { signal: pkt.ecn & ecn::ECE != 0, counted: None };
         }
         let duplicate = pkt.seq == self.snd_una && self.snd_max > self.snd_una;
-        if newly_sacked > 0 || (duplicate && self.ecn.ace.is_newer(pkt.ts)) {
-            self.ecn.ace.note_echo(pkt.ts);
+        if newly_sacked > 0 || (duplicate && self.ecn.ace.is_newer(pkt.ts_recv)) {
+            self.ecn.ace.note_echo(pkt.ts_recv);
+            if newly_sacked == 0 {
+                self.ecn.ace.note_duplicate();
+            }
             self.accecn_report(pkt, newly_sacked.clamp(1, u64::from(u32::MAX)) as u32)
         } else {
             EcnReport { signal: false, counted: Some(0) }
@@ -776,6 +780,10 @@ impl Sender {
         self.dupacks = 0;
         let rtt = self.rtt_sample(pkt, now);
         let NewlyAcked { ca_rtt, mut delivered, newest, lowest_sent_once } = self.newly_acked(pkt, sack, now);
+        // What the ACK delivers by the send log (or the cumulative advance without one), before
+        // the duplicate ACKs counted as deliveries are taken off: AccECN's decoding takes off
+        // the ones it decoded itself.
+        let covered = if self.keeps_send_log { delivered } else { newly };
         if self.dupacks_delivered > 0 {
             // Linux `tcp_remove_reno_sacks`: the duplicate ACKs counted the segments this ACK
             // covers but one (the hole it fills), which counts at least.
@@ -794,7 +802,7 @@ impl Sender {
         // Congestion control's RTT sample: `ca_rtt`, else the timestamp echo (`cc::common::ca_rtt`).
         let cc_rtt = ca_rtt.unwrap_or_else(|| now.saturating_sub(pkt.ts));
         let delivered_now = if self.keeps_send_log { delivered } else { newly };
-        let report = self.ecn_on_new_ack(pkt, delivered_now);
+        let report = self.ecn_on_new_ack(pkt, covered);
         let ece = report.signal;
         let ce_delivered = report.ce_of(delivered_now);
         self.note_ce(report, ce_delivered);

@@ -254,24 +254,55 @@ fn accecn_an_ack_of_8_or_more_segments_takes_the_safest_count() {
 }
 
 /// Duplicate ACKs: one that SACKs new data is decoded; a duplicate ACK that SACKs nothing new
-/// is decoded only when its timestamp echo is later than every ACK decoded before (a stale one,
-/// overtaken on the way, would otherwise read as a turn of the field: here it would be 7 marks).
+/// is decoded only when the receiver sent it later than every ACK decoded before (its own
+/// timestamp, TSval: `ts_recv`, is later), as Linux decodes ACKs that make forward progress or
+/// advance the timestamp; a stale one, overtaken on the way, would otherwise read as a turn of
+/// the field (here 7 marks). A duplicate ACK decoded as one segment delivered is taken off the
+/// delivery of the ACK that next moves the cumulative ACK.
 #[test]
 fn accecn_duplicate_acks_are_decoded_when_they_are_news() {
     let mut b = linux_accecn();
     let ace = crate::tcp::accecn::ace_bits;
     // 0 is lost; 1 and 2 arrive, the second CE-marked: two duplicate ACKs, counts 5 and 6.
-    let d1 = Packet { ts: 10, ..b.ack_packet(0, &[(1, 2)], ace(5)) };
-    let d2 = Packet { ts: 20, ..b.ack_packet(0, &[(1, 3)], ace(6)) };
+    let d1 = Packet { ts_recv: 10, ..b.ack_packet(0, &[(1, 2)], ace(5)) };
+    let d2 = Packet { ts_recv: 20, ..b.ack_packet(0, &[(1, 3)], ace(6)) };
     b.deliver(d1);
     b.deliver(d2);
     assert_eq!(b.sender.stats.ce_delivered, 1);
-    // The first one again, late: SACKs nothing new, echo not later: ignored.
-    let stale = Packet { ts: 10, ..b.ack_packet(0, &[(1, 2)], ace(5)) };
+    // The first one again, late: SACKs nothing new, sent no later: ignored.
+    let stale = Packet { ts_recv: 10, ..b.ack_packet(0, &[(1, 2)], ace(5)) };
     b.deliver(stale);
     assert_eq!(b.sender.stats.ce_delivered, 1);
-    // A duplicate ACK with nothing new SACKed but a later echo (3 arrived, CE): decoded.
-    let d3 = Packet { ts: 30, ..b.ack_packet(0, &[(1, 3)], ace(7)) };
+    // A duplicate ACK with nothing new SACKed but sent later (3 arrived, CE): decoded.
+    let d3 = Packet { ts_recv: 30, ..b.ack_packet(0, &[(1, 3)], ace(7)) };
     b.deliver(d3);
     assert_eq!(b.sender.stats.ce_delivered, 2);
+}
+
+/// Without SACK, 9 duplicate ACKs (segments 1..=9 arrived above the lost 0, each decoded as one
+/// segment delivered, the last three CE-marked: counter 5 -> 8), then the ACK of the
+/// retransmission covers 0..=9: 10 segments, of which only the retransmission is new to the
+/// decoder, so the unchanged field reads 0 marks rather than the 8 a 10-segment delivery would
+/// allow (10 - (10 - 0) % 8).
+#[test]
+fn accecn_without_sack_duplicate_acks_count_once() {
+    use crate::tcp::stack_settings::EcnFeedbackChoice;
+    let mut b = SenderHarness::new(RecoveryProcedure::NewReno, Profile::Rfc, |s| {
+        s.ecn = true;
+        s.delayed_ack = false;
+        s.ecn_feedback = EcnFeedbackChoice::Accecn;
+        s.initial_window = 10.0;
+    });
+    b.handshake();
+    b.sent_packets();
+    let ace = crate::tcp::accecn::ace_bits;
+    for k in 1..=9u32 {
+        let cep = 5 + k.saturating_sub(6);
+        let d = Packet { ts_recv: u64::from(k), ..b.ack_packet(0, &[], ace(cep)) };
+        b.deliver(d);
+    }
+    assert_eq!(b.sender.stats.ce_delivered, 3);
+    let full = Packet { ts_recv: 100, ..b.ack_packet(10, &[], ace(8)) };
+    b.deliver(full);
+    assert_eq!(b.sender.stats.ce_delivered, 3, "no phantom turn of the field");
 }
