@@ -42,6 +42,7 @@ LAB = {
     "ccsim.explore",
     "ccsim.studies",
     "ccsim.conformance",
+    "ccsim.evaluate",
     "ccsim.report",
     "ccsim.cli",
     "ccsim.__main__",

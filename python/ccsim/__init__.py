@@ -32,7 +32,8 @@ this, and that no module imports one that imports it back):
   sweep on a process pool or a Dask cluster into a store), :mod:`~ccsim.plots` (figures),
   :mod:`~ccsim.explore` (queries and figures of a results directory), :mod:`ccsim.studies` (the
   seed papers' studies and their verdicts), :mod:`ccsim.conformance` (this build's checks against
-  published laws and specifications), :mod:`~ccsim.report` (HTML reports, and the HTML of
+  published laws and specifications), :mod:`ccsim.evaluate` (the standard battery for one
+  algorithm and its report card), :mod:`~ccsim.report` (HTML reports, and the HTML of
   results and study reports in Jupyter) and :mod:`~ccsim.cli` (the ``ccsim`` command).
 
 This module offers names of both layers; it imports the lab's (and pandas) only when they are

@@ -14,7 +14,14 @@ from typing import Annotated
 import typer
 
 from ccsim import runner
-from ccsim.cli import common, conformance_command, run_commands, study_command, sweep_commands
+from ccsim.cli import (
+    common,
+    conformance_command,
+    evaluate_command,
+    run_commands,
+    study_command,
+    sweep_commands,
+)
 from ccsim.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURE,
@@ -72,6 +79,7 @@ app.command(cls=common.Command)(run_commands.algorithms)
 app.command(cls=common.Command)(sweep_commands.sweep)
 app.command(cls=common.Command)(study_command.study)
 app.command(cls=common.Command)(conformance_command.conformance)
+app.command(cls=common.Command)(evaluate_command.evaluate)
 app.command(cls=common.Command)(sweep_commands.query)
 app.command(cls=common.Command)(sweep_commands.plot)
 app.command(cls=common.Command)(sweep_commands.report)

@@ -1,0 +1,154 @@
+"""``ccsim evaluate``: the standard battery for one algorithm, beside baselines, as a report card."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ccsim.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, fail, recorded_command_line
+from ccsim.cli.tables import (
+    Column,
+    FormatOption,
+    OutputFormat,
+    OutputTable,
+    WideOption,
+    new_console,
+    print_tables,
+)
+
+
+def evaluate(
+    alg: Annotated[
+        str,
+        typer.Argument(
+            metavar="ALG",
+            help="The algorithm: a built-in name (cubic), a Python class as module:Class, or "
+            "path/to/file.py:Class.",
+            show_default=False,
+        ),
+    ],
+    params: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--params",
+            metavar="K=V",
+            help="A parameter of ALG (its [flows.params]), e.g. --params beta=0.7; repeat it, "
+            "or separate several with commas.",
+            show_default=False,
+        ),
+    ] = None,
+    against: Annotated[
+        str,
+        typer.Option(
+            "--against",
+            metavar="A,B",
+            help="Baselines, comma-separated built-in names, run under the same seeds.",
+        ),
+    ] = "cubic,reno",
+    quick: Annotated[
+        bool,
+        typer.Option("--quick", help="Fewer points and seeds, shorter runs (under 2 minutes)."),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Output directory; default results/evaluate/ALG (-quick). Runs already in it "
+            "are not run again.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-j",
+            metavar="N",
+            min=1,
+            help="Local worker processes; default one per core; 1 runs in this process.",
+            show_default=False,
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="Run on a Dask distributed cluster, e.g. tcp://10.0.0.1:8786. The workers "
+            "must see DIR (a shared file system), have this ccsim installed and import ALG.",
+            show_default=False,
+        ),
+    ] = None,
+    output: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
+) -> None:
+    """Evaluate a congestion-control algorithm with the standard battery (docs/evaluate.md).
+
+    Runs each test of the versioned battery (one flow against buffer size and against random
+    loss, fairness among its own flows and across RTTs, sharing with each baseline in DropTail
+    and FQ-CoDel) for ALG and for each --against baseline under the same seeds, then prints the
+    summary: each metric's mean over seeds with its 95% interval, and ALG minus each baseline,
+    paired by seed. Writes DIR/report.html (the report card), DIR/summary.csv,
+    DIR/measurements.csv (every run's values), DIR/scenarios/ (each test's sweep file) and
+    DIR/sweeps/ (the result stores). Interrupted, the same command runs only what is missing.
+    """
+    from ccsim.evaluate import BATTERY_VERSION, parse_params
+    from ccsim.evaluate import evaluate as run_evaluation
+    from ccsim.evaluate.card import readings, summary_cells
+
+    items = [part for item in params or [] for part in item.split(",") if part.strip()]
+    parsed = parse_params(items)
+    baselines = [name.strip() for name in against.split(",") if name.strip()]
+    command = recorded_command_line("evaluate") or shlex.join(["ccsim", "evaluate", alg])
+    try:
+        evaluation = run_evaluation(
+            alg,
+            params=parsed,
+            against=baselines,
+            quick=quick,
+            out=out,
+            workers=workers,
+            scheduler=scheduler,
+            progress=sys.stderr.isatty(),
+            command=command,
+        )
+    except KeyboardInterrupt:
+        fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)
+    header, rows = summary_cells(evaluation)
+    keys = ["test", "metric", "condition", "alg"]
+    for baseline in evaluation.baselines:
+        keys += [baseline, f"minus_{baseline}"]
+    keys.append("reading")
+    columns = []
+    for i, (key, name) in enumerate(zip(keys, header, strict=True)):
+        values = [row[i] for row in rows]
+        wrap = key == "reading"
+        columns.append(Column(key, values, name=name, fold_constant=False, wrap=wrap, below=wrap))
+    table = OutputTable(
+        "evaluate",
+        f"ccsim evaluate {evaluation.alg.name}: battery v{BATTERY_VERSION}"
+        + (" (quick)" if quick else ""),
+        columns,
+        notes=[
+            "Mean over seeds [95% interval]; '- B' is ALG minus baseline B, paired by seed.",
+            *readings(evaluation),
+        ],
+    )
+    print_tables([table], output, wide=wide)
+    if output is OutputFormat.table:
+        new_console().print(
+            f"battery v{BATTERY_VERSION}: {evaluation.runs} runs ({evaluation.ran} run now, "
+            f"{evaluation.skipped} already done, {len(evaluation.failures)} failed) in "
+            f"{evaluation.wall_s:.1f} s; report card {escape(str(evaluation.directory / 'report.html'))}"
+        )
+    if evaluation.failures:
+        for failure in evaluation.failures[:5]:
+            print(f"failed: {failure}", file=sys.stderr)
+        sys.exit(EXIT_FAILURE)

@@ -1,0 +1,166 @@
+"""What the battery measures in each run, and the summary over seeds.
+
+Each run gives a few :class:`~ccsim.evaluate.battery.Measurement` s; :func:`summarise` gathers
+them per test, metric and condition into one :class:`~ccsim.studies.evidence.Quantity` per
+algorithm (a value per seed), and compares the evaluated algorithm with each baseline on their
+per-seed differences (the runs of one seed share their random draws, so the difference carries
+less noise than the two means apart).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ccsim.evaluate.battery import RATE_BPS, RTT_S, Measurement, TestSweep, mathis_bps
+from ccsim.metrics import jain_index
+from ccsim.results import Results
+from ccsim.studies.evidence import NONNEGATIVE, UNIT, Bounds, Quantity
+
+__all__ = ["METRICS", "Comparison", "SummaryRow", "measure_run", "summarise"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    unit: str
+    bounds: Bounds
+    #: How a value is printed (after scaling to ``unit``).
+    fmt: str
+
+
+METRICS: dict[str, Metric] = {
+    "utilization": Metric("%", (0.0, 100.0), "{:.1f}"),
+    "mean queue delay": Metric("ms", NONNEGATIVE, "{:.1f}"),
+    "p95 queue delay": Metric("ms", NONNEGATIVE, "{:.1f}"),
+    "goodput": Metric("Mb/s", NONNEGATIVE, "{:.2f}"),
+    "goodput / Mathis": Metric("", NONNEGATIVE, "{:.2f}"),
+    "Jain index": Metric("", UNIT, "{:.3f}"),
+    "10 ms / 100 ms goodput": Metric("", NONNEGATIVE, "{:.2f}"),
+    "share": Metric("%", (0.0, 100.0), "{:.1f}"),
+}
+
+_QUEUE_NAMES = {"droptail": "DropTail 1 BDP", "fq_codel": "FQ-CoDel"}
+
+
+def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> list[Measurement]:
+    """The measurements of one run of ``sweep`` at the point ``params`` (its axis values and
+    seed)."""
+    seed = int(params["seed"])
+    role = sweep.role
+    test = sweep.test
+
+    def m(metric: str, condition: str, value: float, order: float = 0.0) -> Measurement:
+        return Measurement(test, metric, condition, role, seed, float(value), order)
+
+    flows = results.flows
+    if test == "single-flow":
+        bdp = float(str(params["buffer"]).removesuffix("bdp"))
+        condition = f"buffer {bdp:g} BDP"
+        links = results.links
+        utilization = float(links.loc[links["link"] == 0, "utilization"].iloc[0])
+        queue = results.queues
+        queue = queue[(queue["link"] == 0) & (queue["t_s"] >= sweep.warmup_s)]
+        delay_ms = queue["queue_bytes"].to_numpy(dtype=float) * 8 / RATE_BPS * 1e3
+        return [
+            m("utilization", condition, 100 * utilization, bdp),
+            m("mean queue delay", condition, float(np.mean(delay_ms)), bdp),
+            m("p95 queue delay", condition, float(np.percentile(delay_ms, 95)), bdp),
+        ]
+    if test == "random-loss":
+        loss = float(params["loss"])
+        goodput = float(flows["goodput_bps"].sum())
+        condition = f"loss {loss:g}"
+        return [
+            m("goodput", condition, goodput / 1e6, loss),
+            m("goodput / Mathis", condition, goodput / mathis_bps(loss, RTT_S), loss),
+        ]
+    if test == "intra-fairness":
+        if "flow_count" in params:
+            n = int(params["flow_count"])
+            return [m("Jain index", f"{n} flows", jain_index(flows["goodput_bps"]), n)]
+        by_label = flows.groupby("label")["goodput_bps"].sum()
+        short, long_ = float(by_label["rtt10ms"]), float(by_label["rtt100ms"])
+        condition = "RTT 10 vs 100 ms"
+        ratio = short / long_ if long_ > 0 else float("nan")
+        return [
+            m("Jain index", condition, jain_index([short, long_]), 100),
+            m("10 ms / 100 ms goodput", condition, ratio, 100),
+        ]
+    if test == "inter-protocol":
+        assert sweep.opponent is not None
+        by_label = flows.groupby("label")["goodput_bps"].sum()
+        total = float(by_label.sum())
+        share = float(by_label["subject"]) / total if total > 0 else float("nan")
+        queue_name = _QUEUE_NAMES.get(str(params["queue"]), str(params["queue"]))
+        condition = f"{queue_name}, against {sweep.opponent.name}"
+        return [m("share", condition, 100 * share, 0 if params["queue"] == "droptail" else 1)]
+    raise ValueError(f"no measurements for test {test!r}")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A baseline's quantity and the paired difference (evaluated minus baseline)."""
+
+    baseline: str
+    value: Quantity
+    difference: Quantity
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    test: str
+    metric: str
+    condition: str
+    order: float
+    value: Quantity
+    comparisons: tuple[Comparison, ...]
+
+    @property
+    def unit(self) -> str:
+        return METRICS[self.metric].unit
+
+
+def summarise(
+    measurements: Iterable[Measurement], baselines: Sequence[str], tests: Sequence[str]
+) -> list[SummaryRow]:
+    """One row per test, metric and condition (in the battery's order, then by axis value):
+    the evaluated algorithm's quantity and, for each baseline measured at that condition, the
+    baseline's and the paired difference."""
+    frame = pd.DataFrame([vars(m) for m in measurements])
+    if frame.empty:
+        return []
+    rows: list[SummaryRow] = []
+    metric_order = {name: i for i, name in enumerate(METRICS)}
+    keys = frame[["test", "metric", "condition", "order"]].drop_duplicates()
+    keys = keys.assign(
+        t=keys["test"].map({t: i for i, t in enumerate(tests)}),
+        k=keys["metric"].map(metric_order),
+    ).sort_values(["t", "k", "order", "condition"], kind="stable")
+    for key in keys.itertuples(index=False):
+        here = frame[
+            (frame["test"] == key.test)
+            & (frame["metric"] == key.metric)
+            & (frame["condition"] == key.condition)
+        ]
+        bounds = METRICS[key.metric].bounds
+
+        def quantity(role: str, selected: pd.DataFrame = here, b: Bounds = bounds) -> Quantity:
+            chosen = selected[selected["role"] == role]
+            return Quantity.replicated(zip(chosen["seed"], chosen["value"], strict=True), b)
+
+        value = quantity("alg")
+        comparisons = []
+        for baseline in baselines:
+            other = quantity(baseline)
+            if other.has_data:
+                comparisons.append(Comparison(baseline, other, value - other))
+        rows.append(
+            SummaryRow(
+                key.test, key.metric, key.condition, float(key.order), value, tuple(comparisons)
+            )
+        )
+    return rows

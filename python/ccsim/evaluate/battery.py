@@ -1,0 +1,285 @@
+"""The evaluation battery: named tests, each a sweep template rendered for one algorithm.
+
+The templates are code that renders sweep files (dicts shaped like the TOML of
+docs/experiments.md, the base scenario inline): a test's points, seeds and run length depend on
+``--quick``, and its flows on the algorithm evaluated, so each is a function rather than a
+fixed file. Every rendered sweep is written into the output directory as a sweep file a user
+can open and run again with ``ccsim sweep``.
+
+Every sweep of one evaluation uses the same seeds: the engine keys each random draw by seed,
+entity and purpose, so the evaluated algorithm and each baseline see the same link losses and
+start times, and their results are compared seed by seed (common random numbers).
+
+Bump :data:`BATTERY_VERSION` whenever a test's scenario, points or measurements change: reports
+made under different versions are not comparable.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "BATTERY_VERSION",
+    "TESTS",
+    "Algorithm",
+    "Measurement",
+    "Plan",
+    "TestSweep",
+    "battery",
+]
+
+#: The battery's version, printed in every report card and summary.
+BATTERY_VERSION = "1"
+
+#: Tests' simulated durations are multiplied by this (tests of ccsim itself shorten runs with it;
+#: a report made with any other value says so).
+TIME_SCALE = 1.0
+
+# The path every test but the fairness ones uses: the TCP evaluation suite's access-link scale,
+# 50 Mb/s with a 40 ms base RTT.
+RATE = "50Mbps"
+RATE_BPS = 50e6
+RTT = "40ms"
+RTT_S = 0.040
+MSS = 1448
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """An algorithm under test: a ``cc`` value (a built-in name or ``module:Class``), its
+    parameters, and the short name used in tables and directory names."""
+
+    name: str
+    cc: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def flow(self, **settings: Any) -> dict[str, Any]:
+        flow: dict[str, Any] = {"cc": self.cc, **settings}
+        if self.params:
+            flow["params"] = dict(self.params)
+        return flow
+
+    @property
+    def slug(self) -> str:
+        return re.sub(r"[^A-Za-z0-9._-]", "_", self.name)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How large a battery run is: points per axis, seeds and run length."""
+
+    quick: bool
+    seeds: tuple[int, ...]
+    time_scale: float = 1.0
+
+    def seconds(self, quick_s: float, full_s: float) -> float:
+        return (quick_s if self.quick else full_s) * self.time_scale
+
+
+@dataclass(frozen=True)
+class TestSweep:
+    """One sweep of a test: the algorithm it measures (``subject``), the one it competes with
+    (``opponent``, inter-protocol only), and the sweep file as data."""
+
+    test: str
+    subject: Algorithm
+    role: str  # "alg" for the algorithm evaluated, else the baseline's name
+    sweep: dict[str, Any]
+    opponent: Algorithm | None = None
+    warmup_s: float = 0.0
+
+    @property
+    def name(self) -> str:
+        """The sweep's name: its directory under ``sweeps/`` and its file under ``scenarios/``."""
+        return str(self.sweep["name"])
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One number measured in one run: the test and metric, the condition (a point of the
+    test's axis), which algorithm it measures, the run's seed and the value."""
+
+    test: str
+    metric: str
+    condition: str
+    role: str  # "alg" or a baseline's name
+    seed: int
+    value: float
+    order: float = 0.0  # where the condition sorts among the test's (its axis value)
+
+
+@dataclass(frozen=True)
+class Test:
+    name: str
+    title: str
+    why: str
+    source: str
+    #: The sweeps for one algorithm (and, for inter-protocol, each opponent).
+    sweeps: Callable[[Algorithm, Algorithm, list[Algorithm], Plan], list[TestSweep]]
+
+
+def _base(
+    name: str, duration_s: float, flows: list[dict[str, Any]], **topology: Any
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "duration": f"{duration_s:g}s",
+        "profile": "linux",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": RATE,
+            "bottleneck_delay": "10ms",
+            "access_rate": "1Gbps",
+            "buffer": "1bdp",
+            "queue": "droptail",
+            **topology,
+        },
+        "flows": flows,
+    }
+
+
+def _sweep(
+    name: str, scenario: dict[str, Any], plan: Plan, axes: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {"name": name, "scenario": scenario, "seeds": list(plan.seeds), "axes": dict(axes)}
+
+
+# ---- the tests ---------------------------------------------------------------------------------
+
+BUFFERS_QUICK = (0.1, 1.0, 10.0)
+BUFFERS_FULL = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
+LOSSES_QUICK = (1e-5, 1e-3, 1e-2)
+LOSSES_FULL = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
+
+
+def _single_flow(
+    alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan
+) -> list[TestSweep]:
+    buffers = BUFFERS_QUICK if plan.quick else BUFFERS_FULL
+    duration = plan.seconds(10, 30)
+    scenario = _base("single-flow", duration, [subject.flow(rtt=RTT, mss=MSS)])
+    scenario["trace"] = {"sample_interval": "10ms"}
+    axes = {"topology.buffer": {"name": "buffer", "values": [f"{b:g}bdp" for b in buffers]}}
+    name = f"single-flow.{_role(alg, subject)}"
+    sweep = _sweep(name, scenario, plan, axes)
+    return [TestSweep("single-flow", subject, _role(alg, subject), sweep, warmup_s=duration / 5)]
+
+
+def _random_loss(
+    alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan
+) -> list[TestSweep]:
+    losses = LOSSES_QUICK if plan.quick else LOSSES_FULL
+    scenario = _base(
+        "random-loss", plan.seconds(20, 60), [subject.flow(rtt=RTT, mss=MSS)], buffer="1bdp"
+    )
+    axes = {"topology.loss": {"name": "loss", "values": list(losses)}}
+    sweep = _sweep(f"random-loss.{_role(alg, subject)}", scenario, plan, axes)
+    return [TestSweep("random-loss", subject, _role(alg, subject), sweep)]
+
+
+def _intra_fairness(
+    alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan
+) -> list[TestSweep]:
+    role = _role(alg, subject)
+    duration = plan.seconds(20, 60)
+    # Starts spread over the first second, so that the flows do not start in one phase.
+    flows = [subject.flow(rtt=RTT, mss=MSS, count=2, start_jitter="1s")]
+    scenario = _base("intra-fairness", duration, flows)
+    axes = {"flows.0.count": {"name": "flow_count", "values": [2, 8]}}
+    together = _sweep(f"intra-fairness.{role}", scenario, plan, axes)
+    rtts = [
+        subject.flow(label="rtt10ms", rtt="10ms", mss=MSS, start_jitter="1s"),
+        subject.flow(label="rtt100ms", rtt="100ms", mss=MSS, start_jitter="1s"),
+    ]
+    # The buffer is one BDP of the longer path's RTT, as a router sized for it would be.
+    rtt_scenario = _base("rtt-fairness", duration, rtts, bdp_rtt="100ms", bottleneck_delay="2ms")
+    rtt_sweep = _sweep(f"rtt-fairness.{role}", rtt_scenario, plan, {})
+    return [
+        TestSweep("intra-fairness", subject, role, together, warmup_s=duration / 4),
+        TestSweep("intra-fairness", subject, role, rtt_sweep, warmup_s=duration / 4),
+    ]
+
+
+def _inter_protocol(
+    alg: Algorithm, subject: Algorithm, against: list[Algorithm], plan: Plan
+) -> list[TestSweep]:
+    # The evaluated algorithm meets every baseline; each baseline meets itself, the reference a
+    # share is read against (half the link, in a fair world).
+    opponents = against if subject is alg else [subject]
+    out = []
+    for opponent in opponents:
+        flows = [
+            subject.flow(label="subject", rtt=RTT, mss=MSS, start_jitter="1s"),
+            opponent.flow(label="opponent", rtt=RTT, mss=MSS, start_jitter="1s"),
+        ]
+        duration = plan.seconds(20, 60)
+        scenario = _base("inter-protocol", duration, flows)
+        role = _role(alg, subject)
+        axes = {"topology.queue": {"name": "queue", "values": ["droptail", "fq_codel"]}}
+        sweep = _sweep(f"inter-protocol.{role}-vs-{opponent.slug}", scenario, plan, axes)
+        out.append(
+            TestSweep("inter-protocol", subject, role, sweep, opponent, warmup_s=duration / 4)
+        )
+    return out
+
+
+def _role(alg: Algorithm, subject: Algorithm) -> str:
+    return "alg" if subject is alg else subject.slug
+
+
+TESTS: dict[str, Test] = {
+    test.name: test
+    for test in [
+        Test(
+            "single-flow",
+            "One flow: utilization and queueing delay against buffer size",
+            "Does the algorithm fill the link with a shallow buffer, and how much queue does it "
+            "keep with a deep one?",
+            "draft-irtf-iccrg-tcpeval, basic scenarios (access link); the buffer-size range of "
+            "its sensitivity analysis",
+            _single_flow,
+        ),
+        Test(
+            "random-loss",
+            "One flow under random loss, with the Mathis line",
+            "How far does goodput fall with loss that is not congestion (wireless, corruption)? "
+            "Reno-like algorithms follow the Mathis law; loss-agnostic ones stay above it.",
+            "Mathis et al., CCR 1997; draft-irtf-iccrg-tcpeval's note on non-congestion loss",
+            _random_loss,
+        ),
+        Test(
+            "intra-fairness",
+            "Fairness among flows of the algorithm, and across RTTs",
+            "Do flows of the same algorithm share equally (2 and 8 flows), and how much more does "
+            "a 10 ms flow get than a 100 ms one?",
+            "draft-irtf-iccrg-tcpeval, intra-protocol and RTT fairness",
+            _intra_fairness,
+        ),
+        Test(
+            "inter-protocol",
+            "Sharing with each baseline",
+            "What share does one flow of the algorithm take from one flow of each baseline, in a "
+            "drop-tail queue of one BDP and under FQ-CoDel (which should enforce half)?",
+            'draft-irtf-iccrg-tcpeval, inter-protocol fairness ("TCP-friendliness")',
+            _inter_protocol,
+        ),
+    ]
+}
+
+
+def battery(alg: Algorithm, against: list[Algorithm], plan: Plan) -> list[TestSweep]:
+    """Every sweep of the battery: each test for ``alg``, then for each baseline."""
+    sweeps: list[TestSweep] = []
+    for test in TESTS.values():
+        for subject in [alg, *against]:
+            sweeps.extend(test.sweeps(alg, subject, against, plan))
+    return sweeps
+
+
+def mathis_bps(loss: float, rtt_s: float = RTT_S, mss: int = MSS) -> float:
+    """The Mathis rate with delayed ACKs (C = sqrt(3/4)), capped at the link rate."""
+    return min(math.sqrt(3 / 4) * mss * 8 / (rtt_s * math.sqrt(loss)), RATE_BPS)

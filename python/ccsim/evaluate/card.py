@@ -1,0 +1,314 @@
+"""The report card: the summary as text cells, plain-language readings, figures, CSV and HTML."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ccsim.evaluate.analysis import METRICS, SummaryRow
+from ccsim.evaluate.battery import BATTERY_VERSION, LOSSES_FULL, TESTS, mathis_bps
+from ccsim.evaluate.model import Evaluation
+from ccsim.report.markup import (
+    bullet_list,
+    folded,
+    html_page,
+    html_table,
+    key_numbers,
+    paragraph,
+    png_of,
+    preformatted,
+    reproduce_section,
+    section,
+)
+from ccsim.studies.evidence import Quantity
+
+__all__ = ["readings", "shown", "summary_cells", "write_csv", "write_html"]
+
+
+def shown(quantity: Quantity, metric: str, signed: bool = False) -> str:
+    """``mean [low, high]`` in the metric's format (the mean alone with too few seeds)."""
+    if not quantity.has_data:
+        return "-"
+    fmt = METRICS[metric].fmt
+    sign = "+" if signed else ""
+    text = fmt.replace("{:", "{:" + sign).format(quantity.mean)
+    ci = quantity.interval()
+    if ci is not None:
+        text += " [" + fmt.format(ci[0]) + ", " + fmt.format(ci[1]) + "]"
+    return text
+
+
+def _against(row: SummaryRow, quantity: Quantity, baseline: str) -> str:
+    """How the evaluated algorithm compares with a baseline, from the paired difference: above or
+    below when its interval excludes zero and the difference shows at the metric's precision."""
+    ci = quantity.interval()
+    if ci is None:
+        return f"too few seeds to compare with {baseline}"
+    if float(METRICS[row.metric].fmt.format(abs(quantity.mean))) == 0:
+        return f"same as {baseline}"
+    if ci[0] > 0:
+        return f"above {baseline}"
+    if ci[1] < 0:
+        return f"below {baseline}"
+    return f"no clear difference from {baseline}"
+
+
+def summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[str]]]:
+    """The summary table's header and rows, as text: metric, condition, the algorithm's value,
+    then for each baseline its value and the paired difference, then a reading."""
+    name = evaluation.alg.name
+    header = [
+        "test",
+        "metric",
+        "condition",
+        f"{name} (ALG)" if name in evaluation.baselines else name,
+    ]
+    for baseline in evaluation.baselines:
+        header += [baseline, f"- {baseline}"]
+    header.append("reading")
+    rows = []
+    for row in evaluation.summary:
+        metric = row.metric + (f" ({row.unit})" if row.unit else "")
+        cells = [row.test, metric, row.condition, shown(row.value, row.metric)]
+        by_name = {c.baseline: c for c in row.comparisons}
+        reading = []
+        for baseline in evaluation.baselines:
+            comparison = by_name.get(baseline)
+            if comparison is None:
+                cells += ["", ""]
+                continue
+            cells += [
+                shown(comparison.value, row.metric),
+                shown(comparison.difference, row.metric, signed=True),
+            ]
+            reading.append(_against(row, comparison.difference, baseline))
+        cells.append("; ".join(reading))
+        rows.append(cells)
+    return header, rows
+
+
+def _find(rows: Sequence[SummaryRow], test: str, metric: str, condition: str) -> SummaryRow | None:
+    for row in rows:
+        if (row.test, row.metric, row.condition) == (test, metric, condition):
+            return row
+    return None
+
+
+def readings(evaluation: Evaluation) -> list[str]:
+    """Plain-language sentences drawn from the summary's numbers, one per test."""
+    rows = evaluation.summary
+    name = evaluation.alg.name
+    out = []
+    util = _find(rows, "single-flow", "utilization", "buffer 1 BDP")
+    delay = _find(rows, "single-flow", "mean queue delay", "buffer 1 BDP")
+    shallow = _find(rows, "single-flow", "utilization", "buffer 0.1 BDP")
+    deep = _find(rows, "single-flow", "mean queue delay", "buffer 10 BDP")
+    if util and delay and util.value.has_data and delay.value.has_data:
+        text = (
+            f"{name} fills {util.value.mean:.0f}% of the link with {delay.value.mean:.1f} ms of "
+            "mean queueing delay at 1 BDP"
+        )
+        if shallow and shallow.value.has_data:
+            text += f", {shallow.value.mean:.0f}% at 0.1 BDP"
+        if deep and deep.value.has_data:
+            text += f"; with a 10 BDP buffer it keeps {deep.value.mean:.0f} ms of queue"
+        out.append(text + ".")
+    loss = _find(rows, "random-loss", "goodput", "loss 0.001")
+    ratio = _find(rows, "random-loss", "goodput / Mathis", "loss 0.001")
+    if loss and ratio and loss.value.has_data:
+        out.append(
+            f"At 0.1% random loss it gets {loss.value.mean:.1f} Mb/s, "
+            f"{ratio.value.mean:.1f} times the Mathis rate ({mathis_bps(1e-3) / 1e6:.1f} Mb/s)."
+        )
+    eight = _find(rows, "intra-fairness", "Jain index", "8 flows")
+    rtt = _find(rows, "intra-fairness", "10 ms / 100 ms goodput", "RTT 10 vs 100 ms")
+    if eight and eight.value.has_data:
+        text = f"Eight flows of {name} reach a Jain index of {eight.value.mean:.2f}"
+        if rtt and rtt.value.has_data:
+            text += f"; a 10 ms flow gets {rtt.value.mean:.1f} times a 100 ms flow's goodput"
+        out.append(text + ".")
+    shares = []
+    for row in rows:
+        if row.test == "inter-protocol" and row.value.has_data:
+            queue, _, opponent = row.condition.partition(", against ")
+            shares.append(f"{row.value.mean:.0f}% against {opponent} in {queue}")
+    if shares:
+        out.append(f"One {name} flow takes " + ", ".join(shares) + " (50% is an even share).")
+    return out
+
+
+def write_csv(evaluation: Evaluation, path: Path) -> None:
+    """The summary, one line per test, metric, condition and algorithm: mean, interval, seeds,
+    and for baselines the paired difference (evaluated minus baseline) with its interval."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(
+        ["battery_version", "test", "metric", "unit", "condition", "algorithm", "role",
+         "mean", "ci_low", "ci_high", "n", "difference", "difference_low", "difference_high"]
+    )  # fmt: skip
+
+    def numbers(q: Quantity) -> list[Any]:
+        ci = q.interval()
+        low, high = ci if ci is not None else (math.nan, math.nan)
+        return [_num(q.mean), _num(low), _num(high), q.n]
+
+    for row in evaluation.summary:
+        start = [BATTERY_VERSION, row.test, row.metric, row.unit, row.condition]
+        writer.writerow([*start, evaluation.alg.name, "alg", *numbers(row.value), "", "", ""])
+        for c in row.comparisons:
+            writer.writerow(
+                [*start, c.baseline, "baseline", *numbers(c.value), *numbers(c.difference)[:3]]
+            )
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def _num(value: float) -> str:
+    return "" if math.isnan(value) else f"{value:.6g}"
+
+
+# ---- figures -----------------------------------------------------------------------------------
+
+
+def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    name = evaluation.alg.name
+    shown_name = f"{name} (ALG)" if name in evaluation.baselines else name
+    roles = [("alg", shown_name), *[(b, b) for b in evaluation.baselines]]
+    frame = evaluation.measurements_frame()
+    out: dict[str, list[tuple[str, bytes]]] = {}
+
+    def lines(test: str, metric: str, ax: Any, log_x: bool) -> None:
+        for role, label in roles:
+            chosen = frame[(frame["test"] == test) & (frame["metric"] == metric)]
+            chosen = chosen[chosen["role"] == role]
+            if chosen.empty:
+                continue
+            xs, means, errors = [], [], []
+            for x, group in chosen.groupby("order"):
+                q = Quantity.replicated(zip(group["seed"], group["value"], strict=True))
+                ci = q.interval()
+                xs.append(x)
+                means.append(q.mean)
+                errors.append(0.0 if ci is None else (ci[1] - ci[0]) / 2)
+            ax.errorbar(xs, means, yerr=errors, marker="o", capsize=3, label=label)
+        if log_x:
+            ax.set_xscale("log")
+        unit = METRICS[metric].unit
+        ax.set_ylabel(metric + (f" ({unit})" if unit else ""))
+        ax.grid(alpha=0.3)
+
+    figure, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    for ax, metric in zip(
+        axes, ["utilization", "mean queue delay", "p95 queue delay"], strict=True
+    ):
+        lines("single-flow", metric, ax, log_x=True)
+        ax.set_xlabel("buffer (BDP)")
+    axes[0].legend()
+    out["single-flow"] = [("single-flow", png_of(figure))]
+    plt.close(figure)
+
+    figure, ax = plt.subplots(figsize=(6, 4))
+    lines("random-loss", "goodput", ax, log_x=True)
+    losses = [p for p in LOSSES_FULL]
+    ax.plot(losses, [mathis_bps(p) / 1e6 for p in losses], "k--", label="Mathis (C = 0.87)")
+    ax.set_yscale("log")
+    ax.set_xlabel("random loss rate")
+    ax.legend()
+    out["random-loss"] = [("random-loss", png_of(figure))]
+    plt.close(figure)
+
+    for test, metric in [("intra-fairness", "Jain index"), ("inter-protocol", "share")]:
+        chosen = frame[(frame["test"] == test) & (frame["metric"] == metric)]
+        conditions = list(dict.fromkeys(chosen.sort_values("order", kind="stable")["condition"]))
+        figure, ax = plt.subplots(figsize=(max(6, 1.6 * len(conditions)), 4))
+        width = 0.8 / len(roles)
+        for i, (role, label) in enumerate(roles):
+            means, errors, at = [], [], []
+            for j, condition in enumerate(conditions):
+                group = chosen[(chosen["condition"] == condition) & (chosen["role"] == role)]
+                if group.empty:
+                    continue
+                q = Quantity.replicated(zip(group["seed"], group["value"], strict=True))
+                ci = q.interval()
+                at.append(j + i * width)
+                means.append(q.mean)
+                errors.append(0.0 if ci is None else (ci[1] - ci[0]) / 2)
+            if at:
+                ax.bar(at, means, width, yerr=errors, capsize=3, label=label)
+        ax.set_xticks([j + width * (len(roles) - 1) / 2 for j in range(len(conditions))])
+        ax.set_xticklabels([c.replace(", ", "\n") for c in conditions], fontsize=8)
+        unit = METRICS[metric].unit
+        ax.set_ylabel(metric + (f" ({unit})" if unit else ""))
+        if metric == "share":
+            ax.axhline(50, color="k", linestyle="--", linewidth=1)
+        ax.legend()
+        out[test] = [(test, png_of(figure))]
+        plt.close(figure)
+    return out
+
+
+def _image(name: str, png: bytes) -> str:
+    import base64
+
+    data = base64.b64encode(png).decode("ascii")
+    return f'<figure data-figure="{name}"><img alt="{name}" src="data:image/png;base64,{data}"></figure>\n'
+
+
+def write_html(evaluation: Evaluation, path: Path) -> None:
+    """The report card: one self-contained HTML file (figures inline)."""
+    alg = evaluation.alg
+    title = f"ccsim evaluate {alg.name}"
+    numbers = [
+        ("battery", f"v{BATTERY_VERSION}" + (" quick" if evaluation.plan.quick else " full")),
+        ("algorithm", alg.cc + (f" {dict(alg.params)}" if alg.params else "")),
+        ("baselines", ", ".join(evaluation.baselines) or "none"),
+        ("seeds", ", ".join(str(s) for s in evaluation.plan.seeds)),
+        ("runs", f"{evaluation.runs} ({evaluation.ran} run now)"),
+    ]
+    body = [f"<h1>{title}</h1>\n", key_numbers(numbers)]
+    notes = [
+        "Each value is the mean over seeds with its 95% confidence interval (Student's t). "
+        "The columns '- BASELINE' are the evaluated algorithm minus the baseline, paired by "
+        "seed: every algorithm ran under the same seeds, so the same random losses and start "
+        "times."
+    ]
+    if evaluation.plan.time_scale != 1:
+        notes.append(f"Run lengths scaled by {evaluation.plan.time_scale:g} (a test setting).")
+    if evaluation.failures:
+        notes.append(f"{len(evaluation.failures)} runs failed: {evaluation.failures[0]}")
+    header, rows = summary_cells(evaluation)
+    body.append(
+        section(
+            "Summary",
+            bullet_list(readings(evaluation))
+            + html_table(header, rows, name="summary")
+            + "".join(paragraph(n, "note") for n in notes),
+            "summary",
+        )
+    )
+    figures = _figures(evaluation)
+    for test in TESTS.values():
+        content = paragraph(test.why) + paragraph(f"Source: {test.source}.", "note")
+        content += "".join(_image(name, png) for name, png in figures.get(test.name, []))
+        files = [s for s in evaluation.sweeps if s.test == test.name]
+        for sweep in files:
+            text = (evaluation.directory / "scenarios" / f"{sweep.name}.toml").read_text()
+            content += folded(f"scenarios/{sweep.name}.toml", preformatted(text))
+        body.append(section(f"{test.name}: {test.title}", content, test.name))
+    body.append(
+        reproduce_section(
+            evaluation.command,
+            evaluation.cwd,
+            location=path.parent,
+            note="Runs already in the directory are not run again.",
+        )
+    )
+    path.write_text(html_page(title, "".join(body)), encoding="utf-8")

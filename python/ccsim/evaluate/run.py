@@ -1,0 +1,158 @@
+"""Running the battery for one algorithm: check the input, write the sweep files, run every
+sweep through one executor into its own store (resumable), measure, summarise, write the card."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import tomllib
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from ccsim import pycc
+from ccsim.errors import ScenarioError
+from ccsim.evaluate import battery as battery_module
+from ccsim.evaluate.analysis import measure_run, summarise
+from ccsim.evaluate.battery import BATTERY_VERSION, TESTS, Algorithm, Plan, battery
+from ccsim.evaluate.card import write_csv, write_html
+from ccsim.evaluate.model import Evaluation
+from ccsim.scenario.toml_file import toml_ready
+from ccsim.sweep_run import run_sweeps
+from ccsim.sweeps import Sweep, record_command
+
+__all__ = ["Evaluation", "evaluate", "parse_algorithm", "parse_params"]
+
+QUICK_SEEDS = (1, 2, 3)
+FULL_SEEDS = (1, 2, 3, 4, 5)
+
+
+def parse_params(items: Sequence[str]) -> dict[str, Any]:
+    """``k=v`` items as a parameter table; each value is read as a TOML value (a number, a
+    boolean, a quoted string), a bare word as a string."""
+    params: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) or not text.strip():
+            raise ScenarioError(f'--params "{item}": expected NAME=VALUE, e.g. --params beta=0.7')
+        try:
+            params[key] = tomllib.loads(f"v = {text.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            params[key] = text.strip()
+    return params
+
+
+def parse_algorithm(
+    text: str, params: Mapping[str, Any] | None = None
+) -> tuple[Algorithm, Path | None]:
+    """ALG as given: a built-in name, ``module:Class``, or ``path/to/file.py:Class`` (the module
+    is then imported from the file's directory). Returns the algorithm and that directory."""
+    text = text.strip()
+    directory: Path | None = None
+    cc = text
+    module, sep, cls = text.rpartition(":")
+    if sep and module.endswith(".py"):
+        path = Path(module)
+        if not path.is_file():
+            raise ScenarioError(f"{text}: no such file {module}")
+        directory = path.resolve().parent
+        cc = f"{path.stem}:{cls}"
+    name = cls if sep else text
+    return Algorithm(name, cc, dict(params or {})), directory
+
+
+def evaluate(
+    alg: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    against: Sequence[str] = ("cubic", "reno"),
+    quick: bool = False,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool = False,
+    command: str | None = None,
+) -> Evaluation:
+    """Run the battery for ``alg`` (and ``against``, its baselines) and write the report card.
+
+    Every sweep is checked before anything is written: an unknown algorithm or a bad parameter
+    raises :class:`ScenarioError` and leaves no directory behind. Runs already in ``out``
+    (default ``results/evaluate/<ALG>``, ``-quick`` for a quick run) are not run again.
+    """
+    started = time.perf_counter()
+    subject, directory = parse_algorithm(alg, params)
+    baselines = [Algorithm(b.strip(), b.strip()) for b in against if b.strip()]
+    if len({b.name for b in baselines}) != len(baselines):
+        raise ScenarioError(f"--against {','.join(against)}: a baseline is named twice")
+    plan = Plan(quick, QUICK_SEEDS if quick else FULL_SEEDS, time_scale=battery_module.TIME_SCALE)
+    sweeps = battery(subject, baselines, plan)
+
+    def beside() -> AbstractContextManager[None]:
+        return pycc.modules_beside(directory) if directory is not None else nullcontext()
+
+    with beside():
+        checked = [Sweep.from_dict(s.sweep) for s in sweeps]  # raises on bad input: nothing written
+    target = Path(out) if out is not None else _default_directory(subject, quick)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "scenarios").mkdir(exist_ok=True)
+    for s in sweeps:
+        text = (
+            f"# ccsim evaluate, battery v{BATTERY_VERSION}: test {s.test}\n"
+            f"# Run again on its own: ccsim sweep scenarios/{s.name}.toml\n"
+            + tomli_w.dumps(toml_ready(s.sweep))
+        )
+        (target / "scenarios" / f"{s.name}.toml").write_text(text, encoding="utf-8")
+    jobs = [(sweep, target / "sweeps" / s.name) for s, sweep in zip(sweeps, checked, strict=True)]
+    with beside():
+        results = run_sweeps(jobs, workers=workers, scheduler=scheduler, progress=progress)
+    evaluation = Evaluation(
+        subject, [b.name for b in baselines], plan, target, sweeps, [], [], command=command
+    )
+    evaluation.cwd = os.getcwd()
+    for s, result in zip(sweeps, results, strict=True):
+        if command is not None:
+            record_command(result.store.root, command)
+        evaluation.runs += result.distinct_runs
+        evaluation.ran += result.completed
+        evaluation.skipped += result.skipped
+        evaluation.failures += [
+            f"{s.name} {', '.join(f.points)}: {f.error}" for f in result.failures
+        ]
+        done = result.store.completed()
+        for point in result.points:
+            if point.run_id in done:
+                run = result.store.load_run(point.run_id)
+                evaluation.measurements += measure_run(s, dict(point.params), run)
+    evaluation.summary = summarise(evaluation.measurements, evaluation.baselines, list(TESTS))
+    files = [target / "summary.csv", target / "measurements.csv", target / "report.html"]
+    write_csv(evaluation, files[0])
+    evaluation.measurements_frame().to_csv(files[1], index=False)
+    evaluation.wall_s = time.perf_counter() - started
+    write_html(evaluation, files[2])
+    meta = {
+        "battery_version": BATTERY_VERSION,
+        "algorithm": {"name": subject.name, "cc": subject.cc, "params": dict(subject.params)},
+        "baselines": evaluation.baselines,
+        "quick": quick,
+        "seeds": list(plan.seeds),
+        "time_scale": plan.time_scale,
+        "runs": evaluation.runs,
+        "ran": evaluation.ran,
+        "failed": len(evaluation.failures),
+        "wall_s": round(evaluation.wall_s, 2),
+        "command": command,
+    }
+    files.append(target / "evaluate.json")
+    files[-1].write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    evaluation.files = files
+    return evaluation
+
+
+def _default_directory(alg: Algorithm, quick: bool) -> Path:
+    return Path("results") / "evaluate" / (alg.slug + ("-quick" if quick else ""))
