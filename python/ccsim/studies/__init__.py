@@ -23,6 +23,7 @@ from ccsim.studies.core import Settings, Study, StudyReport, run_study
 from ccsim.studies.free_drop import STUDIES as FREE_DROP
 from ccsim.studies.highspeed_parking_lot import STUDIES as HIGHSPEED_PARKING_LOT
 from ccsim.studies.l4s import STUDIES as L4S
+from ccsim.studies.links import STUDIES as LINKS
 from ccsim.studies.randomized_tcp import STUDIES as RANDOMIZED_TCP
 from ccsim.studies.sync_tcp import STUDIES as SYNC_TCP
 from ccsim.studies.tcp_fusion import STUDIES as TCP_FUSION
@@ -41,6 +42,7 @@ _REGISTRY: tuple[Study, ...] = (
     *HIGHSPEED_PARKING_LOT,
     *BBR,
     *L4S,
+    *LINKS,
 )
 
 
