@@ -227,6 +227,8 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
 
     for test, metric in [("intra-fairness", "Jain index"), ("inter-protocol", "share")]:
         chosen = frame[(frame["test"] == test) & (frame["metric"] == metric)]
+        if chosen.empty:
+            continue
         conditions = list(dict.fromkeys(chosen.sort_values("order", kind="stable")["condition"]))
         figure, ax = plt.subplots(figsize=(max(6, 1.6 * len(conditions)), 4))
         width = 0.8 / len(roles)

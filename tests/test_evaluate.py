@@ -1,0 +1,146 @@
+"""``ccsim evaluate``: the report card, Python algorithms, resuming, pairing by seed, bad input.
+
+The battery runs at a tenth of its quick run length (``battery.TIME_SCALE``) with one baseline,
+so that the whole file stays within CI's budget.
+"""
+
+from __future__ import annotations
+
+import csv
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, requires_engine
+
+pytestmark = requires_engine
+
+
+@pytest.fixture(scope="module")
+def short_runs() -> object:
+    from ccsim.evaluate import battery
+
+    saved = battery.TIME_SCALE
+    battery.TIME_SCALE = 0.1
+    yield battery
+    battery.TIME_SCALE = saved
+
+
+@pytest.fixture(scope="module")
+def cubic(tmp_path_factory: pytest.TempPathFactory, short_runs: object) -> object:
+    from ccsim.evaluate import evaluate
+
+    out = tmp_path_factory.mktemp("evaluate") / "cubic"
+    return evaluate("cubic", against=["reno"], quick=True, out=out, workers=1, command="x")
+
+
+def test_report_card_holds_the_summary(cubic) -> None:
+    from ccsim.evaluate import BATTERY_VERSION, TESTS
+
+    assert not cubic.failures
+    html = (cubic.directory / "report.html").read_text()
+    assert f"v{BATTERY_VERSION}" in html
+    assert 'data-table="summary"' in html
+    assert html.count("data:image/png") == 4
+    for test in TESTS:
+        assert f'id="{test}"' in html
+    assert "fills" in html and "Mathis" in html and "against reno" in html
+    text = (cubic.directory / "summary.csv").read_text()
+    rows = list(csv.DictReader(text.splitlines()))
+    assert {r["test"] for r in rows} == set(TESTS)
+    assert {r["battery_version"] for r in rows} == {BATTERY_VERSION}
+    for row in rows:
+        if row["role"] == "baseline":
+            assert row["algorithm"] == "reno" and row["difference"] != ""
+        assert row["n"] == "3"
+    # Each test's sweep file is written and runs as it stands.
+    from ccsim.sweeps import Sweep
+
+    files = sorted((cubic.directory / "scenarios").glob("*.toml"))
+    assert len(files) == len(cubic.sweeps)
+    for path in files:
+        Sweep.load(path)
+
+
+def test_pairs_by_seed(cubic) -> None:
+    frame = cubic.measurements_frame()
+    for _, group in frame.groupby(["test", "metric", "condition"]):
+        seeds = {role: set(g["seed"]) for role, g in group.groupby("role")}
+        assert seeds["alg"] == {1, 2, 3}
+        assert all(s == seeds["alg"] for s in seeds.values())
+    # ALG's and the baseline's sweeps differ in the algorithm only: same seeds, same flows.
+    by_name = {s.name: s.sweep for s in cubic.sweeps}
+    for name, sweep in by_name.items():
+        if not name.endswith(".alg"):
+            continue
+        other = by_name[name.removesuffix(".alg") + ".reno"]
+        assert other["seeds"] == sweep["seeds"] and other["axes"] == sweep["axes"]
+        flows = [{k: v for k, v in f.items() if k != "cc"} for f in sweep["scenario"]["flows"]]
+        assert flows == [
+            {k: v for k, v in f.items() if k != "cc"} for f in other["scenario"]["flows"]
+        ]
+
+
+def test_resuming_runs_nothing(cubic) -> None:
+    from ccsim.evaluate import evaluate
+
+    again = evaluate("cubic", against=["reno"], quick=True, out=cubic.directory, workers=1)
+    assert again.ran == 0 and again.skipped == again.runs == cubic.runs
+    assert [r.value.values for r in again.summary] == [r.value.values for r in cubic.summary]
+
+
+def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
+    from ccsim.evaluate import evaluate
+
+    path = EXAMPLES / "python_cc" / "reno.py"
+    # Without baselines: the battery's runs of ALG alone (no inter-protocol test).
+    result = evaluate(f"{path}:Reno", against=[], quick=True, out=tmp_path, workers=1)
+    assert not result.failures
+    assert result.alg.cc == "reno:Reno"
+    scenario = tomllib.loads((tmp_path / "scenarios" / "single-flow.alg.toml").read_text())
+    assert scenario["scenario"]["flows"][0]["cc"] == "reno:Reno"
+    assert (tmp_path / "report.html").is_file()
+    assert {r.test for r in result.summary} == {"single-flow", "random-loss", "intra-fairness"}
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["nosuch"], 'unknown algorithm "nosuch"'),
+        (["cubic", "--params", "foo=1"], 'cubic has no parameter "foo"'),
+        (["cubic", "--params", "beta"], '--params "beta": expected NAME=VALUE'),
+        (["cubic", "--against", "reno,nosuch"], 'unknown algorithm "nosuch"'),
+        (["missing.py:Cls"], "no such file missing.py"),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(
+    args: list[str], fragment: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from ccsim.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as caught:
+        main(["evaluate", *args, "--quick", "--out", "out"])
+    assert caught.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
+    assert fragment in lines[0]
+    assert "Traceback" not in captured.err + captured.out
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "results").exists()
+
+
+def test_command_prints_the_summary(cubic, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from ccsim.cli import main
+
+    # The command on the directory the fixture filled (in this process, so with its short
+    # runs): nothing is left to run.
+    monkeypatch.chdir(cubic.directory)
+    args = ["evaluate", "cubic", "--against", "reno", "--quick", "--out", ".", "--format", "csv"]
+    with pytest.raises(SystemExit) as caught:
+        main(args)
+    assert caught.value.code == 0
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert header[:4] == ["test", "metric", "condition", "alg"]
+    assert "minus_reno" in header
