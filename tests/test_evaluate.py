@@ -41,7 +41,7 @@ def test_report_card_holds_the_summary(cubic) -> None:
     html = (cubic.directory / "report.html").read_text()
     assert f"v{BATTERY_VERSION}" in html
     assert 'data-table="summary"' in html
-    assert html.count("data:image/png") == 4
+    assert html.count("data:image/png") == 6  # one per test, two for rate-step
     for test in TESTS:
         assert f'id="{test}"' in html
     assert "fills" in html and "Mathis" in html and "against reno" in html
@@ -100,7 +100,12 @@ def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
     scenario = tomllib.loads((tmp_path / "scenarios" / "single-flow.alg.toml").read_text())
     assert scenario["scenario"]["flows"][0]["cc"] == "reno:Reno"
     assert (tmp_path / "report.html").is_file()
-    assert {r.test for r in result.summary} == {"single-flow", "random-loss", "intra-fairness"}
+    assert {r.test for r in result.summary} == {
+        "single-flow",
+        "random-loss",
+        "intra-fairness",
+        "rate-step",
+    }
 
 
 @pytest.mark.parametrize(

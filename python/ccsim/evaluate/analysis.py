@@ -16,7 +16,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ccsim.evaluate.battery import RATE_BPS, RTT_S, Measurement, TestSweep, mathis_bps
+from ccsim.evaluate.battery import (
+    RATE_BPS,
+    RTT_S,
+    STEP_HIGH_BPS,
+    STEP_LOW_BPS,
+    Measurement,
+    TestSweep,
+    mathis_bps,
+    step_times,
+)
 from ccsim.metrics import jain_index
 from ccsim.results import Results
 from ccsim.studies.evidence import NONNEGATIVE, UNIT, Bounds, Quantity
@@ -41,7 +50,13 @@ METRICS: dict[str, Metric] = {
     "Jain index": Metric("", UNIT, "{:.3f}"),
     "10 ms / 100 ms goodput": Metric("", NONNEGATIVE, "{:.2f}"),
     "share": Metric("%", (0.0, 100.0), "{:.1f}"),
+    "time to 90% utilization": Metric("s", NONNEGATIVE, "{:.2f}"),
+    "queue peak": Metric("ms", NONNEGATIVE, "{:.0f}"),
 }
+
+#: The rate-step test smooths each flow's sampled goodput over this many samples (100 ms)
+#: before asking when it reaches 90% of the link.
+SMOOTHING_SAMPLES = 10
 
 _QUEUE_NAMES = {"droptail": "DropTail 1 BDP", "fq_codel": "FQ-CoDel"}
 
@@ -98,7 +113,31 @@ def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> l
         queue_name = _QUEUE_NAMES.get(str(params["queue"]), str(params["queue"]))
         condition = f"{queue_name}, against {sweep.opponent.name}"
         return [m("share", condition, 100 * share, 0 if params["queue"] == "droptail" else 1)]
+    if test == "rate-step":
+        duration = float(results.summary["duration_s"])
+        down, up = step_times(duration)
+        series = results.series
+        goodput = series.groupby("t_s")["rate_bps"].sum().sort_index()
+        smooth = goodput.rolling(SMOOTHING_SAMPLES, min_periods=1).mean()
+        queue = results.queues
+        queue = queue[(queue["link"] == 0) & (queue["t_s"] >= down) & (queue["t_s"] < up)]
+        peak_ms = float(queue["queue_bytes"].max()) * 8 / STEP_LOW_BPS * 1e3
+        return [
+            m("time to 90% utilization", "after the start", _time_to(smooth, 0.0, down), 0),
+            m("time to 90% utilization", "after the step up", _time_to(smooth, up, duration), 2),
+            m("queue peak", "after the step down to 20 Mb/s", peak_ms, 1),
+        ]
     raise ValueError(f"no measurements for test {test!r}")
+
+
+def _time_to(goodput: pd.Series, start: float, end: float) -> float:
+    """Seconds from ``start`` until the smoothed goodput first reaches 90% of the 100 Mb/s link
+    (samples after ``start`` only); the whole span to ``end`` when it never does (a lower
+    bound)."""
+    after = goodput[(goodput.index > start) & (goodput.index < end)]
+    reached = after[after >= 0.9 * STEP_HIGH_BPS]
+    when = float(reached.index[0]) if len(reached) else end
+    return when - start
 
 
 @dataclass(frozen=True)

@@ -227,6 +227,38 @@ def _inter_protocol(
     return out
 
 
+#: The rate-step test's link: 100 Mb/s, 20 Mb/s from a third of the run, 100 Mb/s again from
+#: two thirds.
+STEP_HIGH_BPS = 100e6
+STEP_LOW_BPS = 20e6
+
+
+def step_times(duration_s: float) -> tuple[float, float]:
+    """When the rate-step test's link steps down and back up."""
+    return duration_s / 3, 2 * duration_s / 3
+
+
+def _rate_step(
+    alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan
+) -> list[TestSweep]:
+    duration = plan.seconds(30, 60)
+    down, up = step_times(duration)
+    scenario = _base(
+        "rate-step",
+        duration,
+        [subject.flow(rtt=RTT, mss=MSS)],
+        bottleneck_rate=f"{STEP_HIGH_BPS / 1e6:g}Mbps",
+        rate_schedule=[
+            [f"{down:g}s", f"{STEP_LOW_BPS / 1e6:g}Mbps"],
+            [f"{up:g}s", f"{STEP_HIGH_BPS / 1e6:g}Mbps"],
+        ],
+    )
+    scenario["trace"] = {"sample_interval": "10ms"}
+    role = _role(alg, subject)
+    sweep = _sweep(f"rate-step.{role}", scenario, plan, {})
+    return [TestSweep("rate-step", subject, role, sweep)]
+
+
 def _role(alg: Algorithm, subject: Algorithm) -> str:
     return "alg" if subject is alg else subject.slug
 
@@ -266,6 +298,15 @@ TESTS: dict[str, Test] = {
             "drop-tail queue of one BDP and under FQ-CoDel (which should enforce half)?",
             'draft-irtf-iccrg-tcpeval, inter-protocol fairness ("TCP-friendliness")',
             _inter_protocol,
+        ),
+        Test(
+            "rate-step",
+            "Start-up and adaptation to a rate step",
+            "How fast does one flow fill a 100 Mb/s link after its start, and after the link "
+            "comes back from 20 Mb/s; how much queue does it build when the rate drops to a "
+            "fifth under it?",
+            "draft-irtf-iccrg-tcpeval, transients (a sudden change in capacity)",
+            _rate_step,
         ),
     ]
 }

@@ -136,6 +136,15 @@ def readings(evaluation: Evaluation) -> list[str]:
         if row.test == "inter-protocol" and row.value.has_data:
             queue, _, opponent = row.condition.partition(", against ")
             shares.append(f"{row.value.mean:.0f}% against {opponent} in {queue}")
+    start = _find(rows, "rate-step", "time to 90% utilization", "after the start")
+    step_up = _find(rows, "rate-step", "time to 90% utilization", "after the step up")
+    peak = _find(rows, "rate-step", "queue peak", "after the step down to 20 Mb/s")
+    if start and step_up and peak and start.value.has_data:
+        out.append(
+            f"It reaches 90% of a 100 Mb/s link {start.value.mean:.1f} s after its start and "
+            f"{step_up.value.mean:.1f} s after the link steps back up from 20 Mb/s; the step "
+            f"down builds a queue of {peak.value.mean:.0f} ms."
+        )
     if shares:
         out.append(f"One {name} flow takes " + ", ".join(shares) + " (50% is an even share).")
     return out
@@ -225,7 +234,13 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
     out["random-loss"] = [("random-loss", png_of(figure))]
     plt.close(figure)
 
-    for test, metric in [("intra-fairness", "Jain index"), ("inter-protocol", "share")]:
+    bars = [
+        ("intra-fairness", "Jain index"),
+        ("inter-protocol", "share"),
+        ("rate-step", "time to 90% utilization"),
+        ("rate-step", "queue peak"),
+    ]
+    for test, metric in bars:
         chosen = frame[(frame["test"] == test) & (frame["metric"] == metric)]
         if chosen.empty:
             continue
@@ -252,7 +267,7 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
         if metric == "share":
             ax.axhline(50, color="k", linestyle="--", linewidth=1)
         ax.legend()
-        out[test] = [(test, png_of(figure))]
+        out.setdefault(test, []).append((f"{test}-{metric}", png_of(figure)))
         plt.close(figure)
     return out
 
