@@ -93,7 +93,7 @@ def evaluate(
 
     Runs each test of the versioned battery (one flow against buffer size and against random
     loss, fairness among its own flows and across RTTs, sharing with each baseline in DropTail
-    and FQ-CoDel) for ALG and for each --against baseline under the same seeds, then prints the
+    and FQ-CoDel, start-up and adaptation to a rate step) for ALG and for each --against baseline under the same seeds, then prints the
     summary: each metric's mean over seeds with its 95% interval, and ALG minus each baseline,
     paired by seed. Writes DIR/report.html (the report card), DIR/summary.csv,
     DIR/measurements.csv (every run's values), DIR/scenarios/ (each test's sweep file) and
