@@ -7,6 +7,7 @@ so that the whole file stays within CI's budget.
 from __future__ import annotations
 
 import csv
+import json
 import tomllib
 from pathlib import Path
 
@@ -81,14 +82,6 @@ def test_pairs_by_seed(cubic) -> None:
         ]
 
 
-def test_resuming_runs_nothing(cubic) -> None:
-    from ccsim.evaluate import evaluate
-
-    again = evaluate("cubic", against=["reno"], quick=True, out=cubic.directory, workers=1)
-    assert again.ran == 0 and again.skipped == again.runs == cubic.runs
-    assert [r.value.values for r in again.summary] == [r.value.values for r in cubic.summary]
-
-
 def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
     from ccsim.evaluate import evaluate
 
@@ -140,7 +133,8 @@ def test_command_prints_the_summary(cubic, monkeypatch: pytest.MonkeyPatch, caps
     from ccsim.cli import main
 
     # The command on the directory the fixture filled (in this process, so with its short
-    # runs): nothing is left to run.
+    # runs): a rerun, which runs nothing and finds the same numbers.
+    summary = (cubic.directory / "summary.csv").read_text()
     monkeypatch.chdir(cubic.directory)
     args = ["evaluate", "cubic", "--against", "reno", "--quick", "--out", ".", "--format", "csv"]
     with pytest.raises(SystemExit) as caught:
@@ -149,3 +143,23 @@ def test_command_prints_the_summary(cubic, monkeypatch: pytest.MonkeyPatch, caps
     header = capsys.readouterr().out.splitlines()[0].split(",")
     assert header[:4] == ["test", "metric", "condition", "alg"]
     assert "minus_reno" in header
+    record = json.loads((cubic.directory / "evaluate.json").read_text())
+    assert record["ran"] == 0 and record["runs"] == cubic.runs
+    assert (cubic.directory / "summary.csv").read_text() == summary
+
+
+def test_dask_scheduler_gives_the_same_numbers(cubic, tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    from ccsim.evaluate import evaluate
+
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        # ALG alone (no baselines): its runs are the fixture's runs of ALG, made elsewhere.
+        result = evaluate(
+            "cubic", against=[], quick=True, out=tmp_path, scheduler=cluster.scheduler_address
+        )
+    assert not result.failures and result.ran == result.runs
+    local = {(r.test, r.metric, r.condition): r.value.values for r in cubic.summary}
+    for row in result.summary:
+        assert row.value.values == local[(row.test, row.metric, row.condition)]
