@@ -163,3 +163,15 @@ def test_dask_scheduler_gives_the_same_numbers(cubic, tmp_path: Path) -> None:
     local = {(r.test, r.metric, r.condition): r.value.values for r in cubic.summary}
     for row in result.summary:
         assert row.value.values == local[(row.test, row.metric, row.condition)]
+
+
+def test_algorithm_and_params_as_given() -> None:
+    from ccsim.evaluate import parse_algorithm, parse_params
+
+    params = parse_params(["beta=0.8", "fast_convergence=false", "hystart=true"])
+    assert params == {"beta": 0.8, "fast_convergence": False, "hystart": True}
+    alg, directory = parse_algorithm("cubic", params)
+    assert (alg.cc, directory) == ("cubic", None)
+    assert alg.name == "cubic(beta=0.8,fast_convergence=false,hystart=true)"
+    alg, directory = parse_algorithm(str(EXAMPLES / "python_cc" / "reno.py") + ":Reno")
+    assert (alg.name, alg.cc, directory) == ("Reno", "reno:Reno", EXAMPLES / "python_cc")

@@ -64,6 +64,10 @@ def parse_algorithm(
         directory = path.resolve().parent
         cc = f"{path.stem}:{cls}"
     name = cls if sep else text
+    if params:
+        # Shown in the report card and the default directory: a tuned variant is not the default.
+        shown = (str(v).lower() if isinstance(v, bool) else str(v) for v in params.values())
+        name += "(" + ",".join(f"{k}={v}" for k, v in zip(params, shown, strict=True)) + ")"
     return Algorithm(name, cc, dict(params or {})), directory
 
 
@@ -101,11 +105,14 @@ def evaluate(
     target = Path(out) if out is not None else _default_directory(subject, quick)
     target.mkdir(parents=True, exist_ok=True)
     (target / "scenarios").mkdir(exist_ok=True)
+    # Where ALG's module is, relative to the output directory (a report names no local path).
+    path_hint = f"PYTHONPATH={os.path.relpath(directory, target.resolve())} " if directory else ""
     for s in sweeps:
         text = (
             f"# ccsim evaluate, battery v{BATTERY_VERSION}: test {s.test}\n"
-            f"# Run again on its own: ccsim sweep scenarios/{s.name}.toml\n"
-            + tomli_w.dumps(toml_ready(s.sweep))
+            "# Run again on its own, in the evaluation's directory (into its store, where every\n"
+            f"# run is done already): {path_hint}ccsim sweep scenarios/{s.name}.toml "
+            f"--out sweeps/{s.name}\n" + tomli_w.dumps(toml_ready(s.sweep))
         )
         (target / "scenarios" / f"{s.name}.toml").write_text(text, encoding="utf-8")
     jobs = [(sweep, target / "sweeps" / s.name) for s, sweep in zip(sweeps, checked, strict=True)]
