@@ -130,7 +130,14 @@ def evaluate(
     for i, (key, name) in enumerate(zip(keys, header, strict=True)):
         values = [row[i] for row in rows]
         wrap = key == "reading"
-        columns.append(Column(key, values, name=name, fold_constant=False, wrap=wrap, below=wrap))
+        # On a narrow terminal the test goes first, then the baselines' own values; ALG's values,
+        # the paired differences and the reading stay.
+        rank = 2 if key == "test" else 1 if key in evaluation.baselines else 0
+        columns.append(
+            Column(
+                key, values, name=name, fold_constant=False, wrap=wrap, below=wrap, drop_rank=rank
+            )
+        )
     table = OutputTable(
         "evaluate",
         f"ccsim evaluate {evaluation.alg.name}: battery v{BATTERY_VERSION}"

@@ -34,11 +34,16 @@ def shown(quantity: Quantity, metric: str, signed: bool = False) -> str:
     if not quantity.has_data:
         return "-"
     fmt = METRICS[metric].fmt
-    sign = "+" if signed else ""
-    text = fmt.replace("{:", "{:" + sign).format(quantity.mean)
+
+    def number(value: float, sign: str = "") -> str:
+        # A value that rounds to zero is shown as 0, never -0.0.
+        text = fmt.format(value)
+        return fmt.replace("{:", "{:" + sign).format(0.0 if float(text) == 0 else value)
+
+    text = number(quantity.mean, "+" if signed else "")
     ci = quantity.interval()
     if ci is not None:
-        text += " [" + fmt.format(ci[0]) + ", " + fmt.format(ci[1]) + "]"
+        text += " [" + number(ci[0]) + ", " + number(ci[1]) + "]"
     return text
 
 
