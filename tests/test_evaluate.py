@@ -175,3 +175,24 @@ def test_algorithm_and_params_as_given() -> None:
     assert alg.name == "cubic(beta=0.8,fast_convergence=false,hystart=true)"
     alg, directory = parse_algorithm(str(EXAMPLES / "python_cc" / "reno.py") + ":Reno")
     assert (alg.name, alg.cc, directory) == ("Reno", "reno:Reno", EXAMPLES / "python_cc")
+
+
+@pytest.mark.parametrize(
+    ("differences", "reading"),
+    [
+        ((0.0, 0.0, 0.0), "same as cubic"),  # identical runs
+        ((-0.01, -0.02, -0.015), "same as cubic"),  # certain, but below the table's precision
+        ((-5.0, 5.0, 0.0), "no clear difference from cubic"),  # mean 0, wide interval
+        ((3.0, 3.2, 2.9), "above cubic"),
+        ((-3.0, -3.2, -2.9), "below cubic"),
+        ((1.0, 2.0), "too few seeds to compare with cubic"),
+    ],
+)
+def test_reading_of_a_paired_difference(differences: tuple[float, ...], reading: str) -> None:
+    from ccsim.evaluate.analysis import SummaryRow
+    from ccsim.evaluate.card import _against
+    from ccsim.studies.evidence import Quantity
+
+    row = SummaryRow("single-flow", "utilization", "buffer 1 BDP", 1.0, Quantity(), ())
+    difference = Quantity(dict(enumerate(differences, start=1)))
+    assert _against(row, difference, "cubic") == reading

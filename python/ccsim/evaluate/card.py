@@ -53,12 +53,17 @@ def _against(row: SummaryRow, quantity: Quantity, baseline: str) -> str:
     ci = quantity.interval()
     if ci is None:
         return f"too few seeds to compare with {baseline}"
-    if float(METRICS[row.metric].fmt.format(abs(quantity.mean))) == 0:
+    fmt = METRICS[row.metric].fmt
+
+    def negligible(value: float) -> bool:
+        return float(fmt.format(abs(value))) == 0
+
+    if ci[0] > 0 or ci[1] < 0:
+        if negligible(quantity.mean):
+            return f"same as {baseline}"
+        return f"{'above' if ci[0] > 0 else 'below'} {baseline}"
+    if negligible(ci[0]) and negligible(ci[1]):
         return f"same as {baseline}"
-    if ci[0] > 0:
-        return f"above {baseline}"
-    if ci[1] < 0:
-        return f"below {baseline}"
     return f"no clear difference from {baseline}"
 
 
