@@ -20,7 +20,6 @@ from ccsim.studies import core, links
 from ccsim.studies.checks import OUTCOMES
 from ccsim.studies.core import FAILED, REPRODUCED, REVERSED, Settings, summarise
 from ccsim.studies.links import claims as link_claims
-from ccsim.studies.links.analysis import DRAINED_PKTS, StepRun
 from ccsim.studies.links.common import (
     DRAIN_TIME,
     MEDIAN_DELAY,
@@ -30,6 +29,7 @@ from ccsim.studies.links.common import (
     THROUGHPUT,
     default_trace_directory,
 )
+from ccsim.studies.links.step_run import DRAINED_PKTS, StepRun
 from conftest import requires_engine
 
 SEEDS = (1, 2, 3)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ccsim.studies.core import FigureSpec, Study
-from ccsim.studies.links.analysis import DRAINED_S, c1_table, c2_table
+from ccsim.studies.links.analysis import c1_table, c2_table
 from ccsim.studies.links.claims import C1_CLAIMS, C2_CLAIMS
 from ccsim.studies.links.common import (
     ALFREDSSON,
@@ -21,6 +21,7 @@ from ccsim.studies.links.common import (
     VEGAS,
     VERUS,
 )
+from ccsim.studies.links.step_run import DRAINED_S
 from ccsim.studies.links.workload import (
     C1_BUFFER_PKTS,
     C1_LINK_DELAY,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,10 +16,8 @@ import pandas as pd
 from ccsim.studies.core import Context
 from ccsim.studies.figures import figure_legend, interval_errors
 from ccsim.studies.links.common import DRAIN_TIME, P95_DELAY, RAMP_TIME, THROUGHPUT
+from ccsim.studies.links.step_run import StepRun
 from ccsim.studies.links.workload import C2_SAMPLE_S, RAMP_WINDOW_S
-
-if TYPE_CHECKING:
-    from ccsim.studies.links.analysis import StepRun
 
 
 def _ran(c: Context, table: pd.DataFrame) -> tuple[Path, pd.DataFrame] | None:
