@@ -169,6 +169,8 @@ def test_run_id_follows_the_resolved_scenario(tmp_path: Path) -> None:
         ('[axes]\n"topology.loss" = [0.0, 2.0]', "sweep point loss=2.0 seed=3: topology.loss"),
         ('[axes]\n"topology.bottleneck_rat" = ["1Mbps"]', "topology.bottleneck_rat: unknown key"),
         ('[axes."topology.loss"]\nname = "run_id"\nvalues = [0.1]', "not a usable column name"),
+        # A run's summary numbers are catalogue columns too: an axis may not take their names.
+        ('[axes."topology.loss"]\nname = "drops"\nvalues = [0.1]', "not a usable column name"),
     ],
 )
 def test_bad_sweeps(extra: str, fragment: str, tmp_path: Path) -> None:

@@ -89,6 +89,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CATALOG",
     "MANIFEST",
+    "METRIC_COLUMNS",
     "RUN_CHECKSUMS",
     "CatalogError",
     "RunCheck",
@@ -124,7 +125,7 @@ def run_metrics(results: Results) -> dict[str, Any]:
 
 # The summary numbers of run_metrics() as catalogue columns, with their types (nullable: a
 # run not done has none).
-_METRIC_COLUMNS = {
+METRIC_COLUMNS = {
     "flows": "Int64",
     "goodput_bps": "float64",
     "jain": "float64",
@@ -489,13 +490,13 @@ class Store:
             row["status"] = status
             row["error"] = error
             metrics = self.run_metrics(run_id) if status == "done" else {}
-            row |= {name: metrics.get(name) for name in _METRIC_COLUMNS}
+            row |= {name: metrics.get(name) for name in METRIC_COLUMNS}
             rows.append(row)
         columns = ["point", "run_id", "reference_run", *manifest["columns"], "status", "error"]
-        table = pd.DataFrame(rows, columns=[*columns, *_METRIC_COLUMNS])
+        table = pd.DataFrame(rows, columns=[*columns, *METRIC_COLUMNS])
         # Text columns stay text when empty (reference_run outside comparisons, error when
         # nothing failed), so that SQL on them works the same in every sweep.
-        table = table.astype({"reference_run": "string", "error": "string", **_METRIC_COLUMNS})
+        table = table.astype({"reference_run": "string", "error": "string", **METRIC_COLUMNS})
         return type_param_columns(table, manifest["columns"]), files
 
     def rebuild_catalog(self) -> None:
@@ -521,7 +522,7 @@ class Store:
                 temporary,
                 runs,
                 self.root,
-                params=[c for c in runs.columns if c not in _METRIC_COLUMNS],
+                params=[c for c in runs.columns if c not in METRIC_COLUMNS],
                 sources=sources,
             )
             check_catalog(temporary, points=len(runs), done=int((runs["status"] == "done").sum()))

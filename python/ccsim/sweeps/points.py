@@ -11,11 +11,13 @@ from typing import Any
 
 from ccsim.errors import show_value
 from ccsim.scenario import Scenario
+from ccsim.store import METRIC_COLUMNS
 
-#: Catalogue columns that sweep parameters may not be named after.
+#: Catalogue columns that sweep parameters may not be named after: the point's identity and
+#: state, and each run's summary numbers.
 RESERVED_COLUMNS = frozenset(
     {"point", "run_id", "reference_run", "status", "error", "seed", "algorithm", "mixture"}
-)
+) | frozenset(METRIC_COLUMNS)
 
 
 def run_id(scenario: Scenario) -> str:
