@@ -260,6 +260,9 @@ def test_a_sweep_whose_catalogue_cannot_be_rebuilt_fails_in_one_line(
     from ccsim.cli import main
 
     before = (copy / "out" / "catalog.duckdb").read_bytes()
+    # One run gone: the sweep runs it again, and so must rebuild the catalogue (a store with
+    # nothing to run whose catalogue agrees with its files is left alone).
+    shutil.rmtree(copy / "out" / "runs" / first_run(copy / "out"))
     monkeypatch.setattr(store_module, "write_catalog", full_disk_writer)
     with pytest.raises(SystemExit) as status:
         main(["sweep", str(copy / "sweep.toml"), "--out", str(copy / "out"), "-q"])
@@ -268,3 +271,16 @@ def test_a_sweep_whose_catalogue_cannot_be_rebuilt_fails_in_one_line(
     assert stderr.startswith("error: ") and len(stderr.splitlines()) == 1, stderr
     assert "catalog.duckdb" in stderr and "No space left on device" in stderr
     assert (copy / "out" / "catalog.duckdb").read_bytes() == before
+
+
+def test_a_rerun_with_nothing_to_do_leaves_the_catalogue_alone(copy: Path) -> None:
+    out = copy / "out"
+    catalogue = out / "catalog.duckdb"
+    before = (catalogue.read_bytes(), catalogue.stat().st_mtime_ns)
+    result = ccsim.sweep(copy / "sweep.toml", out, workers=1)
+    assert result.skipped == 2
+    assert (catalogue.read_bytes(), catalogue.stat().st_mtime_ns) == before
+    # A stale catalogue (a run's status no longer matches its files) is rebuilt all the same.
+    shutil.rmtree(out / "runs" / first_run(out))
+    ccsim.sweep(copy / "sweep.toml", out, workers=1)
+    assert Store.open(out).catalog_is_current()

@@ -172,7 +172,9 @@ def run_sweeps(
             points = sweep.points()
             store = Store.create(target)
             stack.enter_context(store.lock())
-            store.write_manifest(sweep.to_data(), sweep.columns(), [_record(p) for p in points])
+            changed = store.write_manifest(
+                sweep.to_data(), sweep.columns(), [_record(p) for p in points]
+            )
             store.clean_staging()
             check = store.check_runs()  # every finished run's files, sizes and checksums
             already = set(check.done)
@@ -181,10 +183,13 @@ def run_sweeps(
                     f"{store.root}: run {run_id} is damaged ({problem}); running it again",
                     file=sys.stderr,
                 )
-            store.rebuild_catalog()  # the catalogue agrees with the files before anything runs
-            # Rebuilt at the end, also when interrupted (callbacks run last in, first out).
-            stack.callback(store.rebuild_catalog)
             todo = [p for p in unique_runs(points) if p.run_id not in already]
+            # The catalogue agrees with the files before anything runs, and is rebuilt at the end
+            # (also when interrupted: callbacks run last in, first out). A store with nothing to
+            # run whose manifest and catalogue already agree with its files is left as it is.
+            if changed or check.damaged or todo or not store.catalog_is_current():
+                store.rebuild_catalog()
+                stack.callback(store.rebuild_catalog)
             result = SweepResult(
                 store,
                 points,

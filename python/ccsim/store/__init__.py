@@ -250,15 +250,22 @@ class Store:
 
     def write_manifest(
         self, sweep: Mapping[str, Any], columns: Sequence[str], points: Sequence[Mapping[str, Any]]
-    ) -> None:
-        """Record the sweep and its points (each ``{point, run_id, reference_run, params}``)."""
+    ) -> bool:
+        """Record the sweep and its points (each ``{point, run_id, reference_run, params}``).
+        Returns whether the manifest changed (a file already holding the same is left alone)."""
         manifest = {
             "format": MANIFEST_FORMAT,
             "sweep": sweep,
             "columns": list(columns),
             "points": list(points),
         }
-        write_atomically(self.root / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+        text = json.dumps(manifest, indent=1) + "\n"
+        path = self.root / MANIFEST
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if path.read_text(encoding="utf-8") == text:
+                return False
+        write_atomically(path, text)
+        return True
 
     def manifest(self) -> dict[str, Any]:
         """The manifest written by the sweep; :class:`ScenarioError` if it is not one."""
