@@ -169,6 +169,16 @@ CHECKS = [
         for w in (1000, 10_000)
     ),
     _check(
+        "bic.decrease",
+        "BIC: fraction of the window a loss removes",
+        "Xu, Harfoush, Rhee, INFOCOM 2004: beta = 0.8 (Linux: 819/1024)",
+        0.2,
+        0.001,
+        False,
+        "bic",
+        lambda u: _decrease(u("bic"), 1000),
+    ),
+    _check(
         "scalable.decrease",
         "Scalable: fraction of the window a loss removes",
         "Kelly, CCR 33(2) 2003: b = 1/8",
