@@ -138,14 +138,15 @@ SERIES_FLOW_ROW_BYTES = 5 * 8 + 4
 SERIES_QUEUE_ROW_BYTES = 2 * 8 + 8 + 2 * 4
 SERIES_INSPECT_VALUE_BYTES = 8
 #: The inspect names of each queue discipline (Qdisc::inspect in crates/ccsim-core), for the
-#: columns of the queues table; RED reports its marks only with ECN.
+#: columns of the queues table; RED reports its marks only with ECN, CoDel and FQ-CoDel their
+#: ce_marks only with ce_threshold, PIE its step_marks only with l4s_step.
 QUEUE_INSPECT_NAMES: dict[str, frozenset[str]] = {
     "droptail": frozenset(),
     "red": frozenset({"marks"}),
     "step": frozenset({"marks"}),
-    "codel": frozenset({"sojourn_s", "drop_state", "aqm_count", "aqm_drops", "marks"}),
-    "fq_codel": frozenset({"sojourn_s", "drop_state", "aqm_drops", "marks"}),
-    "pie": frozenset({"sojourn_s", "drop_prob", "aqm_drops", "marks"}),
+    "codel": frozenset({"sojourn_s", "drop_state", "aqm_count", "aqm_drops", "marks", "ce_marks"}),
+    "fq_codel": frozenset({"sojourn_s", "drop_state", "aqm_drops", "marks", "ce_marks"}),
+    "pie": frozenset({"sojourn_s", "drop_prob", "aqm_drops", "marks", "step_marks"}),
     "dualpi2": frozenset(
         {
             "sojourn_s",
