@@ -210,8 +210,7 @@ def test_the_capacity_steps_follow_the_schedule_and_the_trace() -> None:
 
 @requires_engine
 def test_the_throughput_figure_draws_the_traces_capacity_under_the_flows() -> None:
-    from ccsim.plots import throughput_figure
-    from ccsim.plots.capacity import add_capacity
+    from ccsim.plots import add_capacity, throughput_figure
 
     scenario = ccsim.Scenario.load(EXAMPLES / "cellular.toml", overrides={"duration": "2s"})
     results = ccsim.run(scenario)
@@ -220,3 +219,17 @@ def test_the_throughput_figure_draws_the_traces_capacity_under_the_flows() -> No
     capacity = lines["link capacity"].get_ydata()
     # 100 ms bins of the synthetic downlink: 12, 18, 24, 20 Mb/s ..., and the outage.
     assert max(capacity) == pytest.approx(24.0) and min(capacity) == 0.0
+
+
+@requires_engine
+def test_ccsim_plot_throughput_draws_the_capacity_of_a_changing_link(tmp_path: Path) -> None:
+    from ccsim.plots import run_figures
+
+    scenario = ccsim.Scenario.load(EXAMPLES / "cellular.toml", overrides={"duration": "2s"})
+    figure = run_figures(ccsim.run(scenario), ["throughput"])["throughput"]
+    assert "link capacity" in {line.get_label() for line in figure.axes[0].get_lines()}
+    fixed = ccsim.Scenario.load(
+        EXAMPLES / "dumbbell.toml", overrides={"duration": "2s", "trace.sample_interval": "100ms"}
+    )
+    figure = run_figures(ccsim.run(fixed), ["throughput"])["throughput"]
+    assert "link capacity" not in {line.get_label() for line in figure.axes[0].get_lines()}

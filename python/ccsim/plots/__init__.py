@@ -28,6 +28,7 @@ import pandas as pd
 
 from ccsim import metrics
 from ccsim.plots import palette
+from ccsim.plots.capacity import draw_capacity
 from ccsim.results import Results
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "STACK_STATE",
+    "add_capacity",
     "axis_label",
     "cdf_figure",
     "cwnd_figure",
@@ -484,6 +486,21 @@ DUALPI2_QUEUES = (("l", "L queue", palette.VERMILLION), ("c", "C queue", palette
 _LINK_STYLES = ("-", "--", ":", "-.")
 
 
+def add_capacity(figure: Figure, scenario: Any) -> Figure:
+    """The throughput figure of a run of ``scenario`` (a :class:`ccsim.Scenario`) with its
+    bottleneck's capacity drawn under the flows when it changes (a rate schedule or a trace:
+    :mod:`ccsim.plots.capacity`); the figure, for chaining:
+    ``add_capacity(throughput_figure(results.series, ...), results.scenario)``."""
+    axes = figure.axes[0]
+    _, x_scale = axis_label("t_s")
+    _, y_scale = axis_label("rate_bps")
+    interval = scenario.trace.sample_interval or None
+    topology = scenario.resolve()["topology"]
+    if draw_capacity(axes, topology, scenario.duration, interval, x_scale=x_scale, y_scale=y_scale):
+        outside_legend(axes)
+    return figure
+
+
 def dualpi2_links(queues: pd.DataFrame) -> list[int]:
     """The links of a ``queues`` series that run DualPI2 (that report their L queue)."""
     if "l_len_pkts" not in queues.columns:
@@ -752,8 +769,13 @@ def run_figures(results: Any, kinds: Sequence[str] | None = None) -> dict[str, F
             labels=labels,
             algorithms=algorithms,
         ),
-        "throughput": lambda: throughput_figure(
-            results.series, title=f"{name}: throughput", labels=labels, algorithms=algorithms
+        # A bottleneck whose rate changes (a schedule, a trace) has its capacity drawn under
+        # the flows' rates.
+        "throughput": lambda: add_capacity(
+            throughput_figure(
+                results.series, title=f"{name}: throughput", labels=labels, algorithms=algorithms
+            ),
+            results.scenario,
         ),
         "queue": lambda: queue_figure(
             results.queues,

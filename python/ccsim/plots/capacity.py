@@ -90,19 +90,18 @@ def draw_capacity(
     topology: Mapping[str, Any],
     until_ns: int,
     bin_ns: int | None = None,
+    *,
+    x_scale: float = 1.0,
+    y_scale: float = 1e-6,
     label: str = "link capacity",
 ) -> bool:
-    """Draw the bottleneck's capacity on a throughput figure's axes (time in the figure's
-    unit, rate in Mb/s as the flows' lines), as a grey step line under them, when it changes
-    during the run. Returns whether it drew anything."""
-    from ccsim.plots import axis_label, outside_legend
-
+    """Draw the bottleneck's capacity on a throughput figure's axes as a grey step line under
+    the flows, when it changes during the run: times in seconds times ``x_scale``, rates in b/s
+    times ``y_scale`` (the figure's units). Returns whether it drew anything."""
     link = bottleneck_link(topology)
     if not changes_rate(link):
         return False
     times, rates = capacity_steps(link, until_ns, bin_ns or DEFAULT_BIN_NS)
-    _, x_scale = axis_label("t_s")
-    _, y_scale = axis_label("rate_bps")
     axes.step(
         [t * x_scale for t in times],
         [r * y_scale for r in rates],
@@ -112,15 +111,4 @@ def draw_capacity(
         zorder=0,
         label=label,
     )
-    outside_legend(axes)
     return True
-
-
-def add_capacity(figure: Any, scenario: Any) -> Any:
-    """The throughput figure of a run of ``scenario`` (a :class:`ccsim.Scenario`) with its
-    bottleneck's capacity drawn under the flows, when it changes; the figure, for chaining:
-    ``add_capacity(throughput_figure(results.series, ...), results.scenario)``."""
-    interval = scenario.trace.sample_interval
-    topology = scenario.resolve()["topology"]
-    draw_capacity(figure.axes[0], topology, scenario.duration, interval or None)
-    return figure
