@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import pandas as pd
 
 from ccsim.plots import palette
 from ccsim.studies.evidence import ANY, CI_LEVEL, Bounds, Replicates
-from ccsim.studies.model import Settings, Study
+from ccsim.studies.model import Context, Settings, Study
 from ccsim.studies.tables import VALUE_COLUMNS
 
 __all__ = ["MAX_BAR_LABELS", "SERIES_COLUMNS", "figure_legend", "study_figure"]
@@ -218,3 +219,27 @@ def _bars(
     )
     ax.set_xlim(-0.7, len(labels) - 0.3)
     return handles
+
+
+def figure_target(c: Context, table: pd.DataFrame) -> tuple[Path, pd.DataFrame] | None:
+    """Where a study's own figure goes and the table rows it can draw (those with runs); None
+    when there is nothing to draw or no study directory."""
+    directory = c.study_directory()
+    ran = table[table["runs"] > 0]
+    if directory is None or not len(ran):
+        return None
+    return directory, ran
+
+
+def save_study_figure(
+    c: Context, figure: Any, axes: Sequence[Any], sid: str, title: str, directory: Path
+) -> Path:
+    """Save a study's own figure as ``<sid>-figures.png`` in its directory, the legend outside
+    the data and the title naming the settings it ran with; the report notes where."""
+    figure_legend(figure, axes, fontsize=9)
+    mode = "quick" if c.settings.quick else "full"
+    figure.suptitle(f"{sid}: {title} (ccsim, {c.settings.profile}, {mode})", fontsize=11)
+    path = directory / f"{sid}-figures.png"
+    figure.savefig(path, dpi=100)
+    c.notes.append(f"{sid}: figures {path}")
+    return path

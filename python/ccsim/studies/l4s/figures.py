@@ -5,14 +5,13 @@ Error bars are the 95 % intervals of the means."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ccsim.studies.core import Context
-from ccsim.studies.figures import interval_errors
+from ccsim.studies.figures import figure_target, interval_errors, save_study_figure
 from ccsim.studies.l4s.common import (
     C_DELAY,
     C_DROPS,
@@ -37,30 +36,9 @@ def _ratio_ticks(ax: Any) -> None:
     ax.minorticks_off()
 
 
-def _start(c: Context, table: pd.DataFrame) -> tuple[Path, pd.DataFrame] | None:
-    directory = c.study_directory()
-    ran = table[table["runs"] > 0]
-    if directory is None or not len(ran):
-        return None
-    return directory, ran
-
-
-def _finish(
-    c: Context, figure: Any, axes: list[Any], sid: str, title: str, directory: Path
-) -> None:
-    from ccsim.studies.figures import figure_legend
-
-    figure_legend(figure, axes, fontsize=9)
-    mode = "quick" if c.settings.quick else "full"
-    figure.suptitle(f"{sid}: {title} (ccsim, {c.settings.profile}, {mode})", fontsize=11)
-    path = directory / f"{sid}-figures.png"
-    figure.savefig(path, dpi=100)
-    c.notes.append(f"{sid}: figures {path}")
-
-
 def q1_figure(c: Context, table: pd.DataFrame) -> None:
     """The rate ratio, both queues' delays and the L marks / C drops against N."""
-    started = _start(c, table)
+    started = figure_target(c, table)
     if started is None:
         return
     directory, ran = started
@@ -108,14 +86,14 @@ def q1_figure(c: Context, table: pd.DataFrame) -> None:
     axes[0][1].axhline(1.0, color=palette.NEUTRAL, ls=":")
     axes[1][0].axhspan(12.0, 18.0, color=palette.NEUTRAL, alpha=0.12)
     axes[1][0].axhline(15.0, color=palette.NEUTRAL, ls=":")
-    _finish(
+    save_study_figure(
         c, figure, list(axes.flat), "Q1", "a scalable flow against N CUBIC in DualPI2", directory
     )
 
 
 def q2_figure(c: Context, table: pd.DataFrame) -> None:
     """The rate ratio L/C per queue, one group of bars per queue, a bar per configuration."""
-    started = _start(c, table)
+    started = figure_target(c, table)
     if started is None:
         return
     directory, ran = started
@@ -149,12 +127,14 @@ def q2_figure(c: Context, table: pd.DataFrame) -> None:
     ax.set_xticks(np.arange(len(queues)), queues)
     ax.set_ylabel("per-flow rate ratio L/C (1 CUBIC flow)")
     ax.grid(alpha=0.3, axis="y", which="both")
-    _finish(c, figure, [ax], "Q2", "a scalable flow against a CUBIC flow per queue", directory)
+    save_study_figure(
+        c, figure, [ax], "Q2", "a scalable flow against a CUBIC flow per queue", directory
+    )
 
 
 def q3_figure(c: Context, table: pd.DataFrame, rtts_ms: tuple[float, ...]) -> None:
     """Each flow's goodput against its RTT, a line per configuration."""
-    started = _start(c, table)
+    started = figure_target(c, table)
     if started is None:
         return
     directory, ran = started
@@ -190,4 +170,4 @@ def q3_figure(c: Context, table: pd.DataFrame, rtts_ms: tuple[float, ...]) -> No
     ax.set_xlabel("base RTT, ms (dotted: Prague's 25 ms target)")
     ax.set_ylabel("goodput, Mb/s")
     ax.grid(alpha=0.3, which="both")
-    _finish(c, figure, [ax], "Q3", "five scalable flows of 5-100 ms, 100 Mb/s", directory)
+    save_study_figure(c, figure, [ax], "Q3", "five scalable flows of 5-100 ms, 100 Mb/s", directory)

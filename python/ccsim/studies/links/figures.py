@@ -6,38 +6,21 @@ and drain times with their intervals."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from ccsim.studies.core import Context
-from ccsim.studies.figures import figure_legend, interval_errors
+from ccsim.studies.figures import figure_target, interval_errors, save_study_figure
 from ccsim.studies.links.common import DRAIN_TIME, P95_DELAY, RAMP_TIME, THROUGHPUT
 from ccsim.studies.links.step_run import StepRun
 from ccsim.studies.links.workload import C2_SAMPLE_S, RAMP_WINDOW_S
 
 
-def _ran(c: Context, table: pd.DataFrame) -> tuple[Path, pd.DataFrame] | None:
-    directory = c.study_directory()
-    ran = table[table["runs"] > 0]
-    return None if directory is None or not len(ran) else (directory, ran)
-
-
-def _save(c: Context, figure: Any, axes: Sequence[Any], sid: str, title: str, where: Path) -> None:
-    figure_legend(figure, axes, fontsize=9)
-    mode = "quick" if c.settings.quick else "full"
-    figure.suptitle(f"{sid}: {title} (ccsim, {c.settings.profile}, {mode})", fontsize=11)
-    path = where / f"{sid}-figures.png"
-    figure.savefig(path, dpi=100)
-    c.notes.append(f"{sid}: figures {path}")
-
-
 def c1_figure(c: Context, table: pd.DataFrame) -> None:
     """Throughput against p95 one-way delay, a point per algorithm, a panel per trace."""
-    found = _ran(c, table)
+    found = figure_target(c, table)
     if found is None:
         return
     directory, ran = found
@@ -82,12 +65,14 @@ def c1_figure(c: Context, table: pd.DataFrame) -> None:
         ax.set_ylabel("average throughput, Mb/s")
         ax.set_title(f"trace {name}", fontsize=10)
         ax.grid(alpha=0.3, which="both")
-    _save(c, figure, list(axes), "C1", "one flow at a time over a cellular trace", directory)
+    save_study_figure(
+        c, figure, list(axes), "C1", "one flow at a time over a cellular trace", directory
+    )
 
 
 def c2_figure(c: Context, table: pd.DataFrame, shown: Mapping[str, StepRun]) -> None:
     """Seed one's rate and queue against time, and the ramp-up and drain times per algorithm."""
-    found = _ran(c, table)
+    found = figure_target(c, table)
     if found is None:
         return
     directory, ran = found
@@ -137,4 +122,4 @@ def c2_figure(c: Context, table: pd.DataFrame, shown: Mapping[str, StepRun]) -> 
         ax.set_xticks(x, algorithms)
         ax.set_ylabel(f"{metric.removesuffix(' s')}, s")
         ax.grid(alpha=0.3, axis="y")
-    _save(c, figure, [rate_ax], "C2", "a rate step 100 -> 20 -> 100 Mb/s", directory)
+    save_study_figure(c, figure, [rate_ax], "C2", "a rate step 100 -> 20 -> 100 Mb/s", directory)
