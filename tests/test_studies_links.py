@@ -246,3 +246,9 @@ def test_c2_quick(out: Path) -> None:
     low = table[table["metric"] == "utilization at the low rate"]["ours"]
     assert (low > 0.8).all()
     assert [len(v.checks) for v in report.verdicts] == [2, 1, 1, 3, 2]
+
+
+def test_the_packaged_synthetic_trace_is_the_examples_one() -> None:
+    examples = Path(__file__).resolve().parents[1] / "examples" / "traces"
+    for name in ("synthetic-cellular.down", "synthetic-cellular.up"):
+        assert (default_trace_directory() / name).read_bytes() == (examples / name).read_bytes()

@@ -3,7 +3,7 @@
 * C1: CUBIC, BBR, BBRv3, Vegas and FAST, one flow at a time, over a cellular link replaying a
   Mahimahi-format trace: throughput against the 95th percentile of the one-way delay, the
   Pantheon-style figure. The traces come from a directory (``$CCSIM_CELLULAR_TRACES``; unset,
-  the synthetic trace of examples/traces/).
+  the synthetic trace shipped with the package, as examples/traces/ holds it).
 * C2: the changing-bandwidth test of the TCP evaluation suite, 100 -> 20 -> 100 Mb/s with a rate
   schedule: the time to 90 % after the step up, the queue peak and the time to drain after the
   step down, for CUBIC, Reno, BBR, BBRv3 and Vegas.

@@ -65,13 +65,15 @@ C2_ALGORITHMS = (CUBIC, RENO, BBR, BBR3, VEGAS_CC)
 # ---- C1: where the traces come from ---------------------------------------------------------------
 
 #: The setting that points C1 at a directory of traces (every ``NAME.down`` in it, with
-#: ``NAME.up`` for the ACKs when present); unset: the synthetic trace of examples/traces/.
+#: ``NAME.up`` for the ACKs when present); unset: the synthetic trace shipped with the package
+#: (the same files as examples/traces/, which examples/cellular.toml replays).
 TRACES_SETTING = "CCSIM_CELLULAR_TRACES"
 
 
 def default_trace_directory() -> Path:
-    """examples/traces/ of the source tree this package sits in."""
-    return Path(__file__).resolve().parents[4] / "examples" / "traces"
+    """The synthetic trace installed with the package, so that C1 runs wherever ccsim is
+    installed (examples/traces/ is in the source tree only)."""
+    return Path(__file__).resolve().parent / "traces"
 
 
 def trace_directory() -> Path:

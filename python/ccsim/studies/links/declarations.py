@@ -56,7 +56,7 @@ C1 = Study(
     "one-way delay (CUBIC, BBR, BBRv3, Vegas, FAST)",
     source=f"{SPROUT}; {PANTHEON}; {VERUS}; {ALFREDSSON}",
     setup=f"a dumbbell whose bottleneck replays a Mahimahi-format trace (each .down file of "
-    f"${TRACES_SETTING}, its .up file on the ACKs' direction; unset: examples/traces/"
+    f"${TRACES_SETTING}, its .up file on the ACKs' direction; unset: the package's copy of examples/traces/"
     f"synthetic-cellular), {C1_BUFFER_PKTS}-packet drop-tail buffer, base RTT {C1_RTT}; "
     f"one flow of {', '.join(C1_ALGORITHMS)} at a time; its throughput and the 95th "
     "percentile of its segments' one-way delay",
