@@ -42,7 +42,8 @@ def test_report_card_holds_the_summary(cubic) -> None:
     html = (cubic.directory / "report.html").read_text()
     assert f"v{BATTERY_VERSION}" in html
     assert 'data-table="summary"' in html
-    assert html.count("data:image/png") == 6  # one per test, two for rate-step
+    # One per test, two for intra-fairness (goodput against RTT, Jain's index) and rate-step.
+    assert html.count("data:image/png") == 8
     for test in TESTS:
         assert f'id="{test}"' in html
     assert "fills" in html and "Mathis" in html and "against reno" in html
@@ -86,19 +87,21 @@ def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
     from ccsim.evaluate import evaluate
 
     path = EXAMPLES / "python_cc" / "reno.py"
-    # Without baselines: the battery's runs of ALG alone (no inter-protocol test).
-    result = evaluate(f"{path}:Reno", against=[], quick=True, out=tmp_path, workers=1)
+    # Without baselines (ALG's runs alone), and two of the tests: one flow and two.
+    result = evaluate(
+        f"{path}:Reno",
+        against=[],
+        quick=True,
+        out=tmp_path,
+        workers=1,
+        tests=["single-flow", "convergence"],
+    )
     assert not result.failures
     assert result.alg.cc == "reno:Reno"
     scenario = tomllib.loads((tmp_path / "scenarios" / "single-flow.alg.toml").read_text())
     assert scenario["scenario"]["flows"][0]["cc"] == "reno:Reno"
     assert (tmp_path / "report.html").is_file()
-    assert {r.test for r in result.summary} == {
-        "single-flow",
-        "random-loss",
-        "intra-fairness",
-        "rate-step",
-    }
+    assert {r.test for r in result.summary} == {"single-flow", "convergence"}
 
 
 @pytest.mark.parametrize(
@@ -155,9 +158,14 @@ def test_dask_scheduler_gives_the_same_numbers(cubic, tmp_path: Path) -> None:
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:
-        # ALG alone (no baselines): its runs are the fixture's runs of ALG, made elsewhere.
+        # ALG alone (no baselines), two tests: their runs are the fixture's runs, made elsewhere.
         result = evaluate(
-            "cubic", against=[], quick=True, out=tmp_path, scheduler=cluster.scheduler_address
+            "cubic",
+            against=[],
+            quick=True,
+            out=tmp_path,
+            scheduler=cluster.scheduler_address,
+            tests=["single-flow", "random-loss"],
         )
     assert not result.failures and result.ran == result.runs
     local = {(r.test, r.metric, r.condition): r.value.values for r in cubic.summary}
@@ -196,3 +204,43 @@ def test_reading_of_a_paired_difference(differences: tuple[float, ...], reading:
     row = SummaryRow("single-flow", "utilization", "buffer 1 BDP", 1.0, Quantity(), ())
     difference = Quantity(dict(enumerate(differences, start=1)))
     assert _against(row, difference, "cubic") == reading
+
+
+def test_unknown_test_is_refused(tmp_path: Path) -> None:
+    from ccsim.errors import ScenarioError
+    from ccsim.evaluate import evaluate
+
+    with pytest.raises(ScenarioError, match="no test 'nosuch' in the battery"):
+        evaluate("cubic", quick=True, out=tmp_path / "out", tests=["nosuch"])
+    assert not (tmp_path / "out").exists()
+
+
+def test_convergence_time_from_windows() -> None:
+    import numpy as np
+    import pandas as pd
+    from ccsim.evaluate.analysis import convergence_time
+
+    # Two flows sampled every 10 ms from a join at 10 s to 30 s: the second gets a tenth of the
+    # first's rate until 14 s, then as much. Jain's index over a 1 s window is 0.88 with 0.6 s
+    # of the unfair part in it (from 13.4 s), 0.92 with 0.5 s (from 13.5 s), and more after.
+    t = np.round(np.arange(10.01, 30.0001, 0.01), 2)
+    second = np.where(t <= 14.0, 1e6, 10e6)
+    frame = pd.DataFrame(
+        {
+            "t_s": np.concatenate([t, t]),
+            "flow": [0] * len(t) + [1] * len(t),
+            "rate_bps": np.concatenate([np.full(len(t), 10e6), second]),
+        }
+    )
+    assert convergence_time(frame, 10.0, 30.0) == pytest.approx(3.5)
+    # Never fair: the whole span to the last window's start, a lower bound.
+    frame.loc[frame["flow"] == 1, "rate_bps"] = 1e6
+    assert convergence_time(frame, 10.0, 30.0) == pytest.approx(19.0)
+
+
+def test_rtt_exponent() -> None:
+    from ccsim.evaluate.analysis import rtt_exponent
+
+    rtts = [10, 50, 100, 200]
+    assert rtt_exponent(rtts, [1e6 * 100 / r for r in rtts]) == pytest.approx(-1.0)
+    assert rtt_exponent(rtts, [5e6] * 4) == pytest.approx(0.0, abs=1e-12)

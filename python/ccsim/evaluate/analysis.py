@@ -9,6 +9,7 @@ less noise than the two means apart).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +18,17 @@ import numpy as np
 import pandas as pd
 
 from ccsim.evaluate.battery import (
+    CONVERGENCE_JAIN,
+    CONVERGENCE_STEP_S,
+    CONVERGENCE_WINDOW_S,
+    FAIRNESS_RTTS_MS,
     RATE_BPS,
     RTT_S,
     STEP_HIGH_BPS,
     STEP_LOW_BPS,
     Measurement,
     TestSweep,
+    join_time,
     mathis_bps,
     step_times,
 )
@@ -48,7 +54,9 @@ METRICS: dict[str, Metric] = {
     "goodput": Metric("Mb/s", NONNEGATIVE, "{:.2f}"),
     "goodput / Mathis": Metric("", NONNEGATIVE, "{:.2f}"),
     "Jain index": Metric("", UNIT, "{:.3f}"),
-    "10 ms / 100 ms goodput": Metric("", NONNEGATIVE, "{:.2f}"),
+    "RTT exponent": Metric("", (-math.inf, math.inf), "{:.2f}"),
+    "10 ms / 200 ms goodput": Metric("", NONNEGATIVE, "{:.2f}"),
+    "convergence time": Metric("s", NONNEGATIVE, "{:.1f}"),
     "share": Metric("%", (0.0, 100.0), "{:.1f}"),
     "time to 90% utilization": Metric("s", NONNEGATIVE, "{:.2f}"),
     "queue peak": Metric("ms", NONNEGATIVE, "{:.0f}"),
@@ -57,6 +65,9 @@ METRICS: dict[str, Metric] = {
 #: The rate-step test smooths each flow's sampled goodput over this many samples (100 ms)
 #: before asking when it reaches 90% of the link.
 SMOOTHING_SAMPLES = 10
+
+RTT_CONDITION = "RTT 10, 50, 100, 200 ms"
+RTT_RATIO = "10 ms / 200 ms goodput"
 
 _QUEUE_NAMES = {"droptail": "DropTail 1 BDP", "fq_codel": "FQ-CoDel"}
 
@@ -98,13 +109,23 @@ def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> l
             n = int(params["flow_count"])
             return [m("Jain index", f"{n} flows", jain_index(flows["goodput_bps"]), n)]
         by_label = flows.groupby("label")["goodput_bps"].sum()
-        short, long_ = float(by_label["rtt10ms"]), float(by_label["rtt100ms"])
-        condition = "RTT 10 vs 100 ms"
+        goodputs = [float(by_label[f"rtt{ms}ms"]) for ms in FAIRNESS_RTTS_MS]
+        short, long_ = goodputs[0], goodputs[-1]
+        condition = RTT_CONDITION
         ratio = short / long_ if long_ > 0 else float("nan")
         return [
-            m("Jain index", condition, jain_index([short, long_]), 100),
-            m("10 ms / 100 ms goodput", condition, ratio, 100),
+            *(
+                m("goodput", f"RTT {ms} ms", g / 1e6, ms)
+                for ms, g in zip(FAIRNESS_RTTS_MS, goodputs, strict=True)
+            ),
+            m("Jain index", condition, jain_index(goodputs), 100),
+            m(RTT_RATIO, condition, ratio, 100),
+            m("RTT exponent", condition, rtt_exponent(FAIRNESS_RTTS_MS, goodputs), 100),
         ]
+    if test == "convergence":
+        duration = float(results.summary["duration_s"])
+        time = convergence_time(results.series, join_time(duration), duration)
+        return [m("convergence time", "second flow joins", time, 0)]
     if test == "inter-protocol":
         assert sweep.opponent is not None
         by_label = flows.groupby("label")["goodput_bps"].sum()
@@ -128,6 +149,44 @@ def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> l
             m("queue peak", "after the step down to 20 Mb/s", peak_ms, 1),
         ]
     raise ValueError(f"no measurements for test {test!r}")
+
+
+def rtt_exponent(rtts_ms: Sequence[float], goodputs: Sequence[float]) -> float:
+    """The slope of log goodput against log RTT, fitted by least squares: goodput grows as
+    RTT to this power (0: RTT-fair; -1: goodput inversely proportional to RTT). A flow with no
+    goodput counts as 1 kb/s, so that its logarithm is finite."""
+    x = np.log(np.asarray(rtts_ms, dtype=float))
+    y = np.log(np.maximum(np.asarray(goodputs, dtype=float), 1e3))
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def convergence_time(series: pd.DataFrame, join: float, end: float) -> float:
+    """Seconds from ``join`` until Jain's index of the flows' goodputs, over every window of
+    :data:`CONVERGENCE_WINDOW_S` starting on a :data:`CONVERGENCE_STEP_S` grid from then to the
+    run's end, stays at least :data:`CONVERGENCE_JAIN`; when the last window is below it, the
+    whole span from ``join`` to that window's start (a lower bound)."""
+    rates = series[series["t_s"] > join].pivot_table(
+        index="t_s", columns="flow", values="rate_bps", aggfunc="sum", fill_value=0.0
+    )
+    starts = np.arange(join, end - CONVERGENCE_WINDOW_S + 1e-9, CONVERGENCE_STEP_S)
+    if rates.shape[1] < 2 or not len(starts):
+        return max(end - CONVERGENCE_WINDOW_S - join, 0.0)
+    times = rates.index.to_numpy(dtype=float)
+    values = rates.to_numpy(dtype=float)
+    # Cumulative sums give each window's mean rate per flow in one subtraction.
+    cumulative = np.vstack([np.zeros(values.shape[1]), np.cumsum(values, axis=0)])
+    low = np.searchsorted(times, starts, side="right")
+    high = np.searchsorted(times, starts + CONVERGENCE_WINDOW_S, side="right")
+    sums = cumulative[high] - cumulative[low]
+    squares = (sums**2).sum(axis=1)
+    jain = np.where(squares > 0, sums.sum(axis=1) ** 2 / (sums.shape[1] * squares), 0.0)
+    below = np.flatnonzero(jain < CONVERGENCE_JAIN)
+    if not len(below):
+        return 0.0
+    last = int(below[-1])
+    if last == len(starts) - 1:
+        return float(starts[last] - join)
+    return float(starts[last + 1] - join)
 
 
 def _time_to(goodput: pd.Series, start: float, end: float) -> float:

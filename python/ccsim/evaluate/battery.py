@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 #: The battery's version, printed in every report card and summary.
-BATTERY_VERSION = "1"
+BATTERY_VERSION = "2"
 
 #: Tests' simulated durations are multiplied by this (tests of ccsim itself shorten runs with it;
 #: a report made with any other value says so).
@@ -181,6 +181,12 @@ def _random_loss(
     return [TestSweep("random-loss", subject, _role(alg, subject), sweep)]
 
 
+#: The fairness test's flow counts.
+FLOW_COUNTS = (2, 8, 16)
+#: The RTT-fairness flows' base RTTs (ms), all through one bottleneck at once.
+FAIRNESS_RTTS_MS = (10, 50, 100, 200)
+
+
 def _intra_fairness(
     alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan
 ) -> list[TestSweep]:
@@ -189,19 +195,47 @@ def _intra_fairness(
     # Starts spread over the first second, so that the flows do not start in one phase.
     flows = [subject.flow(rtt=RTT, mss=MSS, count=2, start_jitter="1s")]
     scenario = _base("intra-fairness", duration, flows)
-    axes = {"flows.0.count": {"name": "flow_count", "values": [2, 8]}}
+    axes = {"flows.0.count": {"name": "flow_count", "values": list(FLOW_COUNTS)}}
     together = _sweep(f"intra-fairness.{role}", scenario, plan, axes)
     rtts = [
-        subject.flow(label="rtt10ms", rtt="10ms", mss=MSS, start_jitter="1s"),
-        subject.flow(label="rtt100ms", rtt="100ms", mss=MSS, start_jitter="1s"),
+        subject.flow(label=f"rtt{ms}ms", rtt=f"{ms}ms", mss=MSS, start_jitter="1s")
+        for ms in FAIRNESS_RTTS_MS
     ]
-    # The buffer is one BDP of the longer path's RTT, as a router sized for it would be.
+    # The buffer is one BDP of a 100 ms path, as a router sized for the middle of the range.
     rtt_scenario = _base("rtt-fairness", duration, rtts, bdp_rtt="100ms", bottleneck_delay="2ms")
     rtt_sweep = _sweep(f"rtt-fairness.{role}", rtt_scenario, plan, {})
     return [
         TestSweep("intra-fairness", subject, role, together, warmup_s=duration / 4),
         TestSweep("intra-fairness", subject, role, rtt_sweep, warmup_s=duration / 4),
     ]
+
+
+#: The convergence test's windows: Jain's index of the two flows' goodputs over each window of
+#: this length, the windows starting every step.
+CONVERGENCE_WINDOW_S = 1.0
+CONVERGENCE_STEP_S = 0.1
+#: The index the windows must keep from the convergence time on.
+CONVERGENCE_JAIN = 0.9
+
+
+def join_time(duration_s: float) -> float:
+    """When the convergence test's second flow starts."""
+    return duration_s / 3
+
+
+def _convergence(
+    alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan
+) -> list[TestSweep]:
+    role = _role(alg, subject)
+    duration = plan.seconds(30, 60)
+    flows = [
+        subject.flow(label="first", rtt=RTT, mss=MSS),
+        subject.flow(label="second", rtt=RTT, mss=MSS, start=f"{join_time(duration):g}s"),
+    ]
+    scenario = _base("convergence", duration, flows)
+    scenario["trace"] = {"sample_interval": "10ms"}
+    sweep = _sweep(f"convergence.{role}", scenario, plan, {})
+    return [TestSweep("convergence", subject, role, sweep)]
 
 
 def _inter_protocol(
@@ -286,10 +320,20 @@ TESTS: dict[str, Test] = {
         Test(
             "intra-fairness",
             "Fairness among flows of the algorithm, and across RTTs",
-            "Do flows of the same algorithm share equally (2 and 8 flows), and how much more does "
-            "a 10 ms flow get than a 100 ms one?",
+            "Do flows of the same algorithm share equally (2, 8 and 16 flows), and how does the "
+            "goodput of flows at 10, 50, 100 and 200 ms of RTT through one bottleneck depend on "
+            "their RTT?",
             "draft-irtf-iccrg-tcpeval, intra-protocol and RTT fairness",
             _intra_fairness,
+        ),
+        Test(
+            "convergence",
+            "Convergence of a second flow",
+            "A flow of the algorithm runs alone; a second one joins at a third of the run. How "
+            "long until the two share fairly, Jain's index over every 1 s window from then on at "
+            "least 0.9?",
+            "draft-irtf-iccrg-tcpeval, intra-protocol fairness (convergence times)",
+            _convergence,
         ),
         Test(
             "inter-protocol",

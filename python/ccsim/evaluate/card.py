@@ -9,8 +9,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ccsim.evaluate.analysis import METRICS, SummaryRow
-from ccsim.evaluate.battery import BATTERY_VERSION, LOSSES_FULL, TESTS, mathis_bps
+from ccsim.evaluate.analysis import METRICS, RTT_CONDITION, RTT_RATIO, SummaryRow
+from ccsim.evaluate.battery import (
+    BATTERY_VERSION,
+    CONVERGENCE_JAIN,
+    CONVERGENCE_WINDOW_S,
+    LOSSES_FULL,
+    TESTS,
+    join_time,
+    mathis_bps,
+)
 from ccsim.evaluate.model import Evaluation
 from ccsim.report.markup import (
     bullet_list,
@@ -135,12 +143,44 @@ def readings(evaluation: Evaluation) -> list[str]:
             f"{ratio.value.mean:.1f} times the Mathis rate ({mathis_bps(1e-3) / 1e6:.1f} Mb/s)."
         )
     eight = _find(rows, "intra-fairness", "Jain index", "8 flows")
-    rtt = _find(rows, "intra-fairness", "10 ms / 100 ms goodput", "RTT 10 vs 100 ms")
+    sixteen = _find(rows, "intra-fairness", "Jain index", "16 flows")
+    exponent = _find(rows, "intra-fairness", "RTT exponent", RTT_CONDITION)
+    rtt = _find(rows, "intra-fairness", RTT_RATIO, RTT_CONDITION)
     if eight and eight.value.has_data:
         text = f"Eight flows of {name} reach a Jain index of {eight.value.mean:.2f}"
+        if sixteen and sixteen.value.has_data:
+            text += f", sixteen {sixteen.value.mean:.2f}"
+        if exponent and exponent.value.has_data:
+            text += (
+                f"; across RTTs of 10-200 ms its goodput goes as RTT to the power "
+                f"{shown(exponent.value, 'RTT exponent')} (0 is RTT-fair)"
+            )
         if rtt and rtt.value.has_data:
-            text += f"; a 10 ms flow gets {rtt.value.mean:.1f} times a 100 ms flow's goodput"
+            text += f", a 10 ms flow getting {rtt.value.mean:.1f} times a 200 ms flow's goodput"
         out.append(text + ".")
+    converged = _find(rows, "convergence", "convergence time", "second flow joins")
+    if converged and converged.value.has_data:
+        longest = _convergence_span(evaluation)
+        censored = sum(v >= longest - 1e-6 for v in converged.value.values.values())
+        window = f"{CONVERGENCE_WINDOW_S:g} s"
+        if censored == converged.value.n:
+            out.append(
+                f"A second {name} flow joining a running one does not reach a fair share (Jain "
+                f"index >= {CONVERGENCE_JAIN:g} over every {window} window from then on) within "
+                f"the {longest:.0f} s measured."
+            )
+        else:
+            text = (
+                f"A second {name} flow joining a running one shares fairly (Jain index >= "
+                f"{CONVERGENCE_JAIN:g} over every {window} window from then on) after "
+                f"{shown(converged.value, 'convergence time')} s"
+            )
+            if censored:
+                text += (
+                    f" (in {censored} of {converged.value.n} seeds not within the "
+                    f"{longest:.0f} s measured: a lower bound)"
+                )
+            out.append(text + ".")
     shares = []
     for row in rows:
         if row.test == "inter-protocol" and row.value.has_data:
@@ -158,6 +198,12 @@ def readings(evaluation: Evaluation) -> list[str]:
     if shares:
         out.append(f"One {name} flow takes " + ", ".join(shares) + " (50% is an even share).")
     return out
+
+
+def _convergence_span(evaluation: Evaluation) -> float:
+    """The longest convergence time the test can measure: from the join to the last window."""
+    duration = evaluation.plan.seconds(30, 60)
+    return duration - join_time(duration) - CONVERGENCE_WINDOW_S
 
 
 def write_csv(evaluation: Evaluation, path: Path) -> None:
@@ -230,7 +276,7 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
     ):
         lines("single-flow", metric, ax, log_x=True)
         ax.set_xlabel("buffer (BDP)")
-    axes[0].legend()
+    _legend(axes[0])
     out["single-flow"] = [("single-flow", png_of(figure))]
     plt.close(figure)
 
@@ -240,12 +286,21 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
     ax.plot(losses, [mathis_bps(p) / 1e6 for p in losses], "k--", label="Mathis (C = 0.87)")
     ax.set_yscale("log")
     ax.set_xlabel("random loss rate")
-    ax.legend()
+    _legend(ax)
     out["random-loss"] = [("random-loss", png_of(figure))]
+    plt.close(figure)
+
+    figure, ax = plt.subplots(figsize=(6, 4))
+    lines("intra-fairness", "goodput", ax, log_x=True)
+    ax.set_yscale("log")
+    ax.set_xlabel("base RTT (ms), four flows through one bottleneck")
+    _legend(ax)
+    out["intra-fairness"] = [("rtt-fairness", png_of(figure))]
     plt.close(figure)
 
     bars = [
         ("intra-fairness", "Jain index"),
+        ("convergence", "convergence time"),
         ("inter-protocol", "share"),
         ("rate-step", "time to 90% utilization"),
         ("rate-step", "queue peak"),
@@ -280,6 +335,12 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
         out.setdefault(test, []).append((f"{test}-{metric}", png_of(figure)))
         plt.close(figure)
     return out
+
+
+def _legend(ax: Any) -> None:
+    # A test left out of the run (evaluate's ``tests``) leaves its axes empty.
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
 
 
 def _image(name: str, png: bytes) -> str:

@@ -82,12 +82,14 @@ def evaluate(
     scheduler: Any = None,
     progress: bool = False,
     command: str | None = None,
+    tests: Sequence[str] | None = None,
 ) -> Evaluation:
     """Run the battery for ``alg`` (and ``against``, its baselines) and write the report card.
 
     Every sweep is checked before anything is written: an unknown algorithm or a bad parameter
     raises :class:`ScenarioError` and leaves no directory behind. Runs already in ``out``
     (default ``results/evaluate/<ALG>``, ``-quick`` for a quick run) are not run again.
+    ``tests`` runs only the battery's tests of those names (all when None).
     """
     started = time.perf_counter()
     subject, directory = parse_algorithm(alg, params)
@@ -95,7 +97,10 @@ def evaluate(
     if len({b.name for b in baselines}) != len(baselines):
         raise ScenarioError(f"--against {','.join(against)}: a baseline is named twice")
     plan = Plan(quick, QUICK_SEEDS if quick else FULL_SEEDS, time_scale=battery_module.TIME_SCALE)
-    sweeps = battery(subject, baselines, plan)
+    unknown = sorted(set(tests or ()) - set(TESTS))
+    if unknown:
+        raise ScenarioError(f"no test {unknown[0]!r} in the battery; its tests: {', '.join(TESTS)}")
+    sweeps = [s for s in battery(subject, baselines, plan) if tests is None or s.test in tests]
 
     def beside() -> AbstractContextManager[None]:
         return pycc.modules_beside(directory) if directory is not None else nullcontext()
