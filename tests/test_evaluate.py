@@ -32,7 +32,7 @@ def cubic(tmp_path_factory: pytest.TempPathFactory, short_runs: object) -> objec
     from ccsim.evaluate import evaluate
 
     out = tmp_path_factory.mktemp("evaluate") / "cubic"
-    return evaluate("cubic", against=["reno"], quick=True, out=out, workers=1, command="x")
+    return evaluate("cubic", against=["reno"], quick=True, out=out, workers=2, command="x")
 
 
 def test_report_card_holds_the_summary(cubic) -> None:
@@ -42,11 +42,13 @@ def test_report_card_holds_the_summary(cubic) -> None:
     html = (cubic.directory / "report.html").read_text()
     assert f"v{BATTERY_VERSION}" in html
     assert 'data-table="summary"' in html
-    # One per test, two for intra-fairness (goodput against RTT, Jain's index) and rate-step.
-    assert html.count("data:image/png") == 8
+    # One per test, two for intra-fairness (goodput against RTT, Jain's index) and rate-step,
+    # three for inter-protocol (share, and harm to goodput and to delay).
+    assert html.count("data:image/png") == 10
     for test in TESTS:
         assert f'id="{test}"' in html
     assert "fills" in html and "Mathis" in html and "against reno" in html
+    assert "DualPI2, against reno" in html and "cubic costs reno" in html
     text = (cubic.directory / "summary.csv").read_text()
     rows = list(csv.DictReader(text.splitlines()))
     assert {r["test"] for r in rows} == set(TESTS)
@@ -244,3 +246,33 @@ def test_rtt_exponent() -> None:
     rtts = [10, 50, 100, 200]
     assert rtt_exponent(rtts, [1e6 * 100 / r for r in rtts]) == pytest.approx(-1.0)
     assert rtt_exponent(rtts, [5e6] * 4) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_harm_in_both_directions() -> None:
+    from ccsim.evaluate.analysis import derive_harm
+    from ccsim.evaluate.battery import Measurement
+
+    def raw(metric: str, role: str, opponent: str, value: float) -> Measurement:
+        return Measurement("inter-protocol", metric, f"droptail vs {opponent}", role, 1, value)
+
+    measurements = [
+        # reno against reno: 20 Mb/s at 60 ms; against ALG: 10 Mb/s at 80 ms.
+        raw("_opponent goodput", "reno", "reno", 20e6),
+        raw("_opponent RTT", "reno", "reno", 0.060),
+        raw("_opponent goodput", "alg", "reno", 10e6),
+        raw("_opponent RTT", "alg", "reno", 0.080),
+        # ALG against itself: 25 Mb/s at 50 ms; against reno: 30 Mb/s at 80 ms.
+        raw("_subject goodput", "alg", "alg", 25e6),
+        raw("_subject RTT", "alg", "alg", 0.050),
+        raw("_subject goodput", "alg", "reno", 30e6),
+        raw("_subject RTT", "alg", "reno", 0.080),
+    ]
+    harm = {(m.metric, m.condition): m.value for m in derive_harm(measurements, ["reno"])}
+    assert harm == pytest.approx(
+        {
+            ("throughput harm", "DropTail 1 BDP, to reno"): 50.0,  # (20 - 10) / 20
+            ("delay harm", "DropTail 1 BDP, to reno"): 25.0,  # (80 - 60) / 80
+            ("throughput harm", "DropTail 1 BDP, from reno"): -20.0,  # (25 - 30) / 25: a gain
+            ("delay harm", "DropTail 1 BDP, from reno"): 37.5,  # (80 - 50) / 80
+        }
+    )

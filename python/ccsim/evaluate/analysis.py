@@ -22,6 +22,7 @@ from ccsim.evaluate.battery import (
     CONVERGENCE_STEP_S,
     CONVERGENCE_WINDOW_S,
     FAIRNESS_RTTS_MS,
+    INTER_QUEUES,
     RATE_BPS,
     RTT_S,
     STEP_HIGH_BPS,
@@ -36,7 +37,7 @@ from ccsim.metrics import jain_index
 from ccsim.results import Results
 from ccsim.studies.evidence import NONNEGATIVE, UNIT, Bounds, Quantity
 
-__all__ = ["METRICS", "Comparison", "SummaryRow", "measure_run", "summarise"]
+__all__ = ["METRICS", "Comparison", "SummaryRow", "derive_harm", "measure_run", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ METRICS: dict[str, Metric] = {
     "10 ms / 200 ms goodput": Metric("", NONNEGATIVE, "{:.2f}"),
     "convergence time": Metric("s", NONNEGATIVE, "{:.1f}"),
     "share": Metric("%", (0.0, 100.0), "{:.1f}"),
+    "throughput harm": Metric("%", (-math.inf, 100.0), "{:.1f}"),
+    "delay harm": Metric("%", (-math.inf, 100.0), "{:.1f}"),
     "time to 90% utilization": Metric("s", NONNEGATIVE, "{:.2f}"),
     "queue peak": Metric("ms", NONNEGATIVE, "{:.0f}"),
 }
@@ -69,7 +72,72 @@ SMOOTHING_SAMPLES = 10
 RTT_CONDITION = "RTT 10, 50, 100, 200 ms"
 RTT_RATIO = "10 ms / 200 ms goodput"
 
-_QUEUE_NAMES = {"droptail": "DropTail 1 BDP", "fq_codel": "FQ-CoDel"}
+_QUEUE_NAMES = {"droptail": "DropTail 1 BDP", "fq_codel": "FQ-CoDel", "dualpi2": "DualPI2"}
+
+
+def queue_name(queue: str) -> str:
+    return _QUEUE_NAMES.get(queue, queue)
+
+
+def derive_harm(measurements: Sequence[Measurement], baselines: Sequence[str]) -> list[Measurement]:
+    """Harm in both directions (Ware et al., HotNets 2019), per queue, baseline and seed, from
+    the inter-protocol runs' raw goodputs and RTTs: ALG's harm to a baseline B compares B's
+    flow against ALG with B's flow against B (the opponent flow in both runs: the same start
+    under the same seed); B's harm to ALG compares ALG's flow against B with ALG's against ALG
+    (the subject flow in both). Goodput is more-is-better, harm = (x - y) / x; RTT is
+    less-is-better, harm = (y - x) / y; x is the reference (against itself), y against the other
+    algorithm. In percent; negative when the other algorithm helps."""
+    raw: dict[tuple[str, str, str, int], float] = {}
+    queues: dict[str, float] = {}
+    for m in measurements:
+        if m.test == "inter-protocol" and m.metric.startswith("_"):
+            queue, _, opponent = m.condition.partition(" vs ")
+            raw[(m.metric, m.role, f"{queue}|{opponent}", m.seed)] = m.value
+            queues[queue] = m.order
+    out = []
+    seeds = sorted({key[3] for key in raw})
+    for queue, order in sorted(queues.items(), key=lambda item: item[1]):
+        for b_index, baseline in enumerate(baselines):
+            for seed in seeds:
+
+                def get(
+                    metric: str, role: str, opponent: str, queue: str = queue, seed: int = seed
+                ) -> float:
+                    return raw.get((metric, role, f"{queue}|{opponent}", seed), math.nan)
+
+                pairs = {
+                    ("throughput harm", "to"): (
+                        get("_opponent goodput", baseline, baseline),
+                        get("_opponent goodput", "alg", baseline),
+                    ),
+                    ("delay harm", "to"): (
+                        get("_opponent RTT", baseline, baseline),
+                        get("_opponent RTT", "alg", baseline),
+                    ),
+                    ("throughput harm", "from"): (
+                        get("_subject goodput", "alg", "alg"),
+                        get("_subject goodput", "alg", baseline),
+                    ),
+                    ("delay harm", "from"): (
+                        get("_subject RTT", "alg", "alg"),
+                        get("_subject RTT", "alg", baseline),
+                    ),
+                }
+                for (metric, direction), (alone, beside) in pairs.items():
+                    if metric == "throughput harm":
+                        value = (alone - beside) / alone if alone > 0 else math.nan
+                    else:
+                        value = (beside - alone) / beside if beside > 0 else math.nan
+                    if math.isnan(value):
+                        continue
+                    condition = f"{queue_name(queue)}, {direction} {baseline}"
+                    sort = order * 100 + b_index * 2 + (direction == "from")
+                    out.append(
+                        Measurement(
+                            "inter-protocol", metric, condition, "alg", seed, 100 * value, sort
+                        )
+                    )
+    return out
 
 
 def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> list[Measurement]:
@@ -127,13 +195,24 @@ def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> l
         time = convergence_time(results.series, join_time(duration), duration)
         return [m("convergence time", "second flow joins", time, 0)]
     if test == "inter-protocol":
-        assert sweep.opponent is not None
-        by_label = flows.groupby("label")["goodput_bps"].sum()
-        total = float(by_label.sum())
-        share = float(by_label["subject"]) / total if total > 0 else float("nan")
-        queue_name = _QUEUE_NAMES.get(str(params["queue"]), str(params["queue"]))
-        condition = f"{queue_name}, against {sweep.opponent.name}"
-        return [m("share", condition, 100 * share, 0 if params["queue"] == "droptail" else 1)]
+        assert sweep.opponent is not None and sweep.opponent_role is not None
+        by_label = flows.set_index("label")
+        goodput = by_label["goodput_bps"].astype(float)
+        rtt = by_label["mean_rtt_s"].astype(float)
+        queue = str(params["queue"])
+        order = float(INTER_QUEUES.index(queue)) if queue in INTER_QUEUES else 9.0
+        # The raw numbers harm is computed from (derive_harm), kept under the queue and the
+        # opponent's role; not summarised.
+        raw = f"{queue} vs {sweep.opponent_role}"
+        out = [
+            m(f"_{who} goodput", raw, goodput[who], order) for who in ("subject", "opponent")
+        ] + [m(f"_{who} RTT", raw, rtt[who], order) for who in ("subject", "opponent")]
+        if sweep.opponent_role == "alg" and role == "alg":
+            return out  # ALG against itself: the reference for harm, not a share
+        total = float(goodput.sum())
+        share = float(goodput["subject"]) / total if total > 0 else float("nan")
+        condition = f"{queue_name(queue)}, against {sweep.opponent.name}"
+        return [*out, m("share", condition, 100 * share, order)]
     if test == "rate-step":
         duration = float(results.summary["duration_s"])
         down, up = step_times(duration)
@@ -229,6 +308,10 @@ def summarise(
     the evaluated algorithm's quantity and, for each baseline measured at that condition, the
     baseline's and the paired difference."""
     frame = pd.DataFrame([vars(m) for m in measurements])
+    if frame.empty:
+        return []
+    # Raw numbers other metrics derive from (named with a leading "_") are not summarised.
+    frame = frame[frame["metric"].isin(list(METRICS))]
     if frame.empty:
         return []
     rows: list[SummaryRow] = []

@@ -91,6 +91,8 @@ class TestSweep:
     sweep: dict[str, Any]
     opponent: Algorithm | None = None
     warmup_s: float = 0.0
+    #: The opponent's role: "alg" for the algorithm evaluated, else the baseline's name.
+    opponent_role: str | None = None
 
     @property
     def name(self) -> str:
@@ -238,12 +240,17 @@ def _convergence(
     return [TestSweep("convergence", subject, role, sweep)]
 
 
+#: The inter-protocol test's queues at the bottleneck.
+INTER_QUEUES = ("droptail", "fq_codel", "dualpi2")
+
+
 def _inter_protocol(
     alg: Algorithm, subject: Algorithm, against: list[Algorithm], plan: Plan
 ) -> list[TestSweep]:
-    # The evaluated algorithm meets every baseline; each baseline meets itself, the reference a
-    # share is read against (half the link, in a fair world).
-    opponents = against if subject is alg else [subject]
+    # The evaluated algorithm meets itself and every baseline; each baseline meets itself. A
+    # share is read against the baseline's own (half the link, in a fair world), and harm (Ware
+    # et al.) against each algorithm's goodput and delay when it competes with itself.
+    opponents = [alg, *against] if subject is alg else [subject]
     out = []
     for opponent in opponents:
         flows = [
@@ -253,10 +260,20 @@ def _inter_protocol(
         duration = plan.seconds(20, 60)
         scenario = _base("inter-protocol", duration, flows)
         role = _role(alg, subject)
-        axes = {"topology.queue": {"name": "queue", "values": ["droptail", "fq_codel"]}}
-        sweep = _sweep(f"inter-protocol.{role}-vs-{opponent.slug}", scenario, plan, axes)
+        # "alg" names ALG as an opponent even when a baseline has its name (cubic against cubic).
+        opponent_role = "alg" if opponent is alg else opponent.slug
+        axes = {"topology.queue": {"name": "queue", "values": list(INTER_QUEUES)}}
+        sweep = _sweep(f"inter-protocol.{role}-vs-{opponent_role}", scenario, plan, axes)
         out.append(
-            TestSweep("inter-protocol", subject, role, sweep, opponent, warmup_s=duration / 4)
+            TestSweep(
+                "inter-protocol",
+                subject,
+                role,
+                sweep,
+                opponent,
+                warmup_s=duration / 4,
+                opponent_role=opponent_role,
+            )
         )
     return out
 
@@ -339,8 +356,13 @@ TESTS: dict[str, Test] = {
             "inter-protocol",
             "Sharing with each baseline",
             "What share does one flow of the algorithm take from one flow of each baseline, in a "
-            "drop-tail queue of one BDP and under FQ-CoDel (which should enforce half)?",
-            'draft-irtf-iccrg-tcpeval, inter-protocol fairness ("TCP-friendliness")',
+            "drop-tail queue of one BDP, under FQ-CoDel (which should enforce half) and under "
+            "DualPI2? How much does it harm the baseline (its loss of goodput, and the rise of "
+            "its RTT, against the baseline competing with itself), and how much does the "
+            "baseline harm it?",
+            'draft-irtf-iccrg-tcpeval, inter-protocol fairness ("TCP-friendliness"); Ware, '
+            "Mukerjee, Seshan and Sherry, HotNets 2019 (Beyond Jain's Fairness Index: Setting "
+            "the Bar for the Deployment of Congestion Control Algorithms): harm",
             _inter_protocol,
         ),
         Test(

@@ -183,9 +183,10 @@ def readings(evaluation: Evaluation) -> list[str]:
             out.append(text + ".")
     shares = []
     for row in rows:
-        if row.test == "inter-protocol" and row.value.has_data:
+        if row.test == "inter-protocol" and row.metric == "share" and row.value.has_data:
             queue, _, opponent = row.condition.partition(", against ")
             shares.append(f"{row.value.mean:.0f}% against {opponent} in {queue}")
+    harms = _harm_readings(rows, name, evaluation.baselines)
     start = _find(rows, "rate-step", "time to 90% utilization", "after the start")
     step_up = _find(rows, "rate-step", "time to 90% utilization", "after the step up")
     peak = _find(rows, "rate-step", "queue peak", "after the step down to 20 Mb/s")
@@ -197,6 +198,31 @@ def readings(evaluation: Evaluation) -> list[str]:
         )
     if shares:
         out.append(f"One {name} flow takes " + ", ".join(shares) + " (50% is an even share).")
+    out += harms
+    return out
+
+
+def _harm_readings(rows: Sequence[SummaryRow], name: str, baselines: Sequence[str]) -> list[str]:
+    """One sentence per baseline: the harm each does to the other's goodput and RTT, by queue."""
+    out = []
+    for baseline in baselines:
+        parts: dict[str, list[str]] = {"to": [], "from": []}
+        for direction in parts:
+            for row in rows:
+                if row.test != "inter-protocol" or row.metric != "throughput harm":
+                    continue
+                queue, _, rest = row.condition.partition(", ")
+                if rest != f"{direction} {baseline}" or not row.value.has_data:
+                    continue
+                text = f"{shown(row.value, row.metric)}% in {queue}"
+                delay = _find(rows, "inter-protocol", "delay harm", row.condition)
+                if delay and delay.value.has_data:
+                    text += f" (RTT {shown(delay.value, delay.metric)}%)"
+                parts[direction].append(text)
+        if parts["to"] or parts["from"]:
+            text = f"Harm (Ware et al.): {name} costs {baseline} " + (", ".join(parts["to"]) or "-")
+            text += f" of its goodput; {baseline} costs {name} " + (", ".join(parts["from"]) or "-")
+            out.append(text + " (against each competing with itself; negative: a gain).")
     return out
 
 
@@ -302,6 +328,8 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
         ("intra-fairness", "Jain index"),
         ("convergence", "convergence time"),
         ("inter-protocol", "share"),
+        ("inter-protocol", "throughput harm"),
+        ("inter-protocol", "delay harm"),
         ("rate-step", "time to 90% utilization"),
         ("rate-step", "queue peak"),
     ]
