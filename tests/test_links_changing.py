@@ -233,3 +233,100 @@ def test_ccsim_plot_throughput_draws_the_capacity_of_a_changing_link(tmp_path: P
     )
     figure = run_figures(ccsim.run(fixed), ["throughput"])["throughput"]
     assert "link capacity" not in {line.get_label() for line in figure.axes[0].get_lines()}
+
+
+# ---- Aggregation (Wi-Fi-like bursts) and schedules given as arrays ---------------------------
+
+
+def test_aggregation_resolves_on_either_direction_and_only_where_set() -> None:
+    topo = _resolved(
+        'aggregation = { max_packets = 32, max_time = "4ms", access_delay = { dist = "uniform", '
+        'min = "0ms", max = "1ms" } }\n'
+        'reverse_aggregation = { max_packets = 16, access_delay = "2ms" }'
+    )
+    assert topo["forward"]["aggregation"] == {
+        "max_packets": 32,
+        "max_time_ns": 4 * MS,
+        "access_min_ns": 0,
+        "access_max_ns": MS,
+    }
+    assert topo["reverse"]["aggregation"] == {
+        "max_packets": 16,
+        "max_time_ns": 4 * MS,
+        "access_min_ns": 2 * MS,
+        "access_max_ns": 2 * MS,
+    }
+    plain = ccsim.Scenario.from_toml(SMALL_DUMBBELL).resolve()["topology"]
+    assert "aggregation" not in plain["forward"] and "aggregation" not in plain["reverse"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (
+            "aggregation = { max_packets = 0 }",
+            "topology.aggregation.max_packets: 0",
+        ),
+        ('aggregation = { max_time = "0s" }', "topology.aggregation.max_time"),
+        (
+            'reverse_aggregation = { access_delay = { min = "2ms", max = "1ms" } }',
+            'topology.reverse_aggregation.access_delay.max: "1ms" is below min ("2ms")',
+        ),
+        ("aggregation = { max_packets = 4, burst = 2 }", "topology.aggregation.burst"),
+        (
+            'aggregation = {}\nrate_schedule = [["1s", "5Mbps"]]',
+            "topology.aggregation: is set with rate_schedule; expected aggregation on a link of "
+            "fixed rate",
+        ),
+        (
+            'aggregation = {}\nqueue = "codel"',
+            'topology.aggregation: is set with queue = "codel"; expected a queue that decides on '
+            "arrival",
+        ),
+    ],
+)
+def test_bad_aggregation_values_are_one_line_naming_the_key(lines: str, message: str) -> None:
+    with pytest.raises(ScenarioError) as error:
+        ccsim.Scenario.from_toml(_with_topology(lines))
+    text = str(error.value)
+    assert message in text and "\n" not in text.strip(), text
+
+
+@requires_engine
+def test_ack_aggregation_runs_and_changes_the_run() -> None:
+    plain = ccsim.Scenario.from_toml(SMALL_DUMBBELL)
+    bursts = plain.with_overrides(
+        {"topology.reverse_aggregation": {"max_packets": 16, "access_delay": "3ms"}}
+    )
+    a, b = ccsim.run(plain), ccsim.run(bursts)
+    assert a.flows["goodput_bps"].to_list() != b.flows["goodput_bps"].to_list()
+    assert ccsim.run(bursts).flows.equals(b.flows)
+
+
+def test_schedules_given_as_numpy_arrays_resolve_as_lists_do() -> None:
+    np = pytest.importorskip("numpy")
+    lists = _resolved(
+        'rate_schedule = [["1s", "5Mbps"], ["1.5s", 0]]\n'
+        'delay_schedule = { points = [["0s", "5ms"], ["0.5s", "30ms"]], repeat = "1s" }\n'
+        'loss_schedule = [["0.2s", 0.01]]'
+    )
+    scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+        {
+            # (times, values): seconds and bit/s ...
+            "topology.rate_schedule": (np.array([1.0, 1.5]), np.array([5e6, 0.0])),
+            # ... or rows of [time, value] (seconds, seconds), with a period.
+            "topology.delay_schedule": {
+                "points": np.array([[0.0, 0.005], [0.5, 0.03]]),
+                "repeat": "1s",
+            },
+            "topology.loss_schedule": (np.array([0.2]), np.array([0.01])),
+        }
+    )
+    arrays = scenario.resolve()["topology"]
+    for key in ("rate_schedule", "delay_schedule", "loss_schedule"):
+        assert arrays["forward"][key] == lists["forward"][key], key
+    with pytest.raises(ScenarioError) as error:
+        ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
+            {"topology.rate_schedule": (np.array([1.0, 2.0]), np.array([5e6]))}
+        )
+    assert "2 times and 1 values" in str(error.value)

@@ -34,6 +34,8 @@ pub enum Purpose {
     Jitter = 9,
     /// A link's choice of the packets it holds back (reordering).
     Reorder = 10,
+    /// A link's channel-access delays before each burst (aggregation).
+    Access = 11,
 }
 
 /// A random stream. PCG-64 (MCG variant): fast, small, and stable across platforms.

@@ -245,6 +245,19 @@ pub struct OpportunityTrace {
     pub ms: Vec<u64>,
 }
 
+/// Wi-Fi-like aggregation on a link direction (docs/links.md): when the channel is free and
+/// packets wait, a channel-access delay uniform between `access_min_ns` and `access_max_ns`, then up to
+/// `max_packets` packets, or as many as fit in `max_time_ns` of airtime (at least one), sent back
+/// to back; all of a burst's packets reach the far end together.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AggregationSpec {
+    pub max_packets: u32,
+    pub max_time_ns: u64,
+    pub access_min_ns: u64,
+    pub access_max_ns: u64,
+}
+
 /// One direction of a link.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -274,6 +287,9 @@ pub struct LinkParams {
     /// the trace's mean rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<OpportunityTrace>,
+    /// Packets go in bursts; absent unless set, like `trace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<AggregationSpec>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -839,6 +855,49 @@ impl LinkParams {
             }
             t.validate(&key("trace"))?;
         }
+        if let Some(a) = &self.aggregation {
+            a.validate(&key("aggregation"))?;
+            for (set, other) in [(self.trace.is_some(), "trace"), (self.rate_schedule.is_some(), "rate_schedule")] {
+                if set {
+                    return Err(format!(
+                        "{}: set with {}; expected aggregation on a link of fixed rate",
+                        key("aggregation"),
+                        key(other)
+                    ));
+                }
+            }
+            if matches!(
+                self.queue,
+                QueueSpec::Codel { .. } | QueueSpec::FqCodel { .. } | QueueSpec::Pie { .. } | QueueSpec::DualPi2 { .. }
+            ) {
+                return Err(format!(
+                    "{}: set with the queue {:?}; expected a queue that decides on arrival (droptail, red or \
+                     step) on an aggregating link",
+                    key("aggregation"),
+                    self.queue.kind()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The most packets a burst may carry.
+pub const MAX_BURST_PACKETS: u32 = 1 << 20;
+
+impl AggregationSpec {
+    fn validate(&self, what: &str) -> Result<(), String> {
+        let key = |k: &str| format!("{what}.{k}");
+        if self.max_packets == 0 || self.max_packets > MAX_BURST_PACKETS {
+            return Err(out_of_range(
+                &key("max_packets"),
+                self.max_packets,
+                &format!("1..={MAX_BURST_PACKETS} packets"),
+            ));
+        }
+        check_time(&key("max_time_ns"), self.max_time_ns, 1)?;
+        check_time(&key("access_min_ns"), self.access_min_ns, 0)?;
+        check_time(&key("access_max_ns"), self.access_max_ns, self.access_min_ns)?;
         Ok(())
     }
 }

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 
 from ccsim import pycc
 from ccsim.errors import ScenarioError, show_value
 from ccsim.scenario.fields import Table, Time
-from ccsim.units import MAX_TIME_NS, format_rate, parse_rate
+from ccsim.units import MAX_TIME_NS, format_rate, format_time, parse_rate
 
 #: Bytes one delivery opportunity of a trace carries (one 1500-byte packet).
 OPPORTUNITY_BYTES = 1500
@@ -42,9 +42,62 @@ ScheduledRate = Annotated[
 ScheduledLoss = Annotated[float, Field(strict=True, ge=0, lt=1, allow_inf_nan=False)]
 
 
-def _as_table(value: Any) -> Any:
-    """A plain list of points is the table ``{ points = [...] }``."""
-    return {"points": value} if isinstance(value, list) else value
+def _is_array(value: object) -> bool:
+    """A NumPy array (or anything with its ``tolist`` and ``ndim``: a pandas Series too)."""
+    return hasattr(value, "tolist") and hasattr(value, "ndim")
+
+
+def _array_points(value: object, kind: str) -> object:
+    """Points given from Python as arrays: ``(times, values)`` (two 1-D arrays of the same
+    length) or one array of ``[time, value]`` rows. Times are in seconds, rates in bit/s (0: an
+    outage), delays in seconds, loss as probabilities. Anything else is returned as it was."""
+    if _is_array(value) and getattr(value, "ndim", 0) == 2:
+        rows = value.tolist()  # type: ignore[attr-defined]
+    elif (
+        isinstance(value, tuple | list)
+        and len(value) == 2
+        and all(_is_array(a) and getattr(a, "ndim", 0) == 1 for a in value)
+    ):
+        times, values = (a.tolist() for a in value)
+        if len(times) != len(values):
+            raise ScenarioError(
+                f"{len(times)} times and {len(values)} values; expected arrays of the same length"
+            )
+        rows = [list(row) for row in zip(times, values, strict=True)]
+    else:
+        return value
+
+    def ns(seconds: object) -> object:
+        # A number of seconds as a time the scenario file takes; anything else to be rejected
+        # by the same check as in a file.
+        if isinstance(seconds, int | float) and not isinstance(seconds, bool):
+            return f"{round(seconds * 1e9)}ns"
+        return seconds
+
+    def point(row: object) -> object:
+        if not isinstance(row, list) or len(row) != 2:
+            return row
+        at, v = row
+        if kind == "rate" and isinstance(v, int | float) and not isinstance(v, bool):
+            v = 0 if v == 0 else f"{round(v)}bps"
+        elif kind == "delay":
+            v = ns(v)
+        return [ns(at), v]
+
+    return [point(row) for row in rows]
+
+
+def _as_table(kind: str) -> Callable[[Any], Any]:
+    """A plain list of points is the table ``{ points = [...] }``; so are arrays (see
+    :func:`_array_points`), as the whole schedule or as its ``points``."""
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, dict) and "points" in value:
+            return {**value, "points": _array_points(value["points"], kind)}
+        value = _array_points(value, kind)
+        return {"points": value} if isinstance(value, list) else value
+
+    return convert
 
 
 class _Schedule(Table):
@@ -117,9 +170,57 @@ class LossScheduleTable(_Schedule):
         return self.points
 
 
-RateSchedule = Annotated[RateScheduleTable, BeforeValidator(_as_table)]
-DelaySchedule = Annotated[DelayScheduleTable, BeforeValidator(_as_table)]
-LossSchedule = Annotated[LossScheduleTable, BeforeValidator(_as_table)]
+RateSchedule = Annotated[RateScheduleTable, BeforeValidator(_as_table("rate"))]
+DelaySchedule = Annotated[DelayScheduleTable, BeforeValidator(_as_table("delay"))]
+LossSchedule = Annotated[LossScheduleTable, BeforeValidator(_as_table("loss"))]
+
+#: The most packets a burst may carry (the engine's bound).
+MAX_BURST_PACKETS = 1 << 20
+
+
+class AccessDelay(Table):
+    """``access_delay = { dist = "uniform", min = "0ms", max = "1ms" }``: the channel-access
+    delay before each burst, uniform in [min, max]."""
+
+    dist: Literal["uniform"] = "uniform"
+    min: Time = "0s"  # type: ignore[assignment]
+    max: Time
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AccessDelay:
+        if self.max < self.min:
+            raise ScenarioError(
+                f'"{format_time(self.max)}" is below min ("{format_time(self.min)}"); expected '
+                "max at least min",
+                ("max",),
+            )
+        return self
+
+
+def _access_delay(value: Any) -> Any:
+    """A single time is a constant access delay."""
+    return {"min": value, "max": value} if isinstance(value, str | int) else value
+
+
+class Aggregation(Table):
+    """``aggregation = { max_packets = 32, max_time = "4ms", access_delay = { min = "0ms",
+    max = "1ms" } }``: the link sends in bursts, as a Wi-Fi station sends A-MPDUs
+    (docs/links.md): when the channel is free and packets wait, a channel-access delay, then up
+    to ``max_packets`` packets, or as many as fit in ``max_time`` of airtime (at least one), back
+    to back; all of a burst's packets reach the far end together. ``access_delay`` may be one
+    time (constant)."""
+
+    max_packets: Annotated[int, Field(strict=True, ge=1, le=MAX_BURST_PACKETS)] = 64
+    max_time: Annotated[Time, Field(gt=0)] = "4ms"  # type: ignore[assignment]
+    access_delay: Annotated[AccessDelay, BeforeValidator(_access_delay)] = "0s"  # type: ignore[assignment]
+
+    def spec(self) -> dict[str, Any]:
+        return {
+            "max_packets": self.max_packets,
+            "max_time_ns": self.max_time,
+            "access_min_ns": self.access_delay.min,
+            "access_max_ns": self.access_delay.max,
+        }
 
 
 @dataclass(frozen=True)
@@ -205,10 +306,13 @@ def link_changes(
     delay_schedule: DelayScheduleTable | None,
     loss_schedule: LossScheduleTable | None,
     trace: OpportunityTrace | None,
+    aggregation: Aggregation | None = None,
 ) -> dict[str, Any]:
     """The engine's ``LinkParams`` keys for one direction's changes (none when nothing
     changes, so that scenarios without them resolve as before)."""
     keys: dict[str, Any] = {}
+    if aggregation is not None:
+        keys["aggregation"] = aggregation.spec()
     if rate_schedule is not None:
         keys["rate_schedule"] = rate_schedule.spec()
     if delay_schedule is not None:
@@ -229,5 +333,33 @@ def check_one_transmitter(
         raise ScenarioError(
             f"is set with {key.replace('rate_schedule', 'trace')}; expected a rate schedule or a "
             "trace, not both",
+            (key,),
+        )
+
+
+#: Queue disciplines that decide at dequeue: an aggregating link takes the others only.
+DEQUEUE_QUEUES = ("codel", "fq_codel", "pie", "dualpi2")
+
+
+def check_aggregation(
+    aggregation: Aggregation | None,
+    rate_schedule: RateScheduleTable | None,
+    trace: OpportunityTrace | None,
+    queue: str,
+    key: str,
+) -> None:
+    """An aggregating direction sends at its link's fixed rate, through a queue that decides
+    on arrival."""
+    if aggregation is None:
+        return
+    other = key.replace("aggregation", "trace" if trace is not None else "rate_schedule")
+    if trace is not None or rate_schedule is not None:
+        raise ScenarioError(
+            f"is set with {other}; expected aggregation on a link of fixed rate", (key,)
+        )
+    if queue in DEQUEUE_QUEUES:
+        raise ScenarioError(
+            f'is set with queue = "{queue}"; expected a queue that decides on arrival '
+            '("droptail", "red" or "step") on an aggregating link',
             (key,),
         )

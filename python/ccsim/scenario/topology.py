@@ -13,10 +13,12 @@ from pydantic import Field, model_validator
 from ccsim.errors import ScenarioError, show_value
 from ccsim.scenario.fields import BufferSize, Flag, KeyPath, Name, Probability, Rate, Table, Time
 from ccsim.scenario.link_changes import (
+    Aggregation,
     DelaySchedule,
     LossSchedule,
     RateSchedule,
     Trace,
+    check_aggregation,
     check_one_transmitter,
     link_changes,
 )
@@ -52,7 +54,7 @@ class Reorder(Table):
 
 class _ChangingLink(Table):
     """The keys of a link that changes during the run, for each direction (docs/links.md):
-    ``rate_schedule``, ``delay_schedule``, ``loss_schedule``, ``trace`` and their ``reverse_``
+    ``rate_schedule``, ``delay_schedule``, ``loss_schedule``, ``trace``, ``aggregation`` and their ``reverse_``
     twins. Declared on each topology table after its own keys (see :func:`_changing_keys`)."""
 
     def changes(self, reverse: bool) -> dict[str, Any]:
@@ -63,6 +65,7 @@ class _ChangingLink(Table):
             getattr(self, f"{prefix}delay_schedule"),
             getattr(self, f"{prefix}loss_schedule"),
             getattr(self, f"{prefix}trace"),
+            getattr(self, f"{prefix}aggregation"),
         )
 
     def check_changes(self, duplex: bool = True) -> None:
@@ -72,8 +75,15 @@ class _ChangingLink(Table):
                 getattr(self, f"{prefix}trace"),
                 f"{prefix}rate_schedule",
             )
+            check_aggregation(
+                getattr(self, f"{prefix}aggregation"),
+                getattr(self, f"{prefix}rate_schedule"),
+                getattr(self, f"{prefix}trace"),
+                getattr(self, "queue", "droptail"),
+                f"{prefix}aggregation",
+            )
         if not duplex:
-            for key in ("rate_schedule", "delay_schedule", "loss_schedule", "trace"):
+            for key in ("rate_schedule", "delay_schedule", "loss_schedule", "trace", "aggregation"):
                 if getattr(self, f"reverse_{key}") is not None:
                     raise ScenarioError(
                         "is set but duplex = false (there is no reverse link); expected no "
@@ -180,6 +190,10 @@ class Dumbbell(_ChangingLink):
     reverse_delay_schedule: DelaySchedule | None = None
     reverse_loss_schedule: LossSchedule | None = None
     reverse_trace: Trace | None = None
+    #: Packets sent in bursts, as by a Wi-Fi station (``reverse_aggregation``: the other
+    #: direction, e.g. the ACKs), docs/links.md.
+    aggregation: Aggregation | None = None
+    reverse_aggregation: Aggregation | None = None
 
     @model_validator(mode="after")
     def _fill_defaults(self) -> Dumbbell:
@@ -278,6 +292,10 @@ class ParkingLot(_ChangingLink):
     reverse_delay_schedule: DelaySchedule | None = None
     reverse_loss_schedule: LossSchedule | None = None
     reverse_trace: Trace | None = None
+    #: Packets sent in bursts, as by a Wi-Fi station (``reverse_aggregation``: the other
+    #: direction, e.g. the ACKs), docs/links.md.
+    aggregation: Aggregation | None = None
+    reverse_aggregation: Aggregation | None = None
 
     @model_validator(mode="after")
     def _fill_defaults(self) -> ParkingLot:
@@ -387,6 +405,10 @@ class ExplicitLink(_ChangingLink):
     reverse_delay_schedule: DelaySchedule | None = None
     reverse_loss_schedule: LossSchedule | None = None
     reverse_trace: Trace | None = None
+    #: Packets sent in bursts, as by a Wi-Fi station (``reverse_aggregation``: the other
+    #: direction, e.g. the ACKs), docs/links.md.
+    aggregation: Aggregation | None = None
+    reverse_aggregation: Aggregation | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> ExplicitLink:

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use crate::net::aggregation::Aggregation;
 use crate::net::changing::{Changes, Transmitter};
 use crate::net::link::{Link, LinkId, NodeId};
 use crate::net::loss::LossModel;
@@ -238,7 +239,8 @@ impl Network {
             LossSpec::Bernoulli { p } if p <= 0.0 => LossModel::None,
             LossSpec::Bernoulli { p } => LossModel::Bernoulli { p, rng: loss_rng() },
         };
-        let changes = Self::changes(p, base_loss, loss_rng);
+        let access_rng = || stream(self.seed, Entity::Link, id as u64, Purpose::Access);
+        let changes = Self::changes(p, base_loss, loss_rng, access_rng);
         // A trace link's rate, for the links table, is the trace's mean.
         let rate = changes.as_ref().and_then(|c| c.trace()).map_or(p.rate_bps, |t| t.mean_rate_bps());
         let mut link = Link::new(src, dst, rate, p.delay_ns, qdisc, loss);
@@ -256,11 +258,21 @@ impl Network {
     }
 
     /// The changes of a link's rate, delay and loss probability, if it has any.
-    fn changes(p: &LinkParams, base_loss: f64, loss_rng: impl Fn() -> crate::rng::Stream) -> Option<Changes> {
+    fn changes(
+        p: &LinkParams,
+        base_loss: f64,
+        loss_rng: impl Fn() -> crate::rng::Stream,
+        access_rng: impl Fn() -> crate::rng::Stream,
+    ) -> Option<Changes> {
         fn schedule<T: Copy>(base: T, s: &ScheduleSpec<T>) -> Schedule<T> {
             Schedule::new(base, s.points.clone(), s.repeat_ns)
         }
-        if p.rate_schedule.is_none() && p.trace.is_none() && p.delay_schedule.is_none() && p.loss_schedule.is_none() {
+        if p.rate_schedule.is_none()
+            && p.trace.is_none()
+            && p.delay_schedule.is_none()
+            && p.loss_schedule.is_none()
+            && p.aggregation.is_none()
+        {
             return None;
         }
         let transmitter = match (&p.trace, &p.rate_schedule) {
@@ -270,7 +282,18 @@ impl Network {
         };
         let delay = p.delay_schedule.as_ref().map(|s| schedule(p.delay_ns, s));
         let loss = p.loss_schedule.as_ref().map(|s| (schedule(base_loss, s), loss_rng()));
-        Some(Changes::new(transmitter, delay, loss))
+        let changes = Changes::new(transmitter, delay, loss);
+        Some(match &p.aggregation {
+            Some(a) => changes.with_aggregation(Aggregation::new(
+                p.rate_bps,
+                a.max_packets,
+                a.max_time_ns,
+                a.access_min_ns,
+                a.access_max_ns,
+                access_rng(),
+            )),
+            None => changes,
+        })
     }
 
     fn add_access_pair(
@@ -294,6 +317,7 @@ impl Network {
             delay_schedule: None,
             loss_schedule: None,
             trace: None,
+            aggregation: None,
         };
         if host_sends {
             self.add_link(h, router, &p, false)?;
@@ -415,6 +439,7 @@ mod tests {
             delay_schedule: None,
             loss_schedule: None,
             trace: None,
+            aggregation: None,
         }
     }
 

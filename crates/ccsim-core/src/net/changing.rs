@@ -17,7 +17,13 @@
 //! keeps one pending event, for its pipe's head, like any other, and spends nothing on the
 //! changes themselves. A link without changes has none of this state and takes none of its
 //! branches.
+//!
+//! Aggregation ([`crate::net::aggregation`]) sends at the link's fixed rate in bursts; it is
+//! carried here so that it takes the same special path, and combines with delay and loss
+//! schedules (the delay in effect when a burst's last bit leaves, the loss probability when the
+//! packet's own last bit leaves).
 
+use super::aggregation::{Aggregation, Placement};
 use super::schedule::{Schedule, Transmission, NEVER};
 use super::trace_link::TraceLink;
 use crate::rng::{uniform, Stream};
@@ -41,11 +47,31 @@ pub struct Changes {
     loss: Option<(Schedule<f64>, Stream)>,
     /// When the last packet put in the pipe leaves it.
     last_exit: Time,
+    /// Packets go in bursts (with a [`Transmitter::Fixed`] transmitter only).
+    aggregation: Option<Aggregation>,
 }
 
 impl Changes {
     pub fn new(transmitter: Transmitter, delay: Option<Schedule<Dur>>, loss: Option<(Schedule<f64>, Stream)>) -> Self {
-        Changes { transmitter, delay, loss, last_exit: 0 }
+        Changes { transmitter, delay, loss, last_exit: 0, aggregation: None }
+    }
+
+    /// The same changes, sending in bursts (the transmitter is to be [`Transmitter::Fixed`]).
+    pub fn with_aggregation(mut self, aggregation: Aggregation) -> Self {
+        debug_assert!(matches!(self.transmitter, Transmitter::Fixed { .. }), "aggregation at a fixed rate");
+        self.aggregation = Some(aggregation);
+        self
+    }
+
+    /// Whether packets go in bursts.
+    #[inline]
+    pub fn aggregates(&self) -> bool {
+        self.aggregation.is_some()
+    }
+
+    /// Place a packet of `bytes` bytes queued at `now` in a burst (an aggregating link only).
+    pub fn place(&mut self, now: Time, bytes: u32) -> Placement {
+        self.aggregation.as_mut().expect("a link that aggregates").place(now, bytes)
     }
 
     /// The transmission of a packet of `bytes` bytes that can start at `ready`.

@@ -34,7 +34,10 @@
 //! schedule) take the special path: the transmission and arrival times they give are worked out
 //! by [`Link::admit`] and [`Link::serve`] as the fixed ones are, so such a link keeps one pending
 //! event too. Such a link is special: packets are not passed on into it or out of it, which
-//! keeps every branch its changes need off the common path.
+//! keeps every branch its changes need off the common path. Aggregation
+//! ([`crate::net::aggregation`]) is one of these changes: a packet's burst, and so its arrival
+//! time, is decided when it is queued, and a packet joining a burst moves the pipe entries of the
+//! packets ahead of it in the burst to the burst's new end.
 
 use std::collections::VecDeque;
 
@@ -70,7 +73,8 @@ pub enum Exit {
     /// The pipe's head, lost at the far end.
     Lost { pkt: Packet, next: Option<Time> },
     /// The pipe's head, held back: `hold_until` is set when it is the only packet held (its
-    /// release is to be scheduled then).
+    /// release is to be scheduled then). Also, with `next` the pipe's head and no `hold_until`:
+    /// nothing leaves, the head's exit has moved later (its burst grew, on an aggregating link).
     Held { next: Option<Time>, hold_until: Option<Time> },
     /// A packet leaves: the pipe's head, or the first packet held back, released.
     Leaves { pkt: Packet, next: Option<Time> },
@@ -470,6 +474,9 @@ impl Link {
             Err(verdict) => return Offer::Dropped(verdict),
         };
         let c = self.changes.as_mut().expect("a changing link");
+        if c.aggregates() {
+            return self.admit_aggregated(pkt, hop, ecn, now);
+        }
         let tx = c.transmit(self.busy_until.max(now), pkt.size);
         let exit = c.exit(tx.end, self.delay);
         // Waiting until its first bit goes out: behind the packets ahead, or for the trace's
@@ -483,6 +490,34 @@ impl Link {
         self.busy_until = tx.end;
         self.counters.busy_ns += tx.busy as u128;
         let fate = self.changing_fate(tx.end);
+        self.enter_pipe(pkt, hop, ecn, exit, fate)
+    }
+
+    /// [`Self::admit_changing`] on an aggregating link, for a packet the discipline admitted: it
+    /// joins the burst being formed or opens the next ([`crate::net::aggregation`]). A packet
+    /// joining a burst moves its end, and so the exit of the packets ahead of it in the burst:
+    /// they are the last entries of the pipe (none has left, as a burst leaves after its access
+    /// instant and a joiner comes by then), and move with it. If the burst's first packet is at
+    /// the pipe's head, its event stays at the earlier time and is moved on then
+    /// ([`Self::take_exit`]).
+    fn admit_aggregated(&mut self, pkt: &Packet, hop: u16, ecn: u8, now: Time) -> Offer {
+        let c = self.changes.as_mut().expect("a changing link");
+        let place = c.place(now, pkt.size);
+        let exit = c.exit(place.burst_end, self.delay);
+        let len = self.pipe.len();
+        for i in len - place.ahead_in_burst as usize..len {
+            let entry = self.pipe.get_mut(i).expect("a burst's packets are in the pipe");
+            entry.0 = exit | (entry.0 & MARKS);
+        }
+        if place.start > now {
+            self.waiting.push_back((place.start, pkt.size));
+            self.waiting_bytes += pkt.size as u64;
+            self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(self.waiting.len() as u64);
+            self.counters.wait_ns += (place.start - now) as u128;
+        }
+        self.busy_until = place.burst_end;
+        self.counters.busy_ns += place.airtime as u128;
+        let fate = self.changing_fate(place.own_end);
         self.enter_pipe(pkt, hop, ecn, exit, fate)
     }
 
@@ -615,11 +650,19 @@ impl Link {
                 return Exit::Leaves { pkt, next };
             }
         }
-        let r = self.reorder.as_mut().expect("a link event with nothing due");
-        debug_assert_eq!(r.head_time(), Some(now), "a link event with nothing due");
-        let pkt = r.release();
-        self.counters.departures += 1;
-        Exit::Leaves { pkt, next: r.head_time() }
+        match self.reorder.as_mut() {
+            Some(r) if r.head_time() == Some(now) => {
+                let pkt = r.release();
+                self.counters.departures += 1;
+                Exit::Leaves { pkt, next: r.head_time() }
+            }
+            _ => {
+                // The pipe's head is in a burst that grew after its event was scheduled.
+                debug_assert!(self.changes.as_ref().is_some_and(|c| c.aggregates()), "a link event with nothing due");
+                debug_assert!(self.head_time().is_some_and(|t| t > now), "a link event with nothing due");
+                Exit::Held { next: self.head_time(), hold_until: None }
+            }
+        }
     }
 
     /// Take the packet at the head of the pipe (its arrival time has come); the caller then

@@ -1,8 +1,9 @@
 //! The network: packets, links (queue discipline + transmitter + propagation pipe), queue
 //! disciplines, loss and reordering models, links that change (rate, delay and loss schedules,
-//! traces), routes, and the [`fabric::Fabric`] that carries packets between endpoints and
+//! traces, Wi-Fi-like aggregation), routes, and the [`fabric::Fabric`] that carries packets between endpoints and
 //! records what it drops.
 
+pub mod aggregation;
 pub mod capture;
 pub mod changing;
 pub mod drops;

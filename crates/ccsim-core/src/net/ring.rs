@@ -76,6 +76,14 @@ impl<T: Copy + Default> Ring<T> {
         (i < self.len).then(|| &self.slots[self.slot(i)])
     }
 
+    /// Entry `i` (0: the head), to change in place; an aggregating link moves the arrival
+    /// times of the packets of a burst that grows.
+    #[inline]
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        let slot = self.slot(i);
+        (i < self.len).then(|| &mut self.slots[slot])
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         (0..self.len).map(|i| &self.slots[self.slot(i)])
     }

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::scenarios::*;
 
-fn assert_same_tables(a: &RunResults, b: &RunResults) {
+pub fn assert_same_tables(a: &RunResults, b: &RunResults) {
     for (name, ta, tb) in [
         ("flows", &a.flows, &b.flows),
         ("links", &a.links, &b.links),

@@ -2,6 +2,7 @@
 //! One binary (faster to build and link than one per file).
 
 mod accecn;
+mod aggregation;
 mod aqm;
 mod bbr;
 mod bbr3;
