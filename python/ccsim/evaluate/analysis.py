@@ -25,6 +25,7 @@ from ccsim.evaluate.battery import (
     INTER_QUEUES,
     RATE_BPS,
     RTT_S,
+    SHORT_CLASSES,
     STEP_HIGH_BPS,
     STEP_LOW_BPS,
     Measurement,
@@ -61,6 +62,8 @@ METRICS: dict[str, Metric] = {
     "share": Metric("%", (0.0, 100.0), "{:.1f}"),
     "throughput harm": Metric("%", (-math.inf, 100.0), "{:.1f}"),
     "delay harm": Metric("%", (-math.inf, 100.0), "{:.1f}"),
+    "median completion time": Metric("ms", NONNEGATIVE, "{:.0f}"),
+    "p95 completion time": Metric("ms", NONNEGATIVE, "{:.0f}"),
     "time to 90% utilization": Metric("s", NONNEGATIVE, "{:.2f}"),
     "queue peak": Metric("ms", NONNEGATIVE, "{:.0f}"),
 }
@@ -213,6 +216,26 @@ def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> l
         share = float(goodput["subject"]) / total if total > 0 else float("nan")
         condition = f"{queue_name(queue)}, against {sweep.opponent.name}"
         return [*out, m("share", condition, 100 * share, order)]
+    if test == "short-flows":
+        duration = float(results.summary["duration_s"])
+        web = flows[flows["label"] != "background"]
+        # A transfer unfinished at the end counts with the time it had (a lower bound).
+        times = np.where(
+            web["completed"].astype(bool),
+            web["completion_s"].astype(float),
+            duration - web["start_s"].astype(float),
+        )
+        sizes = web["size_bytes"].to_numpy(dtype=float)
+        out = []
+        low = 0.0
+        for i, (high, label) in enumerate(SHORT_CLASSES):
+            chosen = times[(sizes >= low) & (sizes < high)] * 1e3
+            low = high
+            if not len(chosen):
+                continue
+            out.append(m("median completion time", label, float(np.median(chosen)), i))
+            out.append(m("p95 completion time", label, float(np.percentile(chosen, 95)), i))
+        return out
     if test == "rate-step":
         duration = float(results.summary["duration_s"])
         down, up = step_times(duration)

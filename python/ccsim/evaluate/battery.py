@@ -240,6 +240,47 @@ def _convergence(
     return [TestSweep("convergence", subject, role, sweep)]
 
 
+#: The short-flow test's workload: open-loop arrivals of web-like transfers with Pareto sizes
+#: (the heavy tail of web objects), run by CUBIC, Linux's default, whatever the background.
+SHORT_RATE_PER_S = 20.0
+SHORT_MEAN = "50KB"
+SHORT_SHAPE = 1.2
+SHORT_CC = "cubic"
+#: The size classes' upper bounds in bytes: within Linux's initial window of 10 segments
+#: (14.5 KB), up to ten times that, then the rest.
+SHORT_CLASSES = ((15_000, "< 15 KB"), (150_000, "15-150 KB"), (math.inf, ">= 150 KB"))
+
+
+def short_window(duration_s: float) -> tuple[float, float]:
+    """When the short-flow test's transfers start arriving and stop: after the background flow's
+    start-up, and early enough that every transfer has a fifth of the run to finish."""
+    return duration_s / 5, 4 * duration_s / 5
+
+
+def _short_flows(
+    alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan
+) -> list[TestSweep]:
+    role = _role(alg, subject)
+    duration = plan.seconds(20, 60)
+    start, stop = short_window(duration)
+    scenario = _base("short-flows", duration, [subject.flow(label="background", rtt=RTT, mss=MSS)])
+    scenario["generators"] = [
+        {
+            "kind": "open_loop",
+            "label": "web",
+            "rate": SHORT_RATE_PER_S,
+            "start": f"{start:g}s",
+            "stop": f"{stop:g}s",
+            "size": {"dist": "pareto", "mean": SHORT_MEAN, "shape": SHORT_SHAPE},
+            "cc": SHORT_CC,
+            "rtt_choices": [RTT],
+            "mss": MSS,
+        }
+    ]
+    sweep = _sweep(f"short-flows.{role}", scenario, plan, {})
+    return [TestSweep("short-flows", subject, role, sweep)]
+
+
 #: The inter-protocol test's queues at the bottleneck.
 INTER_QUEUES = ("droptail", "fq_codel", "dualpi2")
 
@@ -364,6 +405,17 @@ TESTS: dict[str, Test] = {
             "Mukerjee, Seshan and Sherry, HotNets 2019 (Beyond Jain's Fairness Index: Setting "
             "the Bar for the Deployment of Congestion Control Algorithms): harm",
             _inter_protocol,
+        ),
+        Test(
+            "short-flows",
+            "Completion times of short transfers beside a long flow",
+            "Web-like transfers (open-loop arrivals, 20 a second, Pareto sizes with a mean of "
+            "50 KB, run by CUBIC) share the link with one long flow of the algorithm: how long "
+            "do they take, by size, with it in the background rather than a baseline (the same "
+            "arrivals and sizes under each seed)?",
+            "draft-irtf-iccrg-tcpeval, traffic with many short transfers; Ware et al., HotNets "
+            "2019 (harm to short flows' completion times)",
+            _short_flows,
         ),
         Test(
             "rate-step",

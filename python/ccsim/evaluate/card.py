@@ -15,6 +15,7 @@ from ccsim.evaluate.battery import (
     CONVERGENCE_JAIN,
     CONVERGENCE_WINDOW_S,
     LOSSES_FULL,
+    SHORT_CLASSES,
     TESTS,
     join_time,
     mathis_bps,
@@ -196,10 +197,38 @@ def readings(evaluation: Evaluation) -> list[str]:
             f"{step_up.value.mean:.1f} s after the link steps back up from 20 Mb/s; the step "
             f"down builds a queue of {peak.value.mean:.0f} ms."
         )
+    short = _short_reading(evaluation)
+    if short:
+        out.append(short)
     if shares:
         out.append(f"One {name} flow takes " + ", ".join(shares) + " (50% is an even share).")
     out += harms
     return out
+
+
+def _short_reading(evaluation: Evaluation) -> str | None:
+    """The short transfers' median and 95th percentile by size class beside ALG, each with the
+    baselines' in brackets."""
+    parts = []
+    for _, label in SHORT_CLASSES:
+        median = _find(evaluation.summary, "short-flows", "median completion time", label)
+        p95 = _find(evaluation.summary, "short-flows", "p95 completion time", label)
+        if not (median and p95 and median.value.has_data):
+            continue
+        text = f"{label} in {median.value.mean:.0f} ms (95th percentile {p95.value.mean:.0f} ms"
+        by_name = {c.baseline: c for c in p95.comparisons}
+        others = [
+            f"{c.baseline} {c.value.mean:.0f} ms, {_against(p95, by_name[c.baseline].difference, c.baseline)}"
+            for c in p95.comparisons
+        ]
+        parts.append(text + (f"; beside {'; '.join(others)}" if others else "") + ")")
+    if not parts:
+        return None
+    return (
+        f"Web-like transfers beside one long {evaluation.alg.name} flow finish: "
+        + ", ".join(parts)
+        + "."
+    )
 
 
 def _harm_readings(rows: Sequence[SummaryRow], name: str, baselines: Sequence[str]) -> list[str]:
@@ -330,6 +359,8 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
         ("inter-protocol", "share"),
         ("inter-protocol", "throughput harm"),
         ("inter-protocol", "delay harm"),
+        ("short-flows", "median completion time"),
+        ("short-flows", "p95 completion time"),
         ("rate-step", "time to 90% utilization"),
         ("rate-step", "queue peak"),
     ]
