@@ -17,6 +17,8 @@ import pandas as pd
 
 from ccsim.studies.core import Context, metric_records, summarise, with_intervals
 from ccsim.studies.links.common import (
+    AGG_SHARE,
+    AGG_THROUGHPUT,
     BOUNDS,
     CAPACITY_USED,
     DRAIN_TIME,
@@ -32,10 +34,12 @@ from ccsim.studies.links.figures import c1_figure, c2_figure
 from ccsim.studies.links.step_run import StepRun
 from ccsim.studies.links.workload import (
     C2_SAMPLE_S,
+    C3_RATE_BPS,
     RAMP_WINDOW_S,
     Config,
     c1_configs,
     c2_configs,
+    c3_configs,
 )
 
 # ---- one-way delays from a flow's capture ------------------------------------------------------------
@@ -212,3 +216,25 @@ def c2_table(c: Context) -> pd.DataFrame:
     table = summarise(records, C2_KEYS, bounds=BOUNDS)
     c2_figure(c, with_intervals(table), shown)
     return table
+
+
+# ---- C3 ------------------------------------------------------------------------------------------------
+
+
+def measure_throughput(load: Callable[[str], pd.DataFrame], config: Config) -> float:
+    """The flow's delivered rate averaged after the warm-up, Mb/s."""
+    series = load("series")
+    late = series[(series["flow"] == 0) & (series["t_s"] > config.warmup_s)]
+    return float(late["rate_bps"].mean()) / 1e6 if len(late) else math.nan
+
+
+C3_KEYS = ["algorithm", "level"]
+
+
+def c3_table(c: Context) -> pd.DataFrame:
+    records: list[dict[str, Any]] = []
+    for config, seed, mbps in c.each_run(c3_configs(c.settings), measure_throughput):
+        records += metric_records(
+            config.keys, seed, {AGG_THROUGHPUT: mbps, AGG_SHARE: mbps * 1e6 / C3_RATE_BPS}
+        )
+    return summarise(records, C3_KEYS, bounds=BOUNDS)

@@ -15,9 +15,14 @@ import pandas as pd
 
 from ccsim.studies.core import Check, Claim, Quantity, compare, measure
 from ccsim.studies.links.common import (
+    AGG_THROUGHPUT,
     ALFREDSSON,
     BBR,
     BBR3,
+    BBR3_NO_ALLOWANCE,
+    BBR_AGGREGATION_COMMIT,
+    BBR_AGGREGATION_SLIDES,
+    BBR_NO_ALLOWANCE,
     BBR_PAPER,
     CUBIC,
     DELAY_BASED,
@@ -36,7 +41,7 @@ from ccsim.studies.links.common import (
     VERUS,
     WIRE_BYTES,
 )
-from ccsim.studies.links.workload import C1_RTT_MS, C2_HIGH_BPS
+from ccsim.studies.links.workload import C1_RTT_MS, C2_HIGH_BPS, C3_LEVELS
 
 #: C1: CUBIC's delay is bufferbloat when its 95th percentile is above this many times the path's
 #: base one-way delay (20 ms): 100 ms, the bound Sprout keeps 95 % of its packets under.
@@ -254,5 +259,101 @@ C2_CLAIMS = (
         "estimate is a maximum over 10 round trips, so it holds the old rate that long); the "
         "threshold is ours",
         c2_bbr_overshoot,
+    ),
+)
+
+
+# ---- C3 --------------------------------------------------------------------------------------------------
+
+#: C3: a sender "keeps its throughput" at a level when its throughput there is above this share
+#: of its throughput on the plain ACK path (level 1), per seed; "falls" below it.
+KEEPS_SHARE = 0.9
+NO_ALLOWANCE = {BBR: BBR_NO_ALLOWANCE, BBR3: BBR3_NO_ALLOWANCE}
+
+
+def _c3(table: pd.DataFrame, algorithm: str, level: int) -> Quantity:
+    return measure(table, AGG_THROUGHPUT, algorithm=algorithm, level=level)
+
+
+def _levels(table: pd.DataFrame) -> list[int]:
+    return [int(v) for v in _values(table, "level")]
+
+
+def _keeps(table: pd.DataFrame, algorithms: tuple[str, ...]) -> list[Check]:
+    return [
+        compare(
+            f"{algorithm}'s throughput at {level} ACKs a burst over the plain ACK path's (per seed)",
+            _c3(table, algorithm, level) / _c3(table, algorithm, 1),
+            ">",
+            KEEPS_SHARE,
+            reversal=None,
+        )
+        for algorithm in algorithms
+        for level in _levels(table)
+        if level > 1
+    ]
+
+
+def c3_bbr_keeps(table: pd.DataFrame) -> list[Check]:
+    return _keeps(table, (BBR, BBR3))
+
+
+def c3_loss_based_keeps(table: pd.DataFrame) -> list[Check]:
+    return _keeps(table, (CUBIC, RENO))
+
+
+def c3_without_allowance(table: pd.DataFrame) -> list[Check]:
+    levels = _levels(table)
+    if not levels:
+        return []
+    top = max(levels)
+    checks = []
+    for version, bare in NO_ALLOWANCE.items():
+        checks.append(
+            compare(
+                f"throughput at {top} ACKs a burst, {bare} vs {version} (paired by seed)",
+                _c3(table, bare, top),
+                "<",
+                _c3(table, version, top),
+                unit="Mb/s",
+            )
+        )
+        checks.append(
+            compare(
+                f"{bare}'s throughput at {top} ACKs a burst over the plain ACK path's (per seed)",
+                _c3(table, bare, top) / _c3(table, bare, 1),
+                "<",
+                KEEPS_SHARE,
+                reversal=None,
+            )
+        )
+    return checks
+
+
+C3_CLAIMS = (
+    Claim(
+        "BBR's ACK-aggregation allowance keeps its throughput as the aggregation grows",
+        f"BBR's and BBRv3's throughput at each aggregation level ({', '.join(map(str, C3_LEVELS[1:]))} "
+        f"ACKs a burst) over their throughput on the plain ACK path, per seed, > {KEEPS_SHARE:g}; "
+        f"failed below. Sources: {BBR_AGGREGATION_COMMIT}; {BBR_AGGREGATION_SLIDES}; the "
+        "threshold is ours",
+        c3_bbr_keeps,
+    ),
+    Claim(
+        "Without the allowance BBR's throughput falls once the ACK silences are long",
+        "at the highest level: BBR's and BBRv3's throughput with ack_aggregation off below their "
+        "throughput with it, paired by seed (reversed: above), and below "
+        f"{KEEPS_SHARE:g} of their own on the plain ACK path, per seed (failed above). Source: "
+        f"{BBR_AGGREGATION_COMMIT} (cwnd at 2 BDP halts the sender through the silences); the "
+        "threshold is ours",
+        c3_without_allowance,
+    ),
+    Claim(
+        "Loss-based CUBIC and Reno keep their throughput under ACK aggregation",
+        f"CUBIC's and Reno's throughput at each level over their throughput on the plain ACK "
+        f"path, per seed, > {KEEPS_SHARE:g}; failed below. Source: {BBR_AGGREGATION_COMMIT} "
+        "(loss-based senders keep growing cwnd after bursts of ACKs until the buffer is full); "
+        "the threshold is ours",
+        c3_loss_based_keeps,
     ),
 )

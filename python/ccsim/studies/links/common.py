@@ -35,6 +35,17 @@ BBR_PAPER = (
     "Congestion Control): the bottleneck bandwidth as a max over 10 round trips, gain 1.25 one "
     "round in 8"
 )
+BBR_AGGREGATION_COMMIT = (
+    "Linux commit 78dc70ebaa38 (Jha, Cardwell, Cheng, 2019, Linux 5.1: tcp_bbr: adapt cwnd based "
+    "on ack aggregation estimation): with cwnd at 2 BDP, ACKs arriving in bursts after long "
+    "silences leave the bottleneck idle; loss-based senders grow cwnd until the buffer is full "
+    "and do not have this issue; the extra_acked estimate added to cwnd restores throughput"
+)
+BBR_AGGREGATION_SLIDES = (
+    "Cardwell et al., IETF 101 ICCRG (An Update on BBR Work at Google): the ACK-aggregation "
+    "estimate, measured on wifi paths; draft-ietf-ccwg-bbr (BBR.extra_acked added to the "
+    "cwnd)"
+)
 RFC9438 = "RFC 9438 (CUBIC), section 1 and 4: window growth independent of RTT, fast at high BDP"
 VEGAS = (
     "Brakmo and Peterson, IEEE JSAC 1995 (TCP Vegas): alpha-beta packets queued, a linear "
@@ -61,6 +72,19 @@ FAST = "fast"
 C1_ALGORITHMS = (CUBIC, BBR, BBR3, VEGAS_CC, FAST)
 DELAY_BASED = (VEGAS_CC, FAST)
 C2_ALGORITHMS = (CUBIC, RENO, BBR, BBR3, VEGAS_CC)
+#: C3's BBRs without their ACK-aggregation allowance (the ``ack_aggregation`` parameter off).
+BBR_NO_ALLOWANCE = "bbr-no-extra-acked"
+BBR3_NO_ALLOWANCE = "bbr3-no-extra-acked"
+#: C3's senders: each label, its algorithm and its parameters.
+C3_SENDERS: dict[str, tuple[str, dict[str, Any]]] = {
+    CUBIC: (CUBIC, {}),
+    RENO: (RENO, {}),
+    BBR: (BBR, {}),
+    BBR3: (BBR3, {}),
+    BBR_NO_ALLOWANCE: (BBR, {"ack_aggregation": False}),
+    BBR3_NO_ALLOWANCE: (BBR3, {"ack_aggregation": False}),
+}
+C3_ALGORITHMS = (CUBIC, RENO, BBR, BBR3)
 
 # ---- C1: where the traces come from ---------------------------------------------------------------
 
@@ -108,6 +132,10 @@ QUEUE_PEAK = "queue peak after the step down pkts"
 DRAIN_TIME = "time to drain after the step down s"
 LOW_UTILIZATION = "utilization at the low rate"
 
+AGG_THROUGHPUT = "throughput Mb/s"
+AGG_SHARE = "share of the link"
+AGG_RTT = "median RTT ms"
+
 PERCENT = (0.0, 100.0)
 BOUNDS = {
     THROUGHPUT: NONNEGATIVE,
@@ -119,6 +147,8 @@ BOUNDS = {
     QUEUE_PEAK: NONNEGATIVE,
     DRAIN_TIME: NONNEGATIVE,
     LOW_UTILIZATION: UNIT,
+    AGG_SHARE: NONNEGATIVE,
+    AGG_RTT: NONNEGATIVE,
 }
 
 
@@ -128,16 +158,26 @@ def dumbbell(
     rtt: str,
     duration_s: float,
     trace: dict[str, Any],
+    params: dict[str, Any] | None = None,
+    label: str | None = None,
 ) -> dict[str, Any]:
     """One run: a dumbbell with these ``topology`` keys and one bulk flow of ``cc`` (base RTT
-    ``rtt``), its ``[trace]`` table as given."""
+    ``rtt``; ``params``: the algorithm's, ``label`` its name in the tables), its ``[trace]``
+    table as given."""
+    flow: dict[str, Any] = {
+        "cc": cc,
+        "rtt": rtt,
+        "mss": MSS,
+        "start_jitter": START_JITTER,
+        "label": label or cc,
+    }
+    if params:
+        flow["params"] = params
     return {
         "name": "study",
         "seed": 1,
         "duration": f"{duration_s:g}s",
         "topology": {"kind": "dumbbell", **topology},
         "trace": trace,
-        "flows": [
-            {"cc": cc, "rtt": rtt, "mss": MSS, "start_jitter": START_JITTER, "label": cc},
-        ],
+        "flows": [flow],
     }

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from ccsim.studies.core import FigureSpec, Study
-from ccsim.studies.links.analysis import c1_table, c2_table
-from ccsim.studies.links.claims import C1_CLAIMS, C2_CLAIMS
+from ccsim.studies.links.analysis import c1_table, c2_table, c3_table
+from ccsim.studies.links.claims import C1_CLAIMS, C2_CLAIMS, C3_CLAIMS
 from ccsim.studies.links.common import (
     ALFREDSSON,
+    BBR_AGGREGATION_COMMIT,
+    BBR_AGGREGATION_SLIDES,
     BBR_PAPER,
     C1_ALGORITHMS,
     C2_ALGORITHMS,
+    C3_ALGORITHMS,
+    C3_SENDERS,
     MSS,
     PANTHEON,
     PROFILE,
@@ -32,11 +36,22 @@ from ccsim.studies.links.workload import (
     C2_QUICK_TIMES,
     C2_RTT,
     C2_TIMES,
+    C3_ACK_SPACING_MS,
+    C3_BUFFER,
+    C3_LEVELS,
+    C3_QUICK_LEVELS,
+    C3_QUICK_REPLICATES,
+    C3_QUICK_SENDERS,
+    C3_QUICK_TIMES,
+    C3_RATE_BPS,
+    C3_RTT,
+    C3_TIMES,
     FULL_REPLICATES,
     QUICK_REPLICATES,
     RAMP_WINDOW_S,
     c1_sweeps,
     c2_sweeps,
+    c3_sweeps,
 )
 
 #: The most seeds a full run goes up to while a check is inconclusive.
@@ -113,6 +128,41 @@ C2 = Study(
     max_replicates=MAX_REPLICATES,
 )
 
-#: C1 and C2, as ``ccsim study`` lists them.
-STUDIES: tuple[Study, ...] = (C1, C2)
-__all__ = ["C1", "C2", "MAX_REPLICATES", "STUDIES"]
+C3 = Study(
+    id="C3",
+    slug="links-ack-aggregation",
+    title="ACK aggregation: throughput against ACKs a burst on the ACK path (CUBIC, Reno, BBR, "
+    "BBRv3, and the BBRs without their ACK-aggregation allowance)",
+    source=f"{BBR_AGGREGATION_COMMIT}; {BBR_AGGREGATION_SLIDES}",
+    setup=f"a {C3_RATE_BPS / 1e6:g} Mb/s dumbbell, base RTT {C3_RTT}, {C3_BUFFER} drop-tail "
+    "buffers; the ACK direction of the bottleneck aggregates (reverse_aggregation, "
+    "docs/links.md) at level N = "
+    f"{', '.join(map(str, C3_LEVELS))}: each burst after a channel-access delay uniform in "
+    f"[0.5, 1.5] x N x {C3_ACK_SPACING_MS:g} ms, up to 2N ACKs (level 1: a plain link); one "
+    f"flow of {', '.join(C3_SENDERS)} at a time",
+    warmup=f"{C3_TIMES[1]:g} s of {C3_TIMES[0]:g} s (quick: {C3_QUICK_TIMES[1]:g} s of "
+    f"{C3_QUICK_TIMES[0]:g} s, levels {', '.join(map(str, C3_QUICK_LEVELS))}, "
+    f"{', '.join(C3_QUICK_SENDERS)} only, {C3_QUICK_REPLICATES} seeds)",
+    assumptions=(
+        *COMMON_ASSUME,
+        f"the access delay scales with the level so that a burst collects about N ACKs: at "
+        f"{C3_RATE_BPS / 1e6:g} Mb/s the receiver acknowledges about 2100 times a second (delayed "
+        f"ACKs), one every {C3_ACK_SPACING_MS:g} ms or so; the data direction is a plain link",
+        "throughput: the flow's delivered rate averaged after the warm-up (100 ms samples); "
+        "'bbr-no-extra-acked' and 'bbr3-no-extra-acked' are BBR and BBRv3 with the parameter "
+        "ack_aggregation off",
+    ),
+    sweeps=c3_sweeps,
+    analyse=c3_table,
+    claims=C3_CLAIMS,
+    figure=FigureSpec(
+        "Throughput against ACK aggregation", x="level", hue="algorithm", xlabel="ACKs a burst"
+    ),
+    algorithms=C3_ALGORITHMS,
+    profile=PROFILE,
+    max_replicates=MAX_REPLICATES,
+)
+
+#: C1, C2 and C3, as ``ccsim study`` lists them.
+STUDIES: tuple[Study, ...] = (C1, C2, C3)
+__all__ = ["C1", "C2", "C3", "MAX_REPLICATES", "STUDIES"]

@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from ccsim.studies.core import Settings
-from ccsim.studies.links.common import C1_ALGORITHMS, C2_ALGORITHMS, dumbbell, traces
+from ccsim.studies.links.common import (
+    BBR,
+    BBR_NO_ALLOWANCE,
+    C1_ALGORITHMS,
+    C2_ALGORITHMS,
+    C3_SENDERS,
+    CUBIC,
+    dumbbell,
+    traces,
+)
 
 FULL_REPLICATES = 5
 QUICK_REPLICATES = 3
@@ -42,6 +51,48 @@ C2_QUICK_TIMES = (24.0, 8.0, 16.0)
 #: The sampling of the flow's rate and the queue, and the window the rate is judged over.
 C2_SAMPLE_S = 0.01
 RAMP_WINDOW_S = 0.1
+
+
+# ---- C3: ACK aggregation -----------------------------------------------------------------------------
+
+C3_RATE_BPS = 50e6
+C3_RTT = "40ms"
+C3_LINK_DELAY = "10ms"
+#: One BDP at 50 Mb/s and 40 ms (167 packets) on each direction of the bottleneck.
+C3_BUFFER = "1bdp"
+#: ACKs a burst: the level's burst limit. Level 1 is the plain link (no aggregation).
+C3_LEVELS = (1, 4, 16, 32, 64, 128)
+C3_QUICK_LEVELS = (1, 128)
+#: The time a level's access delay is scaled by: about one ACK's spacing at the full rate
+#: (4167 segments a second acknowledged two at a time, 0.48 ms), so that a burst of level N
+#: collects about N ACKs. The delay of each burst is uniform in [0.5, 1.5] x N x this.
+C3_ACK_SPACING_MS = 0.5
+#: (duration, warm-up) in seconds.
+C3_TIMES = (30.0, 5.0)
+C3_QUICK_TIMES = (8.0, 3.0)
+C3_QUICK_REPLICATES = 3
+#: The quick form's senders (CI's time budget): one of each kind.
+C3_QUICK_SENDERS = (CUBIC, BBR, BBR_NO_ALLOWANCE)
+C3_SAMPLE_S = 0.1
+
+
+def c3_aggregation(level: int) -> dict[str, Any] | None:
+    """The ACK direction's aggregation at ``level`` (None for level 1: a plain link). The burst
+    limit is twice the level, so that the channel carries twice the ACK rate and a burst holds
+    what arrived during its access delay, about ``level`` ACKs; the airtime limit does not bind
+    (128 ACKs take 0.8 ms at 50 Mb/s)."""
+    if level <= 1:
+        return None
+    mean_ms = level * C3_ACK_SPACING_MS
+    return {
+        "max_packets": 2 * level,
+        "max_time": "10ms",
+        "access_delay": {
+            "dist": "uniform",
+            "min": f"{0.5 * mean_ms:g}ms",
+            "max": f"{1.5 * mean_ms:g}ms",
+        },
+    }
 
 
 @dataclass(frozen=True)
@@ -118,6 +169,36 @@ def c2_configs(s: Settings) -> list[Config]:
     ]
 
 
+def c3_configs(s: Settings) -> list[Config]:
+    duration, warmup = s.pick(C3_TIMES, C3_QUICK_TIMES)
+    configs = []
+    for level in s.pick(C3_LEVELS, C3_QUICK_LEVELS):
+        topology: dict[str, Any] = {
+            "bottleneck_rate": f"{C3_RATE_BPS / 1e6:g}Mbps",
+            "bottleneck_delay": C3_LINK_DELAY,
+            "buffer": C3_BUFFER,
+            "bdp_rtt": C3_RTT,
+        }
+        aggregation = c3_aggregation(level)
+        if aggregation is not None:
+            topology["reverse_aggregation"] = aggregation
+        record = {"sample_interval": f"{C3_SAMPLE_S * 1e3:g}ms"}
+        for label, (cc, params) in C3_SENDERS.items():
+            if s.quick and label not in C3_QUICK_SENDERS:
+                continue
+            configs.append(
+                Config(
+                    name=f"c3-{label}-{level}",
+                    keys={"algorithm": label, "level": level},
+                    cc=cc,
+                    scenario=dumbbell(topology, cc, C3_RTT, duration, record, params, label),
+                    duration_s=duration,
+                    warmup_s=warmup,
+                )
+            )
+    return configs
+
+
 def seeds(s: Settings) -> list[int]:
     return s.seeds(FULL_REPLICATES, QUICK_REPLICATES)
 
@@ -128,3 +209,8 @@ def c1_sweeps(s: Settings) -> list[dict[str, Any]]:
 
 def c2_sweeps(s: Settings) -> list[dict[str, Any]]:
     return [c.sweep(seeds(s)) for c in c2_configs(s)]
+
+
+def c3_sweeps(s: Settings) -> list[dict[str, Any]]:
+    chosen = s.seeds(FULL_REPLICATES, C3_QUICK_REPLICATES)
+    return [c.sweep(chosen) for c in c3_configs(s)]
