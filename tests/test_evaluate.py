@@ -43,14 +43,15 @@ def test_report_card_holds_the_summary(cubic) -> None:
     assert f"v{BATTERY_VERSION}" in html
     assert 'data-table="summary"' in html
     # One per test, two for intra-fairness (goodput against RTT, Jain's index), short-flows
-    # (median, 95th percentile) and rate-step, three for inter-protocol (share, harm to goodput
-    # and to delay).
-    assert html.count("data:image/png") == 12
+    # (median, 95th percentile), paths (utilization, RTT) and rate-step, three for
+    # inter-protocol (share, harm to goodput and to delay).
+    assert html.count("data:image/png") == 14
     for test in TESTS:
         assert f'id="{test}"' in html
     assert "fills" in html and "Mathis" in html and "against reno" in html
     assert "DualPI2, against reno" in html and "cubic costs reno" in html
     assert "Web-like transfers beside one long cubic flow" in html
+    assert "of the GEO satellite path at a mean RTT of" in html
     text = (cubic.directory / "summary.csv").read_text()
     rows = list(csv.DictReader(text.splitlines()))
     assert {r["test"] for r in rows} == set(TESTS)

@@ -64,6 +64,7 @@ METRICS: dict[str, Metric] = {
     "delay harm": Metric("%", (-math.inf, 100.0), "{:.1f}"),
     "median completion time": Metric("ms", NONNEGATIVE, "{:.0f}"),
     "p95 completion time": Metric("ms", NONNEGATIVE, "{:.0f}"),
+    "mean RTT": Metric("ms", NONNEGATIVE, "{:.1f}"),
     "time to 90% utilization": Metric("s", NONNEGATIVE, "{:.2f}"),
     "queue peak": Metric("ms", NONNEGATIVE, "{:.0f}"),
 }
@@ -236,6 +237,14 @@ def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> l
             out.append(m("median completion time", label, float(np.median(chosen)), i))
             out.append(m("p95 completion time", label, float(np.percentile(chosen, 95)), i))
         return out
+    if test == "paths":
+        links = results.links
+        utilization = float(links.loc[links["link"] == 0, "utilization"].iloc[0])
+        rtt_ms = float(flows["mean_rtt_s"].iloc[0]) * 1e3
+        return [
+            m("utilization", sweep.condition, 100 * utilization, sweep.order),
+            m("mean RTT", sweep.condition, rtt_ms, sweep.order),
+        ]
     if test == "rate-step":
         duration = float(results.summary["duration_s"])
         down, up = step_times(duration)

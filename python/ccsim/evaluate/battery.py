@@ -20,7 +20,10 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from ccsim.leo import leo_path
 
 __all__ = [
     "BATTERY_VERSION",
@@ -93,6 +96,9 @@ class TestSweep:
     warmup_s: float = 0.0
     #: The opponent's role: "alg" for the algorithm evaluated, else the baseline's name.
     opponent_role: str | None = None
+    #: For a test with one sweep per condition (paths): the condition and where it sorts.
+    condition: str = ""
+    order: float = 0.0
 
     @property
     def name(self) -> str:
@@ -319,6 +325,100 @@ def _inter_protocol(
     return out
 
 
+@dataclass(frozen=True)
+class PathSpec:
+    """One path of the paths test: its bottleneck's keys, the flow's base RTT, run lengths."""
+
+    name: str
+    label: str
+    topology: Mapping[str, Any]
+    rtt: str
+    quick_s: float
+    full_s: float
+
+
+#: C1's synthetic cellular trace, as shipped in the package (study C1, docs/studies/links.md).
+CELLULAR_TRACES = Path(__file__).resolve().parents[1] / "studies" / "links" / "traces"
+
+LEO_S = (30.0, 60.0)
+
+
+def paths(plan: Plan) -> list[PathSpec]:
+    """The paths test's paths: the evaluation suite's trans-oceanic, geostationary-satellite and
+    data-centre bottlenecks, C1's cellular trace, and a LEO path with handovers."""
+    leo_duration = plan.seconds(*LEO_S)
+    return [
+        PathSpec(
+            "trans-oceanic",
+            "trans-oceanic, 1 Gb/s, 130 ms",
+            {"bottleneck_rate": "1Gbps", "bottleneck_delay": "65ms", "access_rate": "10Gbps"},
+            "130ms",
+            10,
+            30,
+        ),
+        PathSpec(
+            "geo-satellite",
+            "GEO satellite, 40 Mb/s, 600 ms",
+            {"bottleneck_rate": "40Mbps", "bottleneck_delay": "300ms"},
+            "600ms",
+            20,
+            60,
+        ),
+        PathSpec(
+            "data-centre",
+            "data centre, 1 Gb/s, 1 ms",
+            {"bottleneck_rate": "1Gbps", "bottleneck_delay": "0.25ms", "access_rate": "10Gbps"},
+            "1ms",
+            5,
+            10,
+        ),
+        PathSpec(
+            "cellular",
+            "cellular trace, 40 ms",
+            {
+                # As study C1: the trace sets the rate (12.6 Mb/s on average), the buffer is
+                # deep as base stations keep it; the rate given sizes nothing else.
+                "bottleneck_rate": "12Mbps",
+                "bottleneck_delay": "5ms",
+                "buffer": "1000pkts",
+                "trace": str(CELLULAR_TRACES / "synthetic-cellular.down"),
+                "reverse_trace": str(CELLULAR_TRACES / "synthetic-cellular.up"),
+            },
+            "40ms",
+            12,
+            30,
+        ),
+        PathSpec(
+            "leo",
+            "LEO, 50-200 Mb/s, 30-70 ms, handovers",
+            {
+                # As examples/leo.toml: the schedules set rate and delay; these size the buffer.
+                "bottleneck_rate": "200Mbps",
+                "bottleneck_delay": "10ms",
+                "bdp_rtt": "50ms",
+                **leo_path(f"{leo_duration:g}s", seed=1),
+            },
+            "30ms",
+            *LEO_S,
+        ),
+    ]
+
+
+def _paths(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -> list[TestSweep]:
+    role = _role(alg, subject)
+    out = []
+    for index, path in enumerate(paths(plan)):
+        flows = [subject.flow(rtt=path.rtt, mss=MSS)]
+        scenario = _base(
+            f"paths-{path.name}", plan.seconds(path.quick_s, path.full_s), flows, **path.topology
+        )
+        sweep = _sweep(f"paths.{path.name}.{role}", scenario, plan, {})
+        out.append(
+            TestSweep("paths", subject, role, sweep, condition=path.label, order=float(index))
+        )
+    return out
+
+
 #: The rate-step test's link: 100 Mb/s, 20 Mb/s from a third of the run, 100 Mb/s again from
 #: two thirds.
 STEP_HIGH_BPS = 100e6
@@ -425,6 +525,18 @@ TESTS: dict[str, Test] = {
             "fifth under it?",
             "draft-irtf-iccrg-tcpeval, transients (a sudden change in capacity)",
             _rate_step,
+        ),
+        Test(
+            "paths",
+            "Utilization and delay on other paths",
+            "How well does one flow fill a trans-oceanic path (1 Gb/s, 130 ms), a geostationary "
+            "satellite path (40 Mb/s, 600 ms), a data-centre path (1 Gb/s, 1 ms), a cellular "
+            "link replaying a trace, and a LEO path whose rate and delay change at every "
+            "satellite handover (with a 50 ms outage), and at what RTT?",
+            "draft-irtf-iccrg-tcpeval, basic scenarios (trans-oceanic, geostationary satellite, "
+            "data centre); study C1's synthetic cellular trace (docs/studies/links.md); "
+            "ccsim.leo (docs/links.md)",
+            _paths,
         ),
     ]
 }

@@ -197,6 +197,20 @@ def readings(evaluation: Evaluation) -> list[str]:
             f"{step_up.value.mean:.1f} s after the link steps back up from 20 Mb/s; the step "
             f"down builds a queue of {peak.value.mean:.0f} ms."
         )
+    on_paths = [
+        f"{row.value.mean:.0f}% of the {row.condition.partition(',')[0]} path"
+        + (
+            f" at a mean RTT of {METRICS['mean RTT'].fmt.format(rtt.value.mean)} ms"
+            if (rtt := _find(rows, "paths", "mean RTT", row.condition)) and rtt.value.has_data
+            else ""
+        )
+        for row in rows
+        if row.test == "paths" and row.metric == "utilization" and row.value.has_data
+    ]
+    if on_paths:
+        out.append(
+            f"One {name} flow fills " + ", ".join(on_paths) + " (the base RTTs in the table)."
+        )
     short = _short_reading(evaluation)
     if short:
         out.append(short)
@@ -361,6 +375,8 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
         ("inter-protocol", "delay harm"),
         ("short-flows", "median completion time"),
         ("short-flows", "p95 completion time"),
+        ("paths", "utilization"),
+        ("paths", "mean RTT"),
         ("rate-step", "time to 90% utilization"),
         ("rate-step", "queue peak"),
     ]
