@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import requires_engine, run_cli
 
 pytestmark = requires_engine
@@ -24,6 +25,15 @@ class WrongDecrease(ccsim.CongestionControl):
     def on_congestion(self, event):
         self.ssthresh = max(self.cwnd * 0.9, 2.0)
         self.cwnd = self.ssthresh if event.kind != "timeout" else 1.0
+
+
+class RenoAsHtcp(WrongDecrease):
+    """Reno passed off as H-TCP: one segment per RTT whatever the time since the last loss,
+    and always half the window."""
+
+    def on_congestion(self, event):
+        self.ssthresh = max(self.cwnd * 0.5, 2.0)
+        self.cwnd = self.ssthresh if event.kind != "timeout" else 1.0
 '''
 
 
@@ -39,7 +49,17 @@ def test_this_build_passes_every_check(tmp_path: Path) -> None:
         "reno.mathis_0.01",
         "bbr.probe_rtt_cwnd",
         "dualpi2.classic_coupling",
+        "htcp.beta_adaptive",
+        "freedrop.p_exponent",
+        "dctcp.alpha_law",
+        "recovery.dupthresh",
+        "recovery.tlp_pto",
+        "recovery.prr_rate",
+        "recovery.rto_backoff",
+        "study.r13_reno_lockout",
     } <= ids
+    one_sided = {row["id"]: row for row in rows if row["tolerance"] in ("at least", "at most")}
+    assert {"study.h1_fusion_over_reno", "study.r13_randomized_relief"} <= set(one_sided)
 
 
 def test_reno_with_a_wrong_decrease_fails_and_says_where(tmp_path: Path) -> None:
@@ -60,6 +80,40 @@ def test_reno_with_a_wrong_decrease_fails_and_says_where(tmp_path: Path) -> None
     # A gentler decrease keeps a larger window under loss: more than the Mathis law allows.
     assert rows["reno.mathis_0.01"]["result"] == "FAIL"
     assert rows["reno.increase"]["result"] == "pass"  # the increase is still Reno's
+
+
+def test_reno_passed_off_as_htcp_fails_htcps_time_and_rtt_laws(tmp_path: Path) -> None:
+    """H-TCP's first decrease and its first second after a loss are Reno's, so those pass; its
+    growth seconds after a loss and its RTT-adapted decrease are not."""
+    (tmp_path / "broken_reno.py").write_text(BROKEN_RENO, encoding="utf-8")
+    result = run_cli(
+        "conformance",
+        "--only",
+        "htcp",
+        "--use",
+        "htcp=broken_reno:RenoAsHtcp",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    rows = {row["id"]: row for row in map(json.loads, result.stdout.splitlines())}
+    passed = {id for id, row in rows.items() if row["result"] == "pass"}
+    assert passed == {"htcp.decrease", "htcp.increase_low_speed"}, rows
+    assert abs(rows["htcp.beta_adaptive"]["ours"] - 0.5) < 1e-9
+
+
+def test_one_sided_checks_pass_on_their_side_only() -> None:
+    from ccsim.conformance import AT_LEAST, AT_MOST, Check
+
+    def check(kind: str) -> Check:
+        return Check("x.y", "what", "source", 0.6, 0.0, False, (), lambda u: 0.0, kind=kind)
+
+    assert check(AT_LEAST).passes(0.6) and check(AT_LEAST).passes(0.9)
+    assert not check(AT_LEAST).passes(0.59) and not check(AT_LEAST).passes(float("nan"))
+    assert check(AT_MOST).passes(0.2) and not check(AT_MOST).passes(0.61)
+    assert check(AT_MOST).tolerance_text() == "at most"
+    with pytest.raises(ValueError, match="kind"):
+        check("roughly")
 
 
 def test_bad_replacements_are_refused_in_one_line(tmp_path: Path) -> None:

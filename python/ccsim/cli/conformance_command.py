@@ -54,9 +54,11 @@ def conformance(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Check this build of ccsim against what is known: algorithms' published response functions
-    (RFC 5681, 9438, 3649, 8257, Kelly's Scalable), the Mathis law, BBR's PROBE_RTT rhythm and
-    DualPI2's coupling (docs/conformance.md). Each line: what is checked, the reference and its
-    source, ours, the tolerance, pass or fail. Exit status 1 when a check fails."""
+    (RFC 5681, 9438, 3649, 8257, Kelly's Scalable, H-TCP), the Mathis law, Free-Drop's law,
+    DCTCP under step marking, BBR's PROBE_RTT rhythm, DualPI2's coupling, loss recovery's packet
+    exchanges (RFC 5681, 8985, 6937, 6298) and the seed studies' robust verdicts
+    (docs/conformance.md). Each line: what is checked, the reference and its source, ours, the
+    tolerance, pass or fail. Exit status 1 when a check fails."""
     from ccsim import conformance as suite
 
     uses = _replacements(use or [])

@@ -1,5 +1,6 @@
 """Laws and documented dynamics of whole runs: Reno's and NewReno's throughput under random loss
-(Mathis et al.), BBR's PROBE_RTT rhythm, DualPI2's coupling."""
+(Mathis et al.), Free-Drop's law (seed 001), DCTCP under step marking (Alizadeh et al.), BBR's
+PROBE_RTT rhythm, DualPI2's coupling."""
 
 from __future__ import annotations
 
@@ -115,6 +116,109 @@ def _l_queue_delay_ms(prague: str) -> float:
     return float(q[q["t_s"] >= 5]["l_delay_s"].mean() * 1e3)
 
 
+#: Free-Drop's packet-loss window in the law checks (ccsim's default).
+FREEDROP_W = 100
+
+
+def _freedrop_law(p: float, w: float = FREEDROP_W) -> float:
+    """The seed paper's eq. (4), B RTT = alpha / (p sqrt(w)) segments, with Reno's alpha =
+    sqrt(3/2) (the paper's range is sqrt(3/2) to sqrt(2))."""
+    return math.sqrt(1.5) / (p * math.sqrt(w))
+
+
+@cache
+def _freedrop_window(cc: str, p: float, cuts: float) -> float:
+    """Goodput in segments per base RTT of one flow under Bernoulli loss ``p`` on a 10 Gb/s,
+    20 ms path the flow never fills (ns2 profile, one ACK per segment), after a fifth of the run,
+    which lasts about ``cuts`` window halvings of the model (tests/it/freedrop.rs's setup). The
+    receiver window caps the start-up overshoot at 8 model windows."""
+    rate = p * (1 - (1 - p) ** FREEDROP_W)  # halvings per segment in the packet model
+    window = math.sqrt(1.5 / rate)
+    duration = max(1.25 * cuts / rate / (window / 0.020), 10.0)
+    data = {
+        "name": "conformance-freedrop",
+        "seed": 3,
+        "duration": f"{duration:.1f}s",
+        "profile": "ns2",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "10Gbps",
+            "bottleneck_delay": "5ms",
+            "buffer": "100000pkts",
+            "loss": p,
+        },
+        "flows": [
+            {
+                "cc": cc,
+                "rtt": "20ms",
+                "mss": 1000,
+                "max_window": math.ceil(8 * window),
+            }
+        ],
+        "trace": {"sample_interval": "100ms"},
+    }
+    series = _run(data).series
+    after = series[series["t_s"] > duration / 5]
+    return float(after["rate_bps"].mean() / 8 / 1000 * 0.020)
+
+
+def _freedrop_exponent(cc: str) -> float:
+    """-d ln B / d ln p between p = 3e-4 and 1e-3."""
+    low, high = _freedrop_window(cc, 3e-4, 20), _freedrop_window(cc, 1e-3, 40)
+    return math.log(low / high) / math.log(1e-3 / 3e-4)
+
+
+@cache
+def _dctcp_step(cc: str, rtt_ms: float, k: int) -> tuple[float, float, float]:
+    """One DCTCP flow alone through a step-marking queue (marks CE on arrivals that find ``k``
+    packets waiting) at 100 Mb/s, base RTT ``rtt_ms``, 10 s, ns2 profile (an ACK per segment, the
+    analysis's per-packet feedback), no receive-window limit. Returns (W*, the mean alpha after
+    the first second, CE marks per window reduction), W* = C x RTT + K in packets on the wire
+    (Alizadeh et al.'s critical window for N = 1)."""
+    data = {
+        "name": "conformance-dctcp",
+        "seed": 1,
+        "duration": "10s",
+        "profile": "ns2",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "100Mbps",
+            "bottleneck_delay": "0.1ms",
+            "buffer": "2000pkts",
+            "queue": "step",
+            "step": {"k": f"{k}pkts"},
+        },
+        "flows": [{"cc": cc, "rtt": f"{rtt_ms:g}ms", "mss": 1500, "max_window": 100_000}],
+        "trace": {"sample_interval": "1ms"},
+    }
+    results = _run(data)
+    queue = results.queues[results.queues["link"] == 0]
+    busy = queue[queue["queue_pkts"] > 0]
+    wire_bytes = float((busy["queue_bytes"] / busy["queue_pkts"]).median())
+    flow = results.flows.iloc[0]
+    bdp = 100e6 / 8 / wire_bytes * float(flow["base_rtt_s"])
+    w_star = bdp + k
+    series = results.series
+    alpha = float(series[series["t_s"] > 1.0]["cc_alpha"].mean())
+    marks_per_cut = float(queue["marks"].iloc[-1]) / max(int(flow["window_cuts"]), 1)
+    return w_star, alpha, marks_per_cut
+
+
+#: DCTCP's law checks: W* = C x RTT + K of about 126 packets (9.6 ms at 100 Mb/s, K = 48), where
+#: g = 1/16 meets the paper's bound g < 1.386 / sqrt(2 (C x RTT + K)) = 0.087.
+DCTCP_RTT_MS, DCTCP_K = 9.6, 48
+
+
+def _dctcp_alpha_over_law(cc: str) -> float:
+    w_star, alpha, _ = _dctcp_step(cc, DCTCP_RTT_MS, DCTCP_K)
+    return alpha / math.sqrt(2 / w_star)
+
+
+def _dctcp_marks_per_window(cc: str) -> float:
+    w_star, _, marks_per_cut = _dctcp_step(cc, DCTCP_RTT_MS, DCTCP_K)
+    return marks_per_cut / w_star
+
+
 def _mathis_measure(cc: str, p: float) -> Callable[[Uses], float]:
     return lambda uses: _mathis_ratio(uses(cc), p)
 
@@ -133,6 +237,46 @@ CHECKS = [
         )
         for cc in ("reno", "newreno")
         for p in (0.003, 0.01)
+    ),
+    Check(
+        "freedrop.law_1e-3",
+        "Free-Drop (w = 100): goodput x RTT over the paper's law at random loss p = 1e-3",
+        "Free-Drop TCP (seed 001) eq. (4): B RTT = alpha / (p sqrt(w)), alpha = sqrt(3/2) to sqrt(2)",
+        1.0,
+        0.2,
+        False,
+        ("freedrop",),
+        lambda u: _freedrop_window(u("freedrop"), 1e-3, 40) / _freedrop_law(1e-3),
+    ),
+    Check(
+        "freedrop.p_exponent",
+        "Free-Drop (w = 100): -d ln(goodput) / d ln(p) between p = 3e-4 and 1e-3",
+        "Free-Drop TCP (seed 001) eq. (4): B ~ 1 / p (Reno's law: 1 / sqrt(p))",
+        1.0,
+        0.25,
+        False,
+        ("freedrop",),
+        lambda u: _freedrop_exponent(u("freedrop")),
+    ),
+    Check(
+        "dctcp.marks_per_cut",
+        "DCTCP under step marking (W* = C RTT + K = 126): CE marks per window reduction over W*",
+        "Alizadeh et al., SIGCOMM 2010, section 3.3: one window of marks per sawtooth cycle",
+        1.0,
+        0.1,
+        False,
+        ("dctcp",),
+        lambda u: _dctcp_marks_per_window(u("dctcp")),
+    ),
+    Check(
+        "dctcp.alpha_law",
+        "DCTCP under step marking (W* = C RTT + K = 126): mean alpha over sqrt(2 / W*)",
+        "Alizadeh et al., SIGCOMM 2010, eq. (9): alpha ~ sqrt(2 / W*), one flow, an ACK per segment",
+        1.0,
+        0.1,
+        False,
+        ("dctcp",),
+        lambda u: _dctcp_alpha_over_law(u("dctcp")),
     ),
     Check(
         "bbr.probe_rtt_time",

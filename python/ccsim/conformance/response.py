@@ -67,6 +67,54 @@ def _dctcp_alpha(cc: str) -> float:
     return h.inspect()["alpha"]
 
 
+def _htcp_mean_alpha(d0: float, d1: float) -> float:
+    """H-TCP's mean increase per RTT over D = d0..d1 seconds after the last congestion event
+    (d0 >= Delta_L = 1 s), with beta = 0.5 and RTT_min = 100 ms (no scaling): the mean of
+    2 (1 - beta) alpha(D), alpha(D) = 1 + 10 x + (x / 2)^2, x = D - Delta_L."""
+    x0, x1 = d0 - 1.0, d1 - 1.0
+    return 1 + 10 * (x0 + x1) / 2 + (x1**3 - x0**3) / (12 * (x1 - x0))
+
+
+def _growth_after_loss(cc: str, d0: float, d1: float, window: float, rtt: str = RTT) -> float:
+    """Mean growth per RTT from D = d0 to d1 seconds after the end of a recovery from a first
+    loss at ``window`` segments (in congestion avoidance)."""
+    h = Harness(cc)
+    h.set_window(window, window)
+    h.round(rtt=rtt)
+    h.loss()
+    h.round(rtt=rtt)  # the recovery ends with this round: D counts from here
+    epoch = h.now
+    while (h.now - epoch) / 1e9 < d0 - 1e-9:
+        h.round(rtt=rtt)
+    start_cwnd, rounds = h.cwnd, 0
+    while (h.now - epoch) / 1e9 < d1 - 1e-9:
+        h.round(rtt=rtt)
+        rounds += 1
+    return (h.cwnd - start_cwnd) / rounds
+
+
+def _htcp_decrease_through_a_queue(cc: str, buffer: float, event: int = 5) -> float:
+    """The fraction of the window the ``event``-th loss removes on a path of 1000 segments/s and
+    100 ms whose drop-tail buffer holds ``buffer`` segments: each round trip takes the base RTT
+    plus the queue the window builds (at most ``buffer``), and a round at a full buffer ends in
+    a loss. RTT_min is 100 ms, RTT_max 100 ms + buffer / 1000 segments/s."""
+    capacity, base = 1000.0, 0.1
+    top = capacity * base + buffer
+    h = Harness(cc)
+    h.set_window(top, top)
+    events = 0
+    for _ in range(100_000):  # an algorithm that never fills the buffer fails, not hangs
+        full = h.cwnd >= top
+        h.round(rtt=round(min(max(base, h.cwnd / capacity), top / capacity) * 1e9))
+        if full:
+            before = h.cwnd
+            h.loss()
+            events += 1
+            if events == event:
+                return 1 - h.cwnd / before
+    raise RuntimeError(f"{events} losses in 100000 round trips: the window never filled the buffer")
+
+
 def _check(
     id: str,
     what: str,
@@ -177,6 +225,61 @@ CHECKS = [
         False,
         "bic",
         lambda u: _decrease(u("bic"), 1000),
+    ),
+    _check(
+        "htcp.decrease",
+        "H-TCP: fraction of the window the first loss removes",
+        "Leith & Shorten, PFLDnet 2004; Linux tcp_htcp.c: beta starts at BETA_MIN = 0.5",
+        0.5,
+        1e-9,
+        False,
+        "htcp",
+        lambda u: _decrease(u("htcp"), 100),
+    ),
+    _check(
+        "htcp.increase_low_speed",
+        "H-TCP: growth per RTT 0.1-0.9 s after a loss (RTT 10 ms, 100 segments)",
+        "Leith & Shorten 2004: alpha = 1 for Delta <= Delta_L = 1 s (Linux: a segment per cwnd + 1 ACKs)",
+        1.0,
+        0.03,
+        False,
+        "htcp",
+        lambda u: _growth_after_loss(u("htcp"), 0.1, 0.9, 100, rtt="10ms"),
+    ),
+    *(
+        _check(
+            f"htcp.increase_{d0}_{d0 + 1}s",
+            f"H-TCP: growth per RTT {d0}-{d0 + 1} s after a first loss (RTT 100 ms, beta 0.5)",
+            "Leith & Shorten 2004; tcp_htcp.c: alpha = 1 + 10 (D - 1) + ((D - 1)/2)^2, "
+            "x 2 (1 - beta), its mean over the interval (Linux truncates: about 0.5 less)",
+            _htcp_mean_alpha(d0, d0 + 1),
+            0.04,
+            True,
+            "htcp",
+            # A large window: Linux's counter (a segment per cwnd / alpha + 1 ACKs) costs <1%.
+            lambda u, d0=d0: _growth_after_loss(u("htcp"), d0, d0 + 1, 10_000),
+        )
+        for d0 in (2, 4)
+    ),
+    _check(
+        "htcp.beta_adaptive",
+        "H-TCP: fraction of the window the 5th loss removes, RTT 100 ms to 140 ms (queue)",
+        "Leith & Shorten 2004; tcp_htcp.c: beta = RTT_min / RTT_max (Linux: in 1/128, truncated)",
+        1 - 100 / 140,
+        0.008,
+        False,
+        "htcp",
+        lambda u: _htcp_decrease_through_a_queue(u("htcp"), 40),
+    ),
+    _check(
+        "htcp.beta_max",
+        "H-TCP: fraction of the window the 5th loss removes, RTT 100 ms to 110 ms",
+        "Leith & Shorten 2004; tcp_htcp.c: beta <= 0.8 (BETA_MAX = 102/128)",
+        0.2,
+        0.008,
+        False,
+        "htcp",
+        lambda u: _htcp_decrease_through_a_queue(u("htcp"), 10),
     ),
     _check(
         "scalable.decrease",

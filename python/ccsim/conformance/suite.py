@@ -1,4 +1,5 @@
-"""Running the suite: every check of :mod:`.response` and :mod:`.laws`, in that order."""
+"""Running the suite: every check of :mod:`.response`, :mod:`.laws`, :mod:`.exchange` and
+:mod:`.verdicts`, in that order."""
 
 from __future__ import annotations
 
@@ -7,17 +8,20 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 
 from ccsim.conformance.check import Check, Outcome, Uses
+from ccsim.conformance.exchange import CHECKS as EXCHANGE_CHECKS
 from ccsim.conformance.laws import CHECKS as LAW_CHECKS
 from ccsim.conformance.response import CHECKS as RESPONSE_CHECKS
+from ccsim.conformance.verdicts import CHECKS as VERDICT_CHECKS
 
 __all__ = ["VERSION", "all_checks", "run"]
 
-#: The suite's version: its checks, references and tolerances (2: BIC's decrease added).
-VERSION = "2"
+#: The suite's version: its checks, references and tolerances (2: BIC's decrease added; 3:
+#: H-TCP, Free-Drop's law, DCTCP under step marking, loss-recovery exchanges, study verdicts).
+VERSION = "3"
 
 
 def all_checks() -> list[Check]:
-    return [*RESPONSE_CHECKS, *LAW_CHECKS]
+    return [*RESPONSE_CHECKS, *LAW_CHECKS, *EXCHANGE_CHECKS, *VERDICT_CHECKS]
 
 
 def run(
