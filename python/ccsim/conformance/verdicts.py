@@ -1,6 +1,7 @@
-"""The seed studies' robust quick verdicts: claims of the seed papers that every quick run of
-their study (3 seeds, in each of the seed sets 1-3, 4-6 and 7-9) reproduced by a wide margin,
-measured here on one seed of the study's own quick scenario. A study's claim is a direction
+"""The seed studies' robust quick verdicts: claims of the seed papers that their study's quick
+runs reproduced by a wide margin (the studies' tests record the values: H1's over seeds 1-3,
+R13's over the seed sets 1-3, 4-6 and 7-9), measured here on one seed of the study's own quick
+scenario. A study's claim is a direction
 ("more than Reno", "most of the drops"), so these checks are one-sided: ours at least (or at
 most) the boundary the study's check uses."""
 
