@@ -22,6 +22,30 @@ EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
+#: ``--workers``, shared by the commands that run many simulations (sweep, study, evaluate).
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        "-j",
+        metavar="N",
+        min=1,
+        help="Local worker processes; default one per core; 1 runs in this process.",
+        show_default=False,
+    ),
+]
+#: ``--scheduler``, shared by the commands that run on a Dask cluster (sweep, evaluate).
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Run on a Dask distributed cluster, e.g. tcp://10.0.0.1:8786. The workers must "
+        "see DIR (a shared file system), have this ccsim installed and import every algorithm "
+        "named (a Python class's module on their path).",
+        show_default=False,
+    ),
+]
 #: The running command's arguments (see :func:`record_arguments`), recorded in what it writes.
 _ARGUMENTS: list[str] | None = None
 

@@ -10,7 +10,14 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ccsim.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, fail, recorded_command_line
+from ccsim.cli.common import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    SchedulerOption,
+    WorkersOption,
+    fail,
+    recorded_command_line,
+)
 from ccsim.cli.tables import (
     Column,
     FormatOption,
@@ -65,27 +72,8 @@ def evaluate(
             show_default=False,
         ),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-j",
-            metavar="N",
-            min=1,
-            help="Local worker processes; default one per core; 1 runs in this process.",
-            show_default=False,
-        ),
-    ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            metavar="ADDRESS",
-            help="Run on a Dask distributed cluster, e.g. tcp://10.0.0.1:8786. The workers "
-            "must see DIR (a shared file system), have this ccsim installed and import ALG.",
-            show_default=False,
-        ),
-    ] = None,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
     output: FormatOption = OutputFormat.table,
     wide: WideOption = False,
 ) -> None:

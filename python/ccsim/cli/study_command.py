@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ccsim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, fail
+from ccsim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, WorkersOption, fail
 from ccsim.cli.tables import (
     Column,
     FormatOption,
@@ -77,17 +77,7 @@ def study(
             show_default=False,
         ),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-j",
-            metavar="N",
-            min=1,
-            help="Local worker processes; default one per core; 1 runs in this process.",
-            show_default=False,
-        ),
-    ] = None,
+    workers: WorkersOption = None,
     output: FormatOption = OutputFormat.table,
     wide: WideOption = False,
 ) -> None:

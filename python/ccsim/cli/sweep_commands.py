@@ -13,7 +13,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ccsim.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, fail, recorded_command_line
+from ccsim.cli.common import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    SchedulerOption,
+    WorkersOption,
+    fail,
+    recorded_command_line,
+)
 from ccsim.cli.tables import (
     Column,
     FormatOption,
@@ -53,28 +60,8 @@ def sweep(
             show_default=False,
         ),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-j",
-            metavar="N",
-            min=1,
-            help="Local worker processes; default: one per core. 1 runs everything in this "
-            "process.",
-            show_default=False,
-        ),
-    ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            metavar="ADDRESS",
-            help="Run on a Dask distributed cluster, e.g. tcp://10.0.0.1:8786. The workers "
-            "must see DIR (a shared file system) and have this ccsim installed.",
-            show_default=False,
-        ),
-    ] = None,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="List the runs the sweep would make, run nothing."),
