@@ -155,20 +155,6 @@ fn micros(ns: u64) -> u32 {
     (ns / 1000) as u32
 }
 
-/// The IP ECN codepoint of a packet (RFC 3168, RFC 9331): CE 0b11, ECT(0) 0b10, ECT(1) 0b01,
-/// not ECT 0b00.
-fn ecn_codepoint(pkt: &Packet) -> u8 {
-    if pkt.ecn & ecn::CE != 0 {
-        0b11
-    } else if pkt.ecn & ecn::ECT != 0 {
-        0b10
-    } else if pkt.ecn & ecn::ECT1 != 0 {
-        0b01
-    } else {
-        0
-    }
-}
-
 /// The TCP segment a simulated packet stands for.
 fn segment(pkt: &Packet, f: &FlowInfo, sack: &SackBlocks) -> Segment {
     let (isn_c, isn_s) = isn(pkt.flow);
@@ -228,7 +214,7 @@ fn segment(pkt: &Packet, f: &FlowInfo, sack: &SackBlocks) -> Segment {
     } else {
         (ipv4(f.dst), ipv4(f.src), dport, sport)
     };
-    Segment { src, dst, sport, dport, seq, ack, flags, ae, tos: ecn_codepoint(pkt), options, payload }
+    Segment { src, dst, sport, dport, seq, ack, flags, ae, tos: pkt.ecn_field(), options, payload }
 }
 
 /// The 16-bit ones' complement sum (RFC 1071) of `bytes`, added to `sum`, not yet folded.
@@ -360,11 +346,11 @@ mod tests {
     #[test]
     fn the_ip_ecn_field_carries_each_codepoint() {
         let with = |bits| Packet { ecn: bits, ..pkt(PacketKind::Data, 2, 540) };
-        assert_eq!(ecn_codepoint(&with(0)), 0b00);
-        assert_eq!(ecn_codepoint(&with(ecn::ECT)), 0b10);
-        assert_eq!(ecn_codepoint(&with(ecn::ECT1)), 0b01);
-        assert_eq!(ecn_codepoint(&with(ecn::ECT | ecn::CE)), 0b11);
-        assert_eq!(ecn_codepoint(&with(ecn::ECT1 | ecn::CE)), 0b11);
+        assert_eq!(Packet::ecn_field(&with(0)), 0b00);
+        assert_eq!(Packet::ecn_field(&with(ecn::ECT)), 0b10);
+        assert_eq!(Packet::ecn_field(&with(ecn::ECT1)), 0b01);
+        assert_eq!(Packet::ecn_field(&with(ecn::ECT | ecn::CE)), 0b11);
+        assert_eq!(Packet::ecn_field(&with(ecn::ECT1 | ecn::CE)), 0b11);
         let (bytes, _) = headers(&segment(&with(ecn::ECT1), &FLOW, &SackBlocks::default()));
         assert_eq!(bytes[1], 0b01, "the TOS byte");
     }

@@ -180,6 +180,22 @@ impl Packet {
         self.ecn & ecn::ANY_ECT != 0
     }
 
+    /// The IP header's two-bit ECN field (RFC 3168, RFC 9331): CE 0b11, ECT(0) 0b10, ECT(1)
+    /// 0b01, not ECN-capable 0b00. What a pcap shows and what queues that classify by codepoint
+    /// (DualPI2, FQ-CoDel's `ce_threshold` selector) compare with their masks.
+    #[inline]
+    pub fn ecn_field(&self) -> u8 {
+        if self.ecn & ecn::CE != 0 {
+            0b11
+        } else if self.ecn & ecn::ECT != 0 {
+            0b10
+        } else if self.ecn & ecn::ECT1 != 0 {
+            0b01
+        } else {
+            0
+        }
+    }
+
     /// Sent with the L4S identifier, ECT(1) (RFC 9331), whether or not a queue marked it since.
     #[inline]
     pub fn is_l4s(&self) -> bool {

@@ -12,7 +12,7 @@
 
 use super::fifo::StampedFifo;
 use super::{DropSink, Verdict};
-use crate::net::packet::{ecn, Packet};
+use crate::net::packet::Packet;
 use crate::units::{Dur, Time};
 
 #[derive(Clone, Copy, Debug)]
@@ -48,12 +48,7 @@ pub struct CeThreshold {
 impl CeThreshold {
     /// Whether the rule applies to `pkt` (by its IP ECN field under the mask).
     fn selects(&self, pkt: &Packet) -> bool {
-        let field = if pkt.is_ce() {
-            0b11
-        } else {
-            (u8::from(pkt.ecn & ecn::ECT != 0) << 1) | u8::from(pkt.ecn & ecn::ECT1 != 0)
-        };
-        self.mask == 0 || field & self.mask == self.selector
+        self.mask == 0 || pkt.ecn_field() & self.mask == self.selector
     }
 
     /// Mark `pkt`, about to be sent after waiting `sojourn`, if the rule calls for it: whether

@@ -35,7 +35,7 @@
 use std::collections::VecDeque;
 
 use super::{DropSink, Verdict};
-use crate::net::packet::{ecn, Packet};
+use crate::net::packet::Packet;
 use crate::rng::{uniform, Stream};
 use crate::units::{secs, Dur, Time};
 
@@ -205,16 +205,7 @@ impl DualPi2 {
 
     /// Whether an IP ECN field goes to the L queue.
     fn classify(&self, pkt: &Packet) -> Which {
-        let field = if pkt.ecn & ecn::CE != 0 {
-            0b11
-        } else if pkt.ecn & ecn::ECT != 0 {
-            0b10
-        } else if pkt.ecn & ecn::ECT1 != 0 {
-            0b01
-        } else {
-            0
-        };
-        if field & self.p.ecn_mask != 0 {
+        if pkt.ecn_field() & self.p.ecn_mask != 0 {
             Which::L4s
         } else {
             Which::Classic
@@ -396,6 +387,7 @@ impl DualPi2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::ecn;
     use crate::rng::{stream, Entity, Purpose};
     use crate::units::NS_PER_MS;
 
