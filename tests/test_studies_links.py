@@ -1,5 +1,5 @@
-"""Studies C1 and C2 (links that change: one flow over a cellular trace, a 100 -> 20 -> 100 Mb/s
-rate step): the configurations and where C1's traces come from, the one-way delays read from a
+"""Studies C1, C2 and C3 (links that change: one flow over a cellular trace, a 100 -> 20 -> 100
+Mb/s rate step, ACK aggregation): the configurations and where C1's traces come from, the one-way delays read from a
 packet capture, the step measures, the claims on hand-made replicate tables, and each study's
 quick run (its table, its files, checks that evaluate; outcomes are not fixed here: quick runs
 are a first look, not results).
@@ -195,6 +195,53 @@ def test_c2_claims_as_expected_and_the_opposite() -> None:
     assert [c.outcome for c in link_claims.c2_bbr_overshoot(opposite)] == [FAILED, FAILED]
 
 
+def test_c3_configurations_aggregate_the_ack_direction_only() -> None:
+    configs = links.c3_configs(FULL)
+    assert len(configs) == 6 * 6
+    plain = [c for c in configs if c.keys["level"] == 1]
+    assert all("reverse_aggregation" not in c.scenario["topology"] for c in plain)
+    top = next(c for c in configs if c.name == "c3-bbr-no-extra-acked-128")
+    assert top.scenario["topology"]["reverse_aggregation"] == {
+        "max_packets": 256,
+        "max_time": "10ms",
+        "access_delay": {"dist": "uniform", "min": "32ms", "max": "96ms"},
+    }
+    assert "aggregation" not in top.scenario["topology"]
+    assert top.scenario["flows"][0]["params"] == {"ack_aggregation": False}
+    assert top.scenario["flows"][0]["label"] == "bbr-no-extra-acked"
+    quick = links.c3_configs(QUICK)
+    assert {c.keys["level"] for c in quick} == {1, 128} and len(quick) == 4
+
+
+def _c3(ratio: dict[str, float], top: int = 128) -> pd.DataFrame:
+    """Each sender at 50 Mb/s on the plain ACK path and ``ratio`` of it at every other level."""
+    records = []
+    for algorithm, share in ratio.items():
+        for level in (1, 16, top):
+            base = 50.0 if level == 1 else 50.0 * share
+            records += [
+                {"algorithm": algorithm, "level": level, "metric": THROUGHPUT}
+                | {"seed": seed, "value": base + d}
+                for seed, d in zip(SEEDS, (-0.2, 0.0, 0.2), strict=True)
+            ]
+    return summarise(records, ["algorithm", "level"], bounds=links.BOUNDS)
+
+
+def test_c3_claims_as_the_sources_say_and_the_opposite() -> None:
+    expected = _c3(
+        {"cubic": 0.97, "reno": 0.95, "bbr": 0.96, "bbr3": 0.97}
+        | {"bbr-no-extra-acked": 0.3, "bbr3-no-extra-acked": 0.4}
+    )
+    assert [c.judge(expected).verdict for c in links.C3.claims] == [REPRODUCED] * 3
+    opposite = _c3(
+        {"cubic": 0.5, "reno": 0.4, "bbr": 0.5, "bbr3": 0.6}
+        | {"bbr-no-extra-acked": 0.98, "bbr3-no-extra-acked": 0.99}
+    )
+    outcomes = [[c.outcome for c in c.checks] for c in (v.judge(opposite) for v in links.C3.claims)]
+    assert set(outcomes[0]) == set(outcomes[2]) == {FAILED}
+    assert outcomes[1] == [REVERSED, FAILED, REVERSED, FAILED]
+
+
 # ---- quick runs -----------------------------------------------------------------------------------------
 
 
@@ -246,6 +293,22 @@ def test_c2_quick(out: Path) -> None:
     low = table[table["metric"] == "utilization at the low rate"]["ours"]
     assert (low > 0.8).all()
     assert [len(v.checks) for v in report.verdicts] == [2, 1, 1, 3, 2]
+
+
+@requires_engine
+def test_c3_quick(out: Path) -> None:
+    """C3 quick: two levels, BBR with and without its allowance, three seeds; no flow above the
+    link."""
+    report = studies.run("C3", quick=True, out=out / "C3", workers=2)
+    assert report.replicates == 3 and report.settings.profile == "linux"
+    for name in ("C3.csv", "C3-runs.csv", "C3.png"):
+        assert (report.directory / name).stat().st_size > 0, name
+    table = report.table[report.table["runs"] > 0]
+    assert set(table["level"]) == {1, 128}
+    share = table[table["metric"] == "share of the link"]["ours"]
+    assert ((share > 0.0) & (share <= 1.0)).all()
+    for verdict in report.verdicts:
+        assert verdict.verdict in core.VERDICTS
 
 
 def test_the_packaged_synthetic_trace_is_the_examples_one() -> None:
