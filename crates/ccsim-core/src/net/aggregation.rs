@@ -12,6 +12,8 @@
 //! packets already in it: the link moves their pipe entries ([`crate::net::link`]). Bursts stay
 //! in queue order, as a station's queue is FIFO.
 
+use std::collections::VecDeque;
+
 use crate::rng::{uniform, Stream};
 use crate::units::{tx_time, Dur, Time};
 
@@ -42,6 +44,9 @@ pub struct Aggregation {
     /// The link's own stream for channel-access delays (one draw per burst).
     rng: Stream,
     burst: Burst,
+    /// (access instant, end) of the bursts that had not ended when the last one was opened, the
+    /// last one included: the airtime after the end of a run is theirs.
+    unfinished: VecDeque<(Time, Time)>,
 }
 
 /// Where a packet goes in the bursts of an aggregating link.
@@ -64,7 +69,16 @@ impl Aggregation {
     /// a burst, after a channel-access delay uniform between `access_min` and `access_max`.
     pub fn new(rate_bps: u64, max_packets: u32, max_time: Dur, access_min: Dur, access_max: Dur, rng: Stream) -> Self {
         assert!(max_packets >= 1 && access_min <= access_max, "checked by the scenario's validation");
-        Aggregation { rate_bps, max_packets, max_time, access_min, access_max, rng, burst: Burst::default() }
+        Aggregation {
+            rate_bps,
+            max_packets,
+            max_time,
+            access_min,
+            access_max,
+            rng,
+            burst: Burst::default(),
+            unfinished: VecDeque::new(),
+        }
     }
 
     /// Place a packet of `bytes` bytes queued at `now`.
@@ -77,13 +91,27 @@ impl Aggregation {
             let start = b.end();
             b.packets += 1;
             b.airtime += airtime;
+            if let Some(last) = self.unfinished.back_mut() {
+                last.1 = b.end();
+            }
             return Placement { start, own_end: b.end(), burst_end: b.end(), airtime, ahead_in_burst: b.packets - 1 };
         }
         let free_from = now.max(self.burst.end());
         let access_at = free_from + self.access_delay();
         self.burst = Burst { access_at, packets: 1, airtime };
         let end = self.burst.end();
+        while self.unfinished.front().is_some_and(|&(_, e)| e <= now) {
+            self.unfinished.pop_front();
+        }
+        self.unfinished.push_back((access_at, end));
         Placement { start: access_at, own_end: end, burst_end: end, airtime, ahead_in_burst: 0 }
+    }
+
+    /// Airtime of the bursts placed so far that falls after `t` (no later than the last
+    /// placement's instant): the access delays between bursts are idle, so this is not simply
+    /// the last burst's end less `t`.
+    pub fn airtime_after(&self, t: Time) -> Dur {
+        self.unfinished.iter().map(|&(access, end)| end.saturating_sub(t.max(access))).sum()
     }
 
     fn access_delay(&mut self) -> Dur {
@@ -139,6 +167,18 @@ mod tests {
         let mut a = agg(64, MS / 2, (0, 0));
         let p: Vec<Placement> = (0..2).map(|_| a.place(0, 1000)).collect();
         assert_eq!((p[0].start, p[0].burst_end, p[1].start, p[1].ahead_in_burst), (0, MS, MS, 0));
+    }
+
+    #[test]
+    fn the_airtime_after_an_instant_leaves_out_the_access_delays() {
+        let mut a = agg(64, 100 * MS, (5 * MS, 5 * MS));
+        a.place(0, 1000);
+        a.place(MS, 1000);
+        // Bursts: 5-7 ms (two packets), then 15-16 ms for a packet at 10 ms.
+        a.place(10 * MS, 1000);
+        assert_eq!(a.airtime_after(12 * MS), MS);
+        assert_eq!(a.airtime_after(15 * MS + MS / 2), MS / 2);
+        assert_eq!(a.airtime_after(20 * MS), 0);
     }
 
     #[test]

@@ -69,6 +69,12 @@ impl Changes {
         self.aggregation.is_some()
     }
 
+    /// The airtime after `t` of the packets queued so far, on an aggregating link (None on
+    /// another: there the transmitter is busy without a break until its last packet's end).
+    pub fn airtime_after(&self, t: Time) -> Option<Dur> {
+        self.aggregation.as_ref().map(|a| a.airtime_after(t))
+    }
+
     /// Place a packet of `bytes` bytes queued at `now` in a burst (an aggregating link only).
     pub fn place(&mut self, now: Time, bytes: u32) -> Placement {
         self.aggregation.as_mut().expect("a link that aggregates").place(now, bytes)

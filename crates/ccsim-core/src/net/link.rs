@@ -692,7 +692,10 @@ impl Link {
 
     /// Busy time and waiting time up to `end` only (the tail beyond the run is cut off).
     pub fn clipped_totals(&self, end: Time) -> (u128, u128) {
-        let busy_over = self.busy_until.saturating_sub(end) as u128;
+        let busy_over = match self.changes.as_deref().and_then(|c| c.airtime_after(end)) {
+            Some(airtime) => airtime as u128,
+            None => self.busy_until.saturating_sub(end) as u128,
+        };
         let wait_over: u128 = self.waiting.iter().map(|&(start, _)| start.saturating_sub(end) as u128).sum();
         (self.counters.busy_ns.saturating_sub(busy_over), self.counters.wait_ns.saturating_sub(wait_over))
     }
