@@ -330,3 +330,49 @@ def test_schedules_given_as_numpy_arrays_resolve_as_lists_do() -> None:
             {"topology.rate_schedule": (np.array([1.0, 2.0]), np.array([5e6]))}
         )
     assert "2 times and 1 values" in str(error.value)
+
+
+def test_aggregation_on_a_parking_lot_and_an_explicit_link_only_where_there_is_a_link() -> None:
+    lot = """
+name = "x"
+duration = "1s"
+[topology]
+kind = "parking_lot"
+routers = 3
+rate = "10Mbps"
+delay = "5ms"
+buffer = "50pkts"
+reverse_aggregation = { max_packets = 8, access_delay = "1ms" }
+[[flows]]
+cc = "reno"
+src = "R0"
+dst = "R2"
+"""
+    topo = ccsim.Scenario.from_toml(lot).resolve()["topology"]
+    assert "aggregation" not in topo["forward"]
+    assert topo["reverse"]["aggregation"]["max_packets"] == 8
+    explicit = """
+name = "x"
+duration = "1s"
+[topology]
+kind = "explicit"
+nodes = ["a", "b"]
+[[topology.links]]
+src = "a"
+dst = "b"
+rate = "10Mbps"
+delay = "5ms"
+buffer = "50pkts"
+duplex = false
+reverse_aggregation = { max_packets = 8 }
+[[flows]]
+cc = "reno"
+src = "a"
+dst = "b"
+"""
+    with pytest.raises(ScenarioError, match="reverse_aggregation or duplex = true"):
+        ccsim.Scenario.from_toml(explicit)
+    links = ccsim.Scenario.from_toml(explicit.replace("duplex = false\n", "")).resolve()[
+        "topology"
+    ]["links"]
+    assert "aggregation" not in links[0] and links[1]["aggregation"]["max_packets"] == 8
