@@ -35,7 +35,7 @@ def test_every_study_is_registered_once_with_a_slug() -> None:
     assert ids[: len(SEED000)] == SEED000
     assert ids[len(SEED000) :] == [
         "F1", "F2", "F3", "F4", "H1", "H2", "H3", "S1", "S2", "S3", "L1", "L1-light", "L1-areno",
-        "B1", "B2", "B3", "B4", "Q1", "Q2", "Q3", "C1", "C2",
+        "B1", "B2", "B3", "B4", "Q1", "Q2", "Q3", "C1", "C2", "C3",
     ]  # fmt: skip
     assert len(set(ids)) == len(ids)
     assert len({s.slug for s in listed}) == len(listed)
