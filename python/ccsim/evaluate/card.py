@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -76,6 +79,26 @@ def _against(row: SummaryRow, quantity: Quantity, baseline: str) -> str:
     return f"no clear difference from {baseline}"
 
 
+HARM_METRICS = ("throughput harm", "delay harm")
+
+
+def _harm(row: SummaryRow) -> str:
+    """A harm row's reading, from its own interval: who is harmed, or gains, or neither."""
+    rest = row.condition.partition(", ")[2]
+    direction, _, baseline = rest.partition(" ")
+    who = f"ALG harms {baseline}" if direction == "to" else f"{baseline} harms ALG"
+    what = "goodput" if row.metric == "throughput harm" else "RTT"
+    ci = row.value.interval()
+    if ci is None:
+        return "too few seeds"
+    if ci[0] > 0:
+        return f"{who} ({what})"
+    if ci[1] < 0:
+        gainer = baseline if direction == "to" else "ALG"
+        return f"a gain for {gainer} ({what})"
+    return f"no clear harm ({what})"
+
+
 def summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[str]]]:
     """The summary table's header and rows, as text: metric, condition, the algorithm's value,
     then for each baseline its value and the paired difference, then a reading."""
@@ -105,6 +128,8 @@ def summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[str]]]:
                 shown(comparison.difference, row.metric, signed=True),
             ]
             reading.append(_against(row, comparison.difference, baseline))
+        if row.metric in HARM_METRICS:
+            reading.append(_harm(row))
         cells.append("; ".join(reading))
         rows.append(cells)
     return header, rows
@@ -318,6 +343,8 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
     roles = [("alg", shown_name), *[(b, b) for b in evaluation.baselines]]
     frame = evaluation.measurements_frame()
     out: dict[str, list[tuple[str, bytes]]] = {}
+    if frame.empty:
+        return out
 
     def lines(test: str, metric: str, ax: Any, log_x: bool) -> None:
         for role, label in roles:
@@ -339,77 +366,133 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
         ax.set_ylabel(metric + (f" ({unit})" if unit else ""))
         ax.grid(alpha=0.3)
 
-    figure, axes = plt.subplots(1, 3, figsize=(13, 3.6))
-    for ax, metric in zip(
-        axes, ["utilization", "mean queue delay", "p95 queue delay"], strict=True
-    ):
-        lines("single-flow", metric, ax, log_x=True)
-        ax.set_xlabel("buffer (BDP)")
-    _legend(axes[0])
-    out["single-flow"] = [("single-flow", png_of(figure))]
-    plt.close(figure)
+    def measured(test: str, metric: str) -> bool:
+        # A test left out of the run (evaluate's ``tests``) gets no figure.
+        return bool(((frame["test"] == test) & (frame["metric"] == metric)).any())
 
-    figure, ax = plt.subplots(figsize=(6, 4))
-    lines("random-loss", "goodput", ax, log_x=True)
-    losses = [p for p in LOSSES_FULL]
-    ax.plot(losses, [mathis_bps(p) / 1e6 for p in losses], "k--", label="Mathis (C = 0.87)")
-    ax.set_yscale("log")
-    ax.set_xlabel("random loss rate")
-    _legend(ax)
-    out["random-loss"] = [("random-loss", png_of(figure))]
-    plt.close(figure)
+    if measured("single-flow", "utilization"):
+        figure, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+        for ax, metric in zip(
+            axes, ["utilization", "mean queue delay", "p95 queue delay"], strict=True
+        ):
+            lines("single-flow", metric, ax, log_x=True)
+            ax.set_xlabel("buffer (BDP)")
+        _legend(axes[0])
+        out["single-flow"] = [("single-flow", png_of(figure))]
+        plt.close(figure)
 
-    figure, ax = plt.subplots(figsize=(6, 4))
-    lines("intra-fairness", "goodput", ax, log_x=True)
-    ax.set_yscale("log")
-    ax.set_xlabel("base RTT (ms), four flows through one bottleneck")
-    _legend(ax)
-    out["intra-fairness"] = [("rtt-fairness", png_of(figure))]
-    plt.close(figure)
+    if measured("random-loss", "goodput"):
+        figure, ax = plt.subplots(figsize=(6, 4))
+        lines("random-loss", "goodput", ax, log_x=True)
+        losses = list(LOSSES_FULL)
+        ax.plot(losses, [mathis_bps(p) / 1e6 for p in losses], "k--", label="Mathis (C = 0.87)")
+        ax.set_yscale("log")
+        ax.set_xlabel("random loss rate")
+        _legend(ax)
+        out["random-loss"] = [("random-loss", png_of(figure))]
+        plt.close(figure)
 
-    bars = [
-        ("intra-fairness", "Jain index"),
-        ("convergence", "convergence time"),
-        ("inter-protocol", "share"),
-        ("inter-protocol", "throughput harm"),
-        ("inter-protocol", "delay harm"),
-        ("short-flows", "median completion time"),
-        ("short-flows", "p95 completion time"),
-        ("paths", "utilization"),
-        ("paths", "mean RTT"),
-        ("rate-step", "time to 90% utilization"),
-        ("rate-step", "queue peak"),
+    if measured("intra-fairness", "goodput"):
+        figure, ax = plt.subplots(figsize=(6, 4))
+        lines("intra-fairness", "goodput", ax, log_x=True)
+        ax.set_yscale("log")
+        ax.set_xlabel("base RTT (ms), four flows through one bottleneck")
+        _legend(ax)
+        out["intra-fairness"] = [("rtt-fairness", png_of(figure))]
+        plt.close(figure)
+
+    # Bar charts by condition; metrics of one test drawn side by side share a figure.
+    bars: list[tuple[str, list[str]]] = [
+        ("intra-fairness", ["Jain index"]),
+        ("convergence", ["convergence time"]),
+        ("inter-protocol", ["share"]),
+        ("inter-protocol", ["throughput harm", "delay harm"]),
+        ("short-flows", ["median completion time", "p95 completion time"]),
+        ("paths", ["utilization", "mean RTT"]),
+        ("rate-step", ["time to 90% utilization"]),
+        ("rate-step", ["queue peak"]),
     ]
-    for test, metric in bars:
-        chosen = frame[(frame["test"] == test) & (frame["metric"] == metric)]
-        if chosen.empty:
+    for test, metrics in bars:
+        drawn = [
+            (metric, chosen)
+            for metric in metrics
+            if not (chosen := frame[(frame["test"] == test) & (frame["metric"] == metric)]).empty
+        ]
+        if not drawn:
             continue
-        conditions = list(dict.fromkeys(chosen.sort_values("order", kind="stable")["condition"]))
-        figure, ax = plt.subplots(figsize=(max(6, 1.6 * len(conditions)), 4))
-        width = 0.8 / len(roles)
-        for i, (role, label) in enumerate(roles):
-            means, errors, at = [], [], []
-            for j, condition in enumerate(conditions):
-                group = chosen[(chosen["condition"] == condition) & (chosen["role"] == role)]
-                if group.empty:
-                    continue
-                q = Quantity.replicated(zip(group["seed"], group["value"], strict=True))
-                ci = q.interval()
-                at.append(j + i * width)
-                means.append(q.mean)
-                errors.append(0.0 if ci is None else (ci[1] - ci[0]) / 2)
-            if at:
-                ax.bar(at, means, width, yerr=errors, capsize=3, label=label)
-        ax.set_xticks([j + width * (len(roles) - 1) / 2 for j in range(len(conditions))])
-        ax.set_xticklabels([c.replace(", ", "\n") for c in conditions], fontsize=8)
-        unit = METRICS[metric].unit
-        ax.set_ylabel(metric + (f" ({unit})" if unit else ""))
-        if metric == "share":
-            ax.axhline(50, color="k", linestyle="--", linewidth=1)
-        ax.legend()
-        out.setdefault(test, []).append((f"{test}-{metric}", png_of(figure)))
+        widest = max(len(set(chosen["condition"])) for _, chosen in drawn)
+        size = (max(6, 1.6 * widest) * (1 if len(drawn) == 1 else 0.75) * len(drawn), 4)
+        figure, axes = plt.subplots(1, len(drawn), figsize=size, squeeze=False)
+        for ax, (metric, chosen) in zip(axes[0], drawn, strict=True):
+            _bars(ax, metric, chosen, roles)
+        out.setdefault(test, []).append((f"{test}-{'-'.join(metrics)}", png_of(figure)))
         plt.close(figure)
     return out
+
+
+def _bars(ax: Any, metric: str, chosen: Any, roles: list[tuple[str, str]]) -> None:
+    """One bar per role and condition: the mean over seeds with its 95% interval."""
+    conditions = list(dict.fromkeys(chosen.sort_values("order", kind="stable")["condition"]))
+    width = 0.8 / len(roles)
+    for i, (role, label) in enumerate(roles):
+        means, errors, at = [], [], []
+        for j, condition in enumerate(conditions):
+            group = chosen[(chosen["condition"] == condition) & (chosen["role"] == role)]
+            if group.empty:
+                continue
+            q = Quantity.replicated(zip(group["seed"], group["value"], strict=True))
+            ci = q.interval()
+            at.append(j + i * width)
+            means.append(q.mean)
+            errors.append(0.0 if ci is None else (ci[1] - ci[0]) / 2)
+        if at:
+            ax.bar(at, means, width, yerr=errors, capsize=3, label=label)
+    ax.set_xticks([j + width * (len(roles) - 1) / 2 for j in range(len(conditions))])
+    ax.set_xticklabels([c.replace(", ", "\n") for c in conditions], fontsize=8)
+    unit = METRICS[metric].unit
+    ax.set_ylabel(metric + (f" ({unit})" if unit else ""))
+    if metric == "share":
+        ax.axhline(50, color="k", linestyle="--", linewidth=1)
+    _legend(ax)
+
+
+def _cached_figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
+    """The card's figures, also written to ``figures/`` in the output directory. Drawing them
+    is most of the time a rerun of a finished evaluation takes, so they are drawn again only
+    when what they show may have changed: the measurements, the algorithms' names, the
+    battery's version or this module's code (their hash is kept beside the files)."""
+    directory = evaluation.directory / "figures"
+    digest = hashlib.sha256()
+    for part in (
+        BATTERY_VERSION,
+        Path(__file__).read_text(encoding="utf-8"),
+        json.dumps([evaluation.alg.name, evaluation.baselines, evaluation.plan.time_scale]),
+        evaluation.measurements_frame().to_csv(index=False),
+    ):
+        digest.update(part.encode("utf-8"))
+    key = digest.hexdigest()
+    index = directory / "figures.json"
+    try:
+        recorded = json.loads(index.read_text(encoding="utf-8"))
+        if recorded["key"] == key:
+            return {
+                test: [(name, (directory / _png_name(name)).read_bytes()) for name in names]
+                for test, names in recorded["figures"].items()
+            }
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # none yet, or unreadable: draw them
+    figures = _figures(evaluation)
+    directory.mkdir(exist_ok=True)
+    for pngs in figures.values():
+        for name, png in pngs:
+            (directory / _png_name(name)).write_bytes(png)
+    listing = {test: [name for name, _ in pngs] for test, pngs in figures.items()}
+    index.write_text(json.dumps({"key": key, "figures": listing}, indent=1) + "\n", "utf-8")
+    return figures
+
+
+def _png_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name) + ".png"
 
 
 def _legend(ax: Any) -> None:
@@ -457,7 +540,7 @@ def write_html(evaluation: Evaluation, path: Path) -> None:
             "summary",
         )
     )
-    figures = _figures(evaluation)
+    figures = _cached_figures(evaluation)
     for test in TESTS.values():
         content = paragraph(test.why) + paragraph(f"Source: {test.source}.", "note")
         content += "".join(_image(name, png) for name, png in figures.get(test.name, []))
