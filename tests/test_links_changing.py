@@ -3,6 +3,8 @@ opportunities in Mahimahi's format, from the scenario file to the engine's spec 
 
 from __future__ import annotations
 
+import itertools
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -376,3 +378,46 @@ dst = "b"
         "topology"
     ]["links"]
     assert "aggregation" not in links[0] and links[1]["aggregation"]["max_packets"] == 8
+
+
+def _ack_arrivals_s(capture: bytes) -> list[float]:
+    """The times (s) at which a flow's sender received its ACKs, from its pcap file: the records
+    from the receivers' port (docs/pcap.md)."""
+    scale = 1e9 if struct.unpack_from("<I", capture, 0)[0] == 0xA1B23C4D else 1e6
+    times, offset = [], 24
+    while offset + 16 <= len(capture):
+        seconds, fraction, included = struct.unpack_from("<III", capture, offset)
+        packet = capture[offset + 16 : offset + 16 + included]
+        offset += 16 + included
+        tcp = packet[(packet[0] & 0x0F) * 4 :]
+        if int.from_bytes(tcp[0:2], "big") == 5001:
+            times.append(seconds + fraction / scale)
+    return times
+
+
+@requires_engine
+def test_the_sender_receives_aggregated_acks_in_bursts_at_least_the_access_delay_apart() -> None:
+    """ACKs aggregated on the reverse direction reach the sender in bursts: within a burst a few
+    microseconds apart (the access link's serialisation), between bursts at least the shortest
+    access delay (2 ms); on the plain reverse link the ACKs come spread out in between."""
+    overrides = {"trace.pcap": {"flows": [0]}, "duration": "3s"}
+    plain = ccsim.Scenario.from_toml(SMALL_DUMBBELL, overrides=overrides)
+    bursts = plain.with_overrides(
+        {
+            "topology.reverse_aggregation": {
+                "max_packets": 16,
+                "access_delay": {"min": "2ms", "max": "4ms"},
+            }
+        }
+    )
+
+    def gaps(scenario: ccsim.Scenario) -> list[float]:
+        times = _ack_arrivals_s(ccsim.run(scenario).pcap["flow-0"])
+        assert len(times) > 100
+        return [b - a for a, b in itertools.pairwise(times)]
+
+    between = [g for g in gaps(plain) if 100e-6 <= g < 2e-3]
+    assert len(between) > 50, "the plain link spreads the ACKs"
+    grouped = gaps(bursts)
+    assert all(g < 100e-6 or g >= 2e-3 for g in grouped)
+    assert sum(g < 100e-6 for g in grouped) > 50, "ACKs arrive together"
