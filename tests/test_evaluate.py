@@ -49,7 +49,7 @@ def test_report_card_holds_the_summary(cubic) -> None:
     for test in TESTS:
         assert f'id="{test}"' in html
     assert "fills" in html and "Mathis" in html and "against reno" in html
-    assert "DualPI2, against reno" in html and "cubic costs reno" in html
+    assert "DualPI2, against reno" in html and "cubic to reno DropTail 1 BDP" in html
     assert "Web-like transfers beside one long cubic flow" in html
     assert "of the GEO satellite path at a mean RTT of" in html
     text = (cubic.directory / "summary.csv").read_text()

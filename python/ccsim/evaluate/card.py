@@ -255,12 +255,11 @@ def _short_reading(evaluation: Evaluation) -> str | None:
         if not (median and p95 and median.value.has_data):
             continue
         text = f"{label} in {median.value.mean:.0f} ms (95th percentile {p95.value.mean:.0f} ms"
-        by_name = {c.baseline: c for c in p95.comparisons}
         others = [
-            f"{c.baseline} {c.value.mean:.0f} ms, {_against(p95, by_name[c.baseline].difference, c.baseline)}"
+            f"{c.value.mean:.0f} ms beside {c.baseline}: {_against(p95, c.difference, c.baseline)}"
             for c in p95.comparisons
         ]
-        parts.append(text + (f"; beside {'; '.join(others)}" if others else "") + ")")
+        parts.append(text + (f"; {'; '.join(others)}" if others else "") + ")")
     if not parts:
         return None
     return (
@@ -268,6 +267,12 @@ def _short_reading(evaluation: Evaluation) -> str | None:
         + ", ".join(parts)
         + "."
     )
+
+
+def _percent(row: SummaryRow) -> str:
+    """``mean% [low, high]``."""
+    text = shown(row.value, row.metric)
+    return text.replace(" [", "% [", 1) if " [" in text else text + "%"
 
 
 def _harm_readings(rows: Sequence[SummaryRow], name: str, baselines: Sequence[str]) -> list[str]:
@@ -282,15 +287,18 @@ def _harm_readings(rows: Sequence[SummaryRow], name: str, baselines: Sequence[st
                 queue, _, rest = row.condition.partition(", ")
                 if rest != f"{direction} {baseline}" or not row.value.has_data:
                     continue
-                text = f"{shown(row.value, row.metric)}% in {queue}"
+                text = f"{queue} {_percent(row)}"
                 delay = _find(rows, "inter-protocol", "delay harm", row.condition)
                 if delay and delay.value.has_data:
-                    text += f" (RTT {shown(delay.value, delay.metric)}%)"
+                    text += f" and {_percent(delay)}"
                 parts[direction].append(text)
         if parts["to"] or parts["from"]:
-            text = f"Harm (Ware et al.): {name} costs {baseline} " + (", ".join(parts["to"]) or "-")
-            text += f" of its goodput; {baseline} costs {name} " + (", ".join(parts["from"]) or "-")
-            out.append(text + " (against each competing with itself; negative: a gain).")
+            text = (
+                f"Harm (Ware et al.) to goodput and to RTT, against each competing with itself "
+                f"(negative: a gain): {name} to {baseline} " + ("; ".join(parts["to"]) or "-")
+            )
+            text += f"; {baseline} to {name} " + ("; ".join(parts["from"]) or "-")
+            out.append(text + ".")
     return out
 
 
