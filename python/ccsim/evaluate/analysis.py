@@ -64,6 +64,9 @@ METRICS: dict[str, Metric] = {
     "delay harm": Metric("%", (-math.inf, 100.0), "{:.1f}"),
     "median completion time": Metric("ms", NONNEGATIVE, "{:.0f}"),
     "p95 completion time": Metric("ms", NONNEGATIVE, "{:.0f}"),
+    # The paths' utilization: on a trace link the share of the trace's mean capacity, which a
+    # run can exceed a little (the trace's opportunities carry any packet size), so not capped.
+    "capacity used": Metric("%", NONNEGATIVE, "{:.1f}"),
     "mean RTT": Metric("ms", NONNEGATIVE, "{:.1f}"),
     "time to 90% utilization": Metric("s", NONNEGATIVE, "{:.2f}"),
     "queue peak": Metric("ms", NONNEGATIVE, "{:.0f}"),
@@ -242,7 +245,7 @@ def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> l
         utilization = float(links.loc[links["link"] == 0, "utilization"].iloc[0])
         rtt_ms = float(flows["mean_rtt_s"].iloc[0]) * 1e3
         return [
-            m("utilization", sweep.condition, 100 * utilization, sweep.order),
+            m("capacity used", sweep.condition, 100 * utilization, sweep.order),
             m("mean RTT", sweep.condition, rtt_ms, sweep.order),
         ]
     if test == "rate-step":

@@ -230,7 +230,7 @@ def readings(evaluation: Evaluation) -> list[str]:
             else ""
         )
         for row in rows
-        if row.test == "paths" and row.metric == "utilization" and row.value.has_data
+        if row.test == "paths" and row.metric == "capacity used" and row.value.has_data
     ]
     if on_paths:
         out.append(
@@ -416,7 +416,7 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
         ("inter-protocol", ["share"]),
         ("inter-protocol", ["throughput harm", "delay harm"]),
         ("short-flows", ["median completion time", "p95 completion time"]),
-        ("paths", ["utilization", "mean RTT"]),
+        ("paths", ["capacity used", "mean RTT"]),
         ("rate-step", ["time to 90% utilization"]),
         ("rate-step", ["queue peak"]),
     ]
