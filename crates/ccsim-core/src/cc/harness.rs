@@ -339,6 +339,8 @@ impl Harness {
             round: self.round_rtt,
             one_way_delay: None,
             rate: newest.map(|s| self.rate_sample(&s)),
+            delivered: self.delivered,
+            delivered_ce: self.delivered_ce,
         };
         if let Some(s) = newest {
             // Linux `tcp_rate_skb_delivered`: the next send interval starts at this one's send.
@@ -391,6 +393,8 @@ impl Harness {
                 round: self.round_rtt,
                 one_way_delay: None,
                 rate: None,
+                delivered: self.delivered,
+                delivered_ce: self.delivered_ce,
             };
             let mut sample = self.sample(0, None, self.latest_rtt, delay, self.in_flight() as f64, false, 0);
             sample.delivered_now = 1.0;

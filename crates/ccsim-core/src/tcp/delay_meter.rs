@@ -139,7 +139,16 @@ impl DelayMeter {
         self.round.sample(rtt);
         self.clear_round = round_start;
         let rate = self.on_delivered(now, delivered, newest, ece).map(|s| self.rate_sample(now, &s, min_rtt));
-        DelaySample { latest: rtt, base, max: self.max, round: self.round, one_way_delay, rate }
+        DelaySample {
+            latest: rtt,
+            base,
+            max: self.max,
+            round: self.round,
+            one_way_delay,
+            rate,
+            delivered: self.delivered,
+            delivered_ce: self.delivered_ce,
+        }
     }
 
     /// An ACK that did not advance the cumulative ACK but delivered `delivered` segments (by
@@ -163,6 +172,8 @@ impl DelayMeter {
             round: self.round,
             one_way_delay,
             rate,
+            delivered: self.delivered,
+            delivered_ce: self.delivered_ce,
         }
     }
 

@@ -806,7 +806,9 @@ impl Sender {
         let ece = report.signal;
         let ce_delivered = report.ce_of(delivered_now);
         self.note_ce(report, ce_delivered);
-        let echoed = (delivered, report.whole_delivery_echoed());
+        // Without a send log the cumulative advance is what was delivered (the meter's running
+        // totals, which DCTCP reads, then count the cumulative ACKs alone).
+        let echoed = (delivered_now, report.whole_delivery_echoed());
         let delay = self.meter.on_ack(now, cc_rtt, round_start, one_way_delay, echoed, newest, min_rtt);
 
         let delivered_now = delivered_now as f64;

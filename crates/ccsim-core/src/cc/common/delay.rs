@@ -118,6 +118,15 @@ pub struct DelaySample {
     /// Present but not [`valid`](RateSample::valid) when the interval is shorter than the
     /// minimum RTT (Linux does not trust it as a rate, but counts rounds, losses and marks).
     pub rate: Option<RateSample>,
+    /// Segments delivered so far, this ACK's included: cumulatively or by SACK, a duplicate ACK
+    /// without SACK counting one for an algorithm that sets cwnd on every ACK (Linux
+    /// `tp->delivered`). A sender that keeps no send log (the ns2 profile without SACK or
+    /// every-ACK RTT sampling) counts the cumulative advances alone.
+    pub delivered: u64,
+    /// Of [`delivered`](Self::delivered), those reported CE-marked: delivered by ACKs that
+    /// carried ECN-Echo, or under AccECN the counts decoded (Linux `tp->delivered_ce`). DCTCP
+    /// takes its marked fraction from the two counts' growth over a window.
+    pub delivered_ce: u64,
 }
 
 /// The per-segment state the rate sample needs, recorded when the segment leaves.
