@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -211,6 +212,18 @@ def python_cc_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[
     yield
     _REGISTERED.clear()
     _REGISTERED.update(registered)
+
+
+@pytest.fixture
+def ctrl_c_reaches_this_thread() -> Iterator[None]:
+    """Python's own SIGINT handler for the test, as in an interactive shell: a process started in
+    the background of a non-interactive shell ignores SIGINT, and ccsim then (rightly) reads a
+    KeyboardInterrupt as an algorithm's error rather than a Ctrl-C."""
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, saved)
 
 
 @pytest.fixture

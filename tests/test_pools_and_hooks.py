@@ -303,6 +303,7 @@ def test_the_command_line_reports_a_hooks_exit_as_a_failed_run(
 # ---- Ctrl-C ------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_this_thread")
 def test_an_interrupt_in_a_constructor_stops_building_the_other_flows(
     module: Callable[[str], str],
 ) -> None:

@@ -383,6 +383,7 @@ def test_a_window_that_is_not_a_window_stops_the_run(module: Callable[[str], str
         ccsim.run(scenario)
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_this_thread")
 def test_ctrl_c_inside_a_hook_is_a_keyboard_interrupt(module: Callable[[str], str]) -> None:
     name = module(FAILING)
     scenario = ccsim.Scenario.from_toml(SMALL_DUMBBELL).with_overrides(
