@@ -345,7 +345,8 @@ LEO_S = (30.0, 60.0)
 
 def paths(plan: Plan) -> list[PathSpec]:
     """The paths test's paths: the evaluation suite's trans-oceanic, geostationary-satellite and
-    data-centre bottlenecks, C1's cellular trace, and a LEO path with handovers."""
+    data-centre bottlenecks, C1's cellular trace, a Wi-Fi hop that sends in aggregated bursts,
+    and a LEO path with handovers."""
     leo_duration = plan.seconds(*LEO_S)
     return [
         PathSpec(
@@ -386,6 +387,28 @@ def paths(plan: Plan) -> list[PathSpec]:
             },
             "40ms",
             12,
+            30,
+        ),
+        PathSpec(
+            "wifi",
+            "Wi-Fi aggregation, 50 Mb/s, 40 ms",
+            {
+                # Data in A-MPDU-like bursts (up to 64 packets or 4 ms of airtime, after a
+                # channel access of 0.5-2 ms), ACKs in bursts of up to 16 after 2-6 ms
+                # (docs/links.md's example); only drop-tail-like queues are allowed with it.
+                "aggregation": {
+                    "max_packets": 64,
+                    "max_time": "4ms",
+                    "access_delay": {"dist": "uniform", "min": "0.5ms", "max": "2ms"},
+                },
+                "reverse_aggregation": {
+                    "max_packets": 16,
+                    "max_time": "4ms",
+                    "access_delay": {"dist": "uniform", "min": "2ms", "max": "6ms"},
+                },
+            },
+            RTT,
+            10,
             30,
         ),
         PathSpec(
@@ -531,11 +554,12 @@ TESTS: dict[str, Test] = {
             "Utilization and delay on other paths",
             "How well does one flow fill a trans-oceanic path (1 Gb/s, 130 ms), a geostationary "
             "satellite path (40 Mb/s, 600 ms), a data-centre path (1 Gb/s, 1 ms), a cellular "
-            "link replaying a trace, and a LEO path whose rate and delay change at every "
-            "satellite handover (with a 50 ms outage), and at what RTT?",
+            "link replaying a trace, a Wi-Fi hop that sends data and ACKs in aggregated bursts, "
+            "and a LEO path whose rate and delay change at every satellite handover (with a "
+            "50 ms outage), and at what RTT?",
             "draft-irtf-iccrg-tcpeval, basic scenarios (trans-oceanic, geostationary satellite, "
             "data centre); study C1's synthetic cellular trace (docs/studies/links.md); "
-            "ccsim.leo (docs/links.md)",
+            "Wi-Fi-like aggregation and ccsim.leo (docs/links.md)",
             _paths,
         ),
     ]

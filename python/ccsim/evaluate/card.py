@@ -429,9 +429,10 @@ def _figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
         if not drawn:
             continue
         widest = max(len(set(chosen["condition"])) for _, chosen in drawn)
-        size = (max(6, 1.6 * widest) * (1 if len(drawn) == 1 else 0.75) * len(drawn), 4)
-        figure, axes = plt.subplots(1, len(drawn), figsize=size, squeeze=False)
-        for ax, (metric, chosen) in zip(axes[0], drawn, strict=True):
+        # One metric above the other, so that many conditions stay readable.
+        size = (min(max(6, 1.3 * widest), 16), 4 if len(drawn) == 1 else 3.4 * len(drawn))
+        figure, axes = plt.subplots(len(drawn), 1, figsize=size, squeeze=False)
+        for ax, (metric, chosen) in zip(axes[:, 0], drawn, strict=True):
             _bars(ax, metric, chosen, roles)
         out.setdefault(test, []).append((f"{test}-{'-'.join(metrics)}", png_of(figure)))
         plt.close(figure)
@@ -464,6 +465,11 @@ def _bars(ax: Any, metric: str, chosen: Any, roles: list[tuple[str, str]]) -> No
     _legend(ax)
 
 
+#: This module's code as it was imported: the code that draws the figures (a file edited since
+#: does not count until it is imported again).
+_CODE = Path(__file__).read_text(encoding="utf-8")
+
+
 def _cached_figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]]:
     """The card's figures, also written to ``figures/`` in the output directory. Drawing them
     is most of the time a rerun of a finished evaluation takes, so they are drawn again only
@@ -473,7 +479,7 @@ def _cached_figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]
     digest = hashlib.sha256()
     for part in (
         BATTERY_VERSION,
-        Path(__file__).read_text(encoding="utf-8"),
+        _CODE,
         json.dumps([evaluation.alg.name, evaluation.baselines, evaluation.plan.time_scale]),
         evaluation.measurements_frame().to_csv(index=False),
     ):
@@ -491,6 +497,8 @@ def _cached_figures(evaluation: Evaluation) -> dict[str, list[tuple[str, bytes]]
         pass  # none yet, or unreadable: draw them
     figures = _figures(evaluation)
     directory.mkdir(exist_ok=True)
+    for stale in directory.glob("*.png"):  # drawn for measurements that are gone
+        stale.unlink()
     for pngs in figures.values():
         for name, png in pngs:
             (directory / _png_name(name)).write_bytes(png)
