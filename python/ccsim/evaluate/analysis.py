@@ -38,7 +38,15 @@ from ccsim.metrics import jain_index
 from ccsim.results import Results
 from ccsim.studies.evidence import NONNEGATIVE, UNIT, Bounds, Quantity
 
-__all__ = ["METRICS", "Comparison", "SummaryRow", "derive_harm", "measure_run", "summarise"]
+__all__ = [
+    "METRICS",
+    "TABLES_READ",
+    "Comparison",
+    "SummaryRow",
+    "derive_harm",
+    "measure_run",
+    "summarise",
+]
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,19 @@ def derive_harm(measurements: Sequence[Measurement], baselines: Sequence[str]) -
                         )
                     )
     return out
+
+
+#: The result tables each test's measurements read (the others are not loaded).
+TABLES_READ: dict[str, tuple[str, ...]] = {
+    "single-flow": ("links", "queues"),
+    "random-loss": ("flows",),
+    "intra-fairness": ("flows",),
+    "convergence": ("series",),
+    "inter-protocol": ("flows",),
+    "short-flows": ("flows",),
+    "rate-step": ("series", "queues"),
+    "paths": ("flows", "links"),
+}
 
 
 def measure_run(sweep: TestSweep, params: dict[str, Any], results: Results) -> list[Measurement]:

@@ -13,15 +13,18 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import tomli_w
 
 from ccsim import pycc
 from ccsim.errors import ScenarioError
 from ccsim.evaluate import battery as battery_module
-from ccsim.evaluate.analysis import derive_harm, measure_run, summarise
+from ccsim.evaluate.analysis import TABLES_READ, derive_harm, measure_run, summarise
 from ccsim.evaluate.battery import BATTERY_VERSION, TESTS, Algorithm, Plan, battery
 from ccsim.evaluate.card import write_csv, write_html
 from ccsim.evaluate.model import Evaluation
+from ccsim.results import TABLES, Results
+from ccsim.scenario.model import Scenario
 from ccsim.scenario.toml_file import toml_ready
 from ccsim.sweep_run import run_sweeps
 from ccsim.sweeps import Sweep, record_command
@@ -139,7 +142,7 @@ def evaluate(
         done = result.store.completed()
         for point in result.points:
             if point.run_id in done:
-                run = result.store.load_run(point.run_id)
+                run = _load_run(result.store.run_dir(point.run_id), point.scenario, s.test)
                 evaluation.measurements += measure_run(s, dict(point.params), run)
     evaluation.measurements += derive_harm(evaluation.measurements, evaluation.baselines)
     evaluation.summary = summarise(evaluation.measurements, evaluation.baselines, list(TESTS))
@@ -165,6 +168,18 @@ def evaluate(
     files[-1].write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     evaluation.files = files
     return evaluation
+
+
+def _load_run(directory: Path, scenario: Scenario, test: str) -> Results:
+    """A finished run's results as the test's measurements need them: its summary and the
+    tables the test reads (a run's directory holds five; reading them all, and its scenario
+    file again, was most of the time a rerun of a finished evaluation took)."""
+    summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
+    tables = {}
+    for name in TABLES_READ.get(test, TABLES):
+        path = directory / f"{name}.parquet"
+        tables[name] = pd.read_parquet(path) if path.is_file() else pd.DataFrame()
+    return Results(scenario, tables, summary)
 
 
 def _default_directory(alg: Algorithm, quick: bool) -> Path:
