@@ -114,6 +114,7 @@ def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
         (["cubic", "--params", "beta"], '--params "beta": expected NAME=VALUE'),
         (["cubic", "--against", "reno,nosuch"], 'unknown algorithm "nosuch"'),
         (["missing.py:Cls"], "no such file missing.py"),
+        (["cubic", "--tests", "paths,nosuch"], "no test 'nosuch' in the battery"),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(

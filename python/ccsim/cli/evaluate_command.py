@@ -61,6 +61,17 @@ def evaluate(
         bool,
         typer.Option("--quick", help="Fewer points and seeds, shorter runs (under 2 minutes)."),
     ] = False,
+    tests: Annotated[
+        str | None,
+        typer.Option(
+            "--tests",
+            metavar="T,U",
+            help="Run only these tests of the battery, comma-separated (single-flow, "
+            "random-loss, intra-fairness, convergence, inter-protocol, short-flows, rate-step, "
+            "paths); default: all.",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -80,8 +91,11 @@ def evaluate(
     """Evaluate a congestion-control algorithm with the standard battery (docs/evaluate.md).
 
     Runs each test of the versioned battery (one flow against buffer size and against random
-    loss, fairness among its own flows and across RTTs, sharing with each baseline in DropTail
-    and FQ-CoDel, start-up and adaptation to a rate step) for ALG and for each --against baseline under the same seeds, then prints the
+    loss, fairness among 2-16 of its own flows and across RTTs of 10-200 ms, convergence of a
+    second flow, sharing with each baseline and the harm done both ways in DropTail, FQ-CoDel and
+    DualPI2, short transfers' completion times beside it, start-up and adaptation to a rate step,
+    and the evaluation suite's long, satellite and data-centre paths with cellular, Wi-Fi and LEO
+    links) for ALG and for each --against baseline under the same seeds, then prints the
     summary: each metric's mean over seeds with its 95% interval, and ALG minus each baseline,
     paired by seed. Writes DIR/report.html (the report card), DIR/summary.csv,
     DIR/measurements.csv (every run's values), DIR/scenarios/ (each test's sweep file) and
@@ -106,6 +120,7 @@ def evaluate(
             scheduler=scheduler,
             progress=sys.stderr.isatty(),
             command=command,
+            tests=None if tests is None else [t.strip() for t in tests.split(",") if t.strip()],
         )
     except KeyboardInterrupt:
         fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)

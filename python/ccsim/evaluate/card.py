@@ -544,6 +544,11 @@ def write_html(evaluation: Evaluation, path: Path) -> None:
     ]
     if evaluation.plan.time_scale != 1:
         notes.append(f"Run lengths scaled by {evaluation.plan.time_scale:g} (a test setting).")
+    if len(evaluation.tests_run()) < len(TESTS):
+        notes.append(
+            f"Only part of battery v{BATTERY_VERSION} ran (--tests): "
+            f"{', '.join(evaluation.tests_run())}."
+        )
     if evaluation.failures:
         notes.append(f"{len(evaluation.failures)} runs failed: {evaluation.failures[0]}")
     header, rows = summary_cells(evaluation)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ccsim.evaluate.analysis import SummaryRow
-from ccsim.evaluate.battery import Algorithm, Measurement, Plan, TestSweep
+from ccsim.evaluate.battery import TESTS, Algorithm, Measurement, Plan, TestSweep
 
 __all__ = ["Evaluation"]
 
@@ -32,6 +32,11 @@ class Evaluation:
     command: str | None = None
     cwd: str | None = None
     files: list[Path] = field(default_factory=list)
+
+    def tests_run(self) -> list[str]:
+        """The battery's tests this evaluation ran, in the battery's order."""
+        names = {s.test for s in self.sweeps}
+        return [name for name in TESTS if name in names]
 
     def measurements_frame(self) -> pd.DataFrame:
         return pd.DataFrame([vars(m) for m in self.measurements])

@@ -157,6 +157,7 @@ def evaluate(
         "baselines": evaluation.baselines,
         "quick": quick,
         "seeds": list(plan.seeds),
+        "tests": evaluation.tests_run(),
         "time_scale": plan.time_scale,
         "runs": evaluation.runs,
         "ran": evaluation.ran,
