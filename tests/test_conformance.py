@@ -47,6 +47,8 @@ def test_this_build_passes_every_check(tmp_path: Path) -> None:
     assert {
         "cubic.w_at_k",
         "reno.mathis_0.01",
+        "reno.pftk_0.02",
+        "newreno.pftk_0.005",
         "bbr.probe_rtt_cwnd",
         "dualpi2.classic_coupling",
         "htcp.beta_adaptive",
@@ -79,6 +81,9 @@ def test_reno_with_a_wrong_decrease_fails_and_says_where(tmp_path: Path) -> None
     assert abs(rows["reno.decrease"]["ours"] - 0.1) < 1e-9
     # A gentler decrease keeps a larger window under loss: more than the Mathis law allows.
     assert rows["reno.mathis_0.01"]["result"] == "FAIL"
+    # It also sends far more than PFTK's model at its own loss-indication rate (2.5 times).
+    pftk = [row for id, row in rows.items() if id.startswith("reno.pftk_")]
+    assert len(pftk) == 3 and all(row["result"] == "FAIL" and row["ours"] > 2 for row in pftk)
     assert rows["reno.increase"]["result"] == "pass"  # the increase is still Reno's
 
 

@@ -1,6 +1,6 @@
 """Laws and documented dynamics of whole runs: Reno's and NewReno's throughput under random loss
-(Mathis et al.), Free-Drop's law (seed 001), DCTCP under step marking (Alizadeh et al.), BBR's
-PROBE_RTT rhythm, DualPI2's coupling."""
+(Mathis et al.; Padhye, Firoiu, Towsley and Kurose), Free-Drop's law (seed 001), DCTCP under
+step marking (Alizadeh et al.), BBR's PROBE_RTT rhythm, DualPI2's coupling."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ccsim.conformance.check import Check, Uses
+from ccsim.metrics import pftk_throughput
 from ccsim.runner import run
 from ccsim.scenario import Scenario
 
@@ -42,6 +43,45 @@ def _mathis_ratio(cc: str, p: float) -> float:
     flow = _run(data).flows.iloc[0]
     law = 1000 * 8 / flow.mean_rtt_s * math.sqrt(1.5) / math.sqrt(p)
     return float(flow.goodput_bps / law)
+
+
+#: The ns2 profile's floor on the retransmission timeout (RFC 6298: max(min_rto, SRTT + max(G,
+#: 4 RTTVAR))), which is the timeout on the Mathis checks' path: SRTT is about 105 ms there, and
+#: the sender's capture shows first timeouts 200 ms after the last ACK that advanced the window.
+NS2_MIN_RTO_S = 0.2
+
+
+@cache
+def _pftk_ratio(cc: str, p: float) -> float:
+    """Send rate of one flow under Bernoulli loss ``p`` (the Mathis checks' path and ns2 profile:
+    an ACK per segment, b = 1) over PFTK's full model at the run's own loss-indication rate and
+    mean RTT, with T0 the profile's 200 ms.
+
+    The model's p is loss indications per segment sent, the losses of one round being one
+    indication: here fast retransmits plus timeouts (every expiry; a backed-off one needs its
+    retransmission lost too, a fraction p of them) over segments sent. Its B(p) counts every
+    segment sent, retransmissions included, and so does the send rate."""
+    duration = round(40 / math.sqrt(p))  # about 500 loss indications at the law's rate
+    data = {
+        "name": "conformance-pftk",
+        "seed": 7,
+        "duration": f"{duration}s",
+        "profile": "ns2",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "100Mbps",
+            "bottleneck_delay": "20ms",
+            "buffer": "10000pkts",
+            "queue": "droptail",
+            "loss": p,
+        },
+        "flows": [{"cc": cc, "rtt": "100ms", "mss": 1000}],
+    }
+    flow = _run(data).flows.iloc[0]
+    sent = float(flow.packets_sent)
+    indication_rate = float(flow.fast_retransmits + flow.timeouts) / sent
+    model = pftk_throughput(indication_rate, float(flow.mean_rtt_s), NS2_MIN_RTO_S, b=1)
+    return sent / duration / model
 
 
 @cache
@@ -223,6 +263,10 @@ def _mathis_measure(cc: str, p: float) -> Callable[[Uses], float]:
     return lambda uses: _mathis_ratio(uses(cc), p)
 
 
+def _pftk_measure(cc: str, p: float) -> Callable[[Uses], float]:
+    return lambda uses: _pftk_ratio(uses(cc), p)
+
+
 CHECKS = [
     *(
         Check(
@@ -237,6 +281,22 @@ CHECKS = [
         )
         for cc in ("reno", "newreno")
         for p in (0.003, 0.01)
+    ),
+    *(
+        Check(
+            f"{cc}.pftk_{p:g}",
+            f"{cc.capitalize()}: send rate over PFTK's full model at its loss-indication rate,"
+            f" random loss p = {p:g}",
+            "Padhye, Firoiu, Towsley, Kurose, SIGCOMM 1998, eq. (31), b = 1: p = (fast"
+            " retransmits + timeouts) / segments sent, T0 = the RTO (200 ms)",
+            1.0,
+            0.1,
+            False,
+            (cc,),
+            _pftk_measure(cc, p),
+        )
+        for cc in ("reno", "newreno")
+        for p in (0.005, 0.01, 0.02)
     ),
     Check(
         "freedrop.law_1e-3",
