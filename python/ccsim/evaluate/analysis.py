@@ -17,23 +17,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ccsim.evaluate.battery import (
+from ccsim.evaluate.battery.common import RATE_BPS, RTT_S, Measurement, TestSweep
+from ccsim.evaluate.battery.convergence import (
     CONVERGENCE_JAIN,
     CONVERGENCE_STEP_S,
     CONVERGENCE_WINDOW_S,
-    FAIRNESS_RTTS_MS,
-    INTER_QUEUES,
-    RATE_BPS,
-    RTT_S,
-    SHORT_CLASSES,
-    STEP_HIGH_BPS,
-    STEP_LOW_BPS,
-    Measurement,
-    TestSweep,
     join_time,
-    mathis_bps,
-    step_times,
 )
+from ccsim.evaluate.battery.inter_protocol import INTER_QUEUES
+from ccsim.evaluate.battery.intra_fairness import FAIRNESS_RTTS_MS
+from ccsim.evaluate.battery.random_loss import mathis_bps
+from ccsim.evaluate.battery.rate_step import STEP_HIGH_BPS, STEP_LOW_BPS, step_times
+from ccsim.evaluate.battery.short_flows import SHORT_CLASSES
 from ccsim.metrics import jain_index
 from ccsim.results import Results
 from ccsim.studies.evidence import NONNEGATIVE, UNIT, Bounds, Quantity

@@ -13,16 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ccsim.evaluate.analysis import METRICS, RTT_CONDITION, RTT_RATIO, SummaryRow
-from ccsim.evaluate.battery import (
-    BATTERY_VERSION,
-    CONVERGENCE_JAIN,
-    CONVERGENCE_WINDOW_S,
-    LOSSES_FULL,
-    SHORT_CLASSES,
-    TESTS,
-    join_time,
-    mathis_bps,
-)
+from ccsim.evaluate.battery import BATTERY_VERSION, TESTS
+from ccsim.evaluate.battery.convergence import CONVERGENCE_JAIN, CONVERGENCE_WINDOW_S, join_time
+from ccsim.evaluate.battery.random_loss import LOSSES_FULL, mathis_bps
+from ccsim.evaluate.battery.short_flows import SHORT_CLASSES
 from ccsim.evaluate.model import Evaluation
 from ccsim.report.markup import (
     bullet_list,

@@ -1,0 +1,82 @@
+"""The evaluation battery: named tests, each a sweep template rendered for one algorithm.
+
+Each test is one module of this package (its sweeps, constants and helpers); this module lists
+them in the battery's order (:data:`TESTS`) and renders every sweep of an evaluation
+(:func:`battery`). The types they share are in :mod:`~ccsim.evaluate.battery.common`.
+
+The templates are code that renders sweep files (dicts shaped like the TOML of
+docs/experiments.md, the base scenario inline): a test's points, seeds and run length depend on
+``--quick``, and its flows on the algorithm evaluated, so each is a function rather than a
+fixed file. Every rendered sweep is written into the output directory as a sweep file a user
+can open and run again with ``ccsim sweep``.
+
+Every sweep of one evaluation uses the same seeds: the engine keys each random draw by seed,
+entity and purpose, so the evaluated algorithm and each baseline see the same link losses and
+start times, and their results are compared seed by seed (common random numbers).
+
+Bump :data:`BATTERY_VERSION` whenever a test's scenario, points or measurements change: reports
+made under different versions are not comparable.
+"""
+
+from __future__ import annotations
+
+from ccsim.evaluate.battery import (
+    convergence,
+    inter_protocol,
+    intra_fairness,
+    paths,
+    random_loss,
+    rate_step,
+    short_flows,
+    single_flow,
+)
+from ccsim.evaluate.battery.common import (
+    Algorithm,
+    Measurement,
+    Plan,
+    Test,
+    TestSweep,
+)
+
+__all__ = [
+    "BATTERY_VERSION",
+    "TESTS",
+    "TIME_SCALE",
+    "Algorithm",
+    "Measurement",
+    "Plan",
+    "Test",
+    "TestSweep",
+    "battery",
+]
+
+#: The battery's version, printed in every report card and summary.
+BATTERY_VERSION = "2"
+
+#: Tests' simulated durations are multiplied by this (tests of ccsim itself shorten runs with it;
+#: a report made with any other value says so).
+TIME_SCALE = 1.0
+
+#: The tests, in the battery's order (the order of the card's sections and summary).
+TESTS: dict[str, Test] = {
+    module.TEST.name: module.TEST
+    for module in [
+        single_flow,
+        random_loss,
+        intra_fairness,
+        convergence,
+        inter_protocol,
+        short_flows,
+        rate_step,
+        paths,
+    ]
+}
+
+
+def battery(alg: Algorithm, against: list[Algorithm], plan: Plan) -> list[TestSweep]:
+    """Every sweep of the battery: each test for ``alg``, then for each baseline."""
+    sweeps: list[TestSweep] = []
+    for test in TESTS.values():
+        for subject in [alg, *against]:
+            sweeps.extend(test.sweeps(alg, subject, against, plan))
+    return sweeps

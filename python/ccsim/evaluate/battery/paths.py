@@ -1,0 +1,154 @@
+"""Paths: one flow's utilization and RTT on paths unlike the access link (long, satellite,
+data-centre, cellular, Wi-Fi, LEO)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ccsim.evaluate.battery.common import (
+    MSS,
+    RTT,
+    Algorithm,
+    Plan,
+    Test,
+    TestSweep,
+    base_scenario,
+    role_of,
+    sweep_file,
+)
+from ccsim.leo import leo_path
+
+
+@dataclass(frozen=True)
+class PathSpec:
+    """One path of the paths test: its bottleneck's keys, the flow's base RTT, run lengths."""
+
+    name: str
+    label: str
+    topology: Mapping[str, Any]
+    rtt: str
+    quick_s: float
+    full_s: float
+
+
+#: C1's synthetic cellular trace, as shipped in the package (study C1, docs/studies/links.md).
+CELLULAR_TRACES = Path(__file__).resolve().parents[2] / "studies" / "links" / "traces"
+
+LEO_S = (30.0, 60.0)
+
+
+def path_specs(plan: Plan) -> list[PathSpec]:
+    """The paths test's paths: the evaluation suite's trans-oceanic, geostationary-satellite and
+    data-centre bottlenecks, C1's cellular trace, a Wi-Fi hop that sends in aggregated bursts,
+    and a LEO path with handovers."""
+    leo_duration = plan.seconds(*LEO_S)
+    return [
+        PathSpec(
+            "trans-oceanic",
+            "trans-oceanic, 1 Gb/s, 130 ms",
+            {"bottleneck_rate": "1Gbps", "bottleneck_delay": "65ms", "access_rate": "10Gbps"},
+            "130ms",
+            10,
+            30,
+        ),
+        PathSpec(
+            "geo-satellite",
+            "GEO satellite, 40 Mb/s, 600 ms",
+            {"bottleneck_rate": "40Mbps", "bottleneck_delay": "300ms"},
+            "600ms",
+            20,
+            60,
+        ),
+        PathSpec(
+            "data-centre",
+            "data centre, 1 Gb/s, 1 ms",
+            {"bottleneck_rate": "1Gbps", "bottleneck_delay": "0.25ms", "access_rate": "10Gbps"},
+            "1ms",
+            5,
+            10,
+        ),
+        PathSpec(
+            "cellular",
+            "cellular trace, 40 ms",
+            {
+                # As study C1: the trace sets the rate (12.6 Mb/s on average), the buffer is
+                # deep as base stations keep it; the rate given sizes nothing else.
+                "bottleneck_rate": "12Mbps",
+                "bottleneck_delay": "5ms",
+                "buffer": "1000pkts",
+                "trace": str(CELLULAR_TRACES / "synthetic-cellular.down"),
+                "reverse_trace": str(CELLULAR_TRACES / "synthetic-cellular.up"),
+            },
+            "40ms",
+            12,
+            30,
+        ),
+        PathSpec(
+            "wifi",
+            "Wi-Fi aggregation, 50 Mb/s, 40 ms",
+            {
+                # Data in A-MPDU-like bursts (up to 64 packets or 4 ms of airtime, after a
+                # channel access of 0.5-2 ms), ACKs in bursts of up to 16 after 2-6 ms
+                # (docs/links.md's example); only drop-tail-like queues are allowed with it.
+                "aggregation": {
+                    "max_packets": 64,
+                    "max_time": "4ms",
+                    "access_delay": {"dist": "uniform", "min": "0.5ms", "max": "2ms"},
+                },
+                "reverse_aggregation": {
+                    "max_packets": 16,
+                    "max_time": "4ms",
+                    "access_delay": {"dist": "uniform", "min": "2ms", "max": "6ms"},
+                },
+            },
+            RTT,
+            10,
+            30,
+        ),
+        PathSpec(
+            "leo",
+            "LEO, 50-200 Mb/s, 30-70 ms, handovers",
+            {
+                # As examples/leo.toml: the schedules set rate and delay; these size the buffer.
+                "bottleneck_rate": "200Mbps",
+                "bottleneck_delay": "10ms",
+                "bdp_rtt": "50ms",
+                **leo_path(f"{leo_duration:g}s", seed=1),
+            },
+            "30ms",
+            *LEO_S,
+        ),
+    ]
+
+
+def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -> list[TestSweep]:
+    role = role_of(alg, subject)
+    out = []
+    for index, path in enumerate(path_specs(plan)):
+        flows = [subject.flow(rtt=path.rtt, mss=MSS)]
+        scenario = base_scenario(
+            f"paths-{path.name}", plan.seconds(path.quick_s, path.full_s), flows, **path.topology
+        )
+        sweep = sweep_file(f"paths.{path.name}.{role}", scenario, plan, {})
+        out.append(
+            TestSweep("paths", subject, role, sweep, condition=path.label, order=float(index))
+        )
+    return out
+
+
+TEST = Test(
+    "paths",
+    "Utilization and delay on other paths",
+    "How well does one flow fill a trans-oceanic path (1 Gb/s, 130 ms), a geostationary "
+    "satellite path (40 Mb/s, 600 ms), a data-centre path (1 Gb/s, 1 ms), a cellular "
+    "link replaying a trace, a Wi-Fi hop that sends data and ACKs in aggregated bursts, "
+    "and a LEO path whose rate and delay change at every satellite handover (with a "
+    "50 ms outage), and at what RTT?",
+    "draft-irtf-iccrg-tcpeval, basic scenarios (trans-oceanic, geostationary satellite, "
+    "data centre); study C1's synthetic cellular trace (docs/studies/links.md); "
+    "Wi-Fi-like aggregation and ccsim.leo (docs/links.md)",
+    sweeps,
+)

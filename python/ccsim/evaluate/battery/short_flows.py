@@ -1,0 +1,69 @@
+"""Short flows: completion times of web-like transfers beside one long flow of the algorithm."""
+
+from __future__ import annotations
+
+import math
+
+from ccsim.evaluate.battery.common import (
+    MSS,
+    RTT,
+    Algorithm,
+    Plan,
+    Test,
+    TestSweep,
+    base_scenario,
+    role_of,
+    sweep_file,
+)
+
+#: The short-flow test's workload: open-loop arrivals of web-like transfers with Pareto sizes
+#: (the heavy tail of web objects), run by CUBIC, Linux's default, whatever the background.
+SHORT_RATE_PER_S = 20.0
+SHORT_MEAN = "50KB"
+SHORT_SHAPE = 1.2
+SHORT_CC = "cubic"
+#: The size classes' upper bounds in bytes: within Linux's initial window of 10 segments
+#: (14.5 KB), up to ten times that, then the rest.
+SHORT_CLASSES = ((15_000, "< 15 KB"), (150_000, "15-150 KB"), (math.inf, ">= 150 KB"))
+
+
+def short_window(duration_s: float) -> tuple[float, float]:
+    """When the short-flow test's transfers start arriving and stop: after the background flow's
+    start-up, and early enough that every transfer has a fifth of the run to finish."""
+    return duration_s / 5, 4 * duration_s / 5
+
+
+def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -> list[TestSweep]:
+    role = role_of(alg, subject)
+    duration = plan.seconds(20, 60)
+    start, stop = short_window(duration)
+    flows = [subject.flow(label="background", rtt=RTT, mss=MSS)]
+    scenario = base_scenario("short-flows", duration, flows)
+    scenario["generators"] = [
+        {
+            "kind": "open_loop",
+            "label": "web",
+            "rate": SHORT_RATE_PER_S,
+            "start": f"{start:g}s",
+            "stop": f"{stop:g}s",
+            "size": {"dist": "pareto", "mean": SHORT_MEAN, "shape": SHORT_SHAPE},
+            "cc": SHORT_CC,
+            "rtt_choices": [RTT],
+            "mss": MSS,
+        }
+    ]
+    sweep = sweep_file(f"short-flows.{role}", scenario, plan, {})
+    return [TestSweep("short-flows", subject, role, sweep)]
+
+
+TEST = Test(
+    "short-flows",
+    "Completion times of short transfers beside a long flow",
+    "Web-like transfers (open-loop arrivals, 20 a second, Pareto sizes with a mean of "
+    "50 KB, run by CUBIC) share the link with one long flow of the algorithm: how long "
+    "do they take, by size, with it in the background rather than a baseline (the same "
+    "arrivals and sizes under each seed)?",
+    "draft-irtf-iccrg-tcpeval, traffic with many short transfers; Ware et al., HotNets "
+    "2019 (harm to short flows' completion times)",
+    sweeps,
+)
