@@ -212,7 +212,7 @@ def test_reading_of_a_paired_difference(differences: tuple[float, ...], reading:
     from ccsim.evaluate.card import _against
     from ccsim.studies.evidence import Quantity
 
-    row = SummaryRow("single-flow", "utilization", "buffer 1 BDP", 1.0, Quantity(), ())
+    row = SummaryRow("single-flow", "utilization", "buffer 1 BDP", 1.0, Quantity(), (), "%")
     difference = Quantity(dict(enumerate(differences, start=1)))
     assert _against(row, difference, "cubic") == reading
 
@@ -229,7 +229,7 @@ def test_unknown_test_is_refused(tmp_path: Path) -> None:
 def test_convergence_time_from_windows() -> None:
     import numpy as np
     import pandas as pd
-    from ccsim.evaluate.analysis import convergence_time
+    from ccsim.evaluate.battery.convergence import convergence_time
 
     # Two flows sampled every 10 ms from a join at 10 s to 30 s: the second gets a tenth of the
     # first's rate until 14 s, then as much. Jain's index over a 1 s window is 0.88 with 0.6 s
@@ -250,7 +250,7 @@ def test_convergence_time_from_windows() -> None:
 
 
 def test_rtt_exponent() -> None:
-    from ccsim.evaluate.analysis import rtt_exponent
+    from ccsim.evaluate.battery.intra_fairness import rtt_exponent
 
     rtts = [10, 50, 100, 200]
     assert rtt_exponent(rtts, [1e6 * 100 / r for r in rtts]) == pytest.approx(-1.0)
@@ -258,8 +258,8 @@ def test_rtt_exponent() -> None:
 
 
 def test_harm_in_both_directions() -> None:
-    from ccsim.evaluate.analysis import derive_harm
     from ccsim.evaluate.battery import Measurement
+    from ccsim.evaluate.battery.inter_protocol import derive_harm
 
     def raw(metric: str, role: str, opponent: str, value: float) -> Measurement:
         return Measurement("inter-protocol", metric, f"droptail vs {opponent}", role, 1, value)

@@ -1,9 +1,10 @@
 """``ccsim evaluate``: a versioned battery of tests for one congestion-control algorithm, run
 beside baselines under the same seeds, summarised in a report card (docs/evaluate.md).
 
-:mod:`~ccsim.evaluate.battery` holds the tests (sweep templates rendered in code) and
-:data:`BATTERY_VERSION`; :mod:`~ccsim.evaluate.analysis` what each run measures and the summary
-over seeds, paired by seed; :mod:`~ccsim.evaluate.card` the report card (HTML, CSV, readings);
+:mod:`~ccsim.evaluate.battery` holds the tests, one module each (its sweeps, what it measures
+in a run, its metrics, its readings and figures), and :data:`BATTERY_VERSION`;
+:mod:`~ccsim.evaluate.analysis` measures each run by its test and summarises over seeds, paired
+by seed; :mod:`~ccsim.evaluate.card` the report card (HTML, CSV, readings);
 :mod:`~ccsim.evaluate.run` the whole run (:func:`evaluate`).
 """
 

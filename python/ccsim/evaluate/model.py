@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ccsim.evaluate.analysis import SummaryRow
 from ccsim.evaluate.battery import TESTS, Algorithm, Measurement, Plan, TestSweep
+from ccsim.evaluate.battery.common import SummaryRow
 
 __all__ = ["Evaluation"]
 

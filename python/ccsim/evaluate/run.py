@@ -19,7 +19,7 @@ import tomli_w
 from ccsim import pycc
 from ccsim.errors import ScenarioError
 from ccsim.evaluate import battery as battery_module
-from ccsim.evaluate.analysis import TABLES_READ, derive_harm, measure_run, summarise
+from ccsim.evaluate.analysis import TABLES_READ, derived, measure_run, summarise
 from ccsim.evaluate.battery import BATTERY_VERSION, TESTS, Algorithm, Plan, battery
 from ccsim.evaluate.card import write_csv, write_html
 from ccsim.evaluate.model import Evaluation
@@ -144,7 +144,7 @@ def evaluate(
             if point.run_id in done:
                 run = _load_run(result.store.run_dir(point.run_id), point.scenario, s.test)
                 evaluation.measurements += measure_run(s, dict(point.params), run)
-    evaluation.measurements += derive_harm(evaluation.measurements, evaluation.baselines)
+    evaluation.measurements += derived(evaluation.measurements, evaluation.baselines)
     evaluation.summary = summarise(evaluation.measurements, evaluation.baselines, list(TESTS))
     files = [target / "summary.csv", target / "measurements.csv", target / "report.html"]
     write_csv(evaluation, files[0])

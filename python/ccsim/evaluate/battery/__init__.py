@@ -1,8 +1,10 @@
 """The evaluation battery: named tests, each a sweep template rendered for one algorithm.
 
-Each test is one module of this package (its sweeps, constants and helpers); this module lists
-them in the battery's order (:data:`TESTS`) and renders every sweep of an evaluation
-(:func:`battery`). The types they share are in :mod:`~ccsim.evaluate.battery.common`.
+Each test is one module of this package, holding all of it: its sweeps, what it measures in one
+run and the metrics it reports, and the card's sentences and figures of it. This module lists
+the tests in the battery's order (:data:`TESTS`), gathers their metrics (:data:`METRICS`) and
+renders every sweep of an evaluation (:func:`battery`). The types they share are in
+:mod:`~ccsim.evaluate.battery.common`.
 
 The templates are code that renders sweep files (dicts shaped like the TOML of
 docs/experiments.md, the base scenario inline): a test's points, seeds and run length depend on
@@ -33,6 +35,7 @@ from ccsim.evaluate.battery import (
 from ccsim.evaluate.battery.common import (
     Algorithm,
     Measurement,
+    Metric,
     Plan,
     Test,
     TestSweep,
@@ -40,10 +43,12 @@ from ccsim.evaluate.battery.common import (
 
 __all__ = [
     "BATTERY_VERSION",
+    "METRICS",
     "TESTS",
     "TIME_SCALE",
     "Algorithm",
     "Measurement",
+    "Metric",
     "Plan",
     "Test",
     "TestSweep",
@@ -71,6 +76,19 @@ TESTS: dict[str, Test] = {
         paths,
     ]
 }
+
+
+def _metrics() -> dict[str, Metric]:
+    metrics: dict[str, Metric] = {}
+    for test in TESTS.values():
+        for metric in test.metrics:
+            # Two tests reporting one metric name report the same metric.
+            assert metrics.setdefault(metric.name, metric) == metric, metric.name
+    return metrics
+
+
+#: Every test's metrics, by name.
+METRICS = _metrics()
 
 
 def battery(alg: Algorithm, against: list[Algorithm], plan: Plan) -> list[TestSweep]:

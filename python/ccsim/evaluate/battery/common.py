@@ -1,12 +1,19 @@
 """What every test of the battery shares: the types a test is made of and returns, the access
-path most tests use, and the helpers that render a sweep file."""
+path most tests use, the helpers that render a sweep file, and what a test's reading sentences
+are drawn from (:class:`Summary`)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import pandas as pd
+
+from ccsim.report.markup import png_of
+from ccsim.results import Results
+from ccsim.studies.evidence import NONNEGATIVE, Bounds, Quantity
 
 __all__ = [
     "MSS",
@@ -15,8 +22,14 @@ __all__ = [
     "RTT",
     "RTT_S",
     "Algorithm",
+    "Comparison",
+    "Drawing",
     "Measurement",
+    "Metric",
     "Plan",
+    "Run",
+    "Summary",
+    "SummaryRow",
     "Test",
     "TestSweep",
     "base_scenario",
@@ -103,13 +116,239 @@ class Measurement:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """A number the battery reports: its name, unit, range (for the confidence interval) and
+    the format a value is printed in (after scaling to ``unit``)."""
+
+    name: str
+    unit: str
+    bounds: Bounds
+    fmt: str
+
+    def shown(self, quantity: Quantity, signed: bool = False) -> str:
+        """``mean [low, high]`` in the metric's format (the mean alone with too few seeds)."""
+        if not quantity.has_data:
+            return "-"
+        fmt = self.fmt
+
+        def number(value: float, sign: str = "") -> str:
+            # A value that rounds to zero is shown as 0, never -0.0.
+            text = fmt.format(value)
+            return fmt.replace("{:", "{:" + sign).format(0.0 if float(text) == 0 else value)
+
+        text = number(quantity.mean, "+" if signed else "")
+        ci = quantity.interval()
+        if ci is not None:
+            text += " [" + number(ci[0]) + ", " + number(ci[1]) + "]"
+        return text
+
+    def against(self, difference: Quantity, baseline: str) -> str:
+        """How the evaluated algorithm compares with a baseline, from their paired
+        ``difference``: above or below when its interval excludes zero and the difference shows
+        at the metric's precision."""
+        ci = difference.interval()
+        if ci is None:
+            return f"too few seeds to compare with {baseline}"
+
+        def negligible(value: float) -> bool:
+            return float(self.fmt.format(abs(value))) == 0
+
+        if ci[0] > 0 or ci[1] < 0:
+            if negligible(difference.mean):
+                return f"same as {baseline}"
+            return f"{'above' if ci[0] > 0 else 'below'} {baseline}"
+        if negligible(ci[0]) and negligible(ci[1]):
+            return f"same as {baseline}"
+        return f"no clear difference from {baseline}"
+
+
+#: Goodput, which more than one test reports.
+GOODPUT = Metric("goodput", "Mb/s", NONNEGATIVE, "{:.2f}")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished run of a test's sweep: the sweep, the point's parameters (its axis values
+    and seed) and the run's results (the summary and the tables its test reads)."""
+
+    sweep: TestSweep
+    params: Mapping[str, Any]
+    results: Results
+
+    def measurement(
+        self, metric: Metric | str, condition: str, value: float, order: float = 0.0
+    ) -> Measurement:
+        """A number of this run. A metric given by a name that starts with "_" is raw: kept in
+        measurements.csv for a number derived over several runs, not summarised."""
+        name = metric if isinstance(metric, str) else metric.name
+        seed = int(self.params["seed"])
+        return Measurement(
+            self.sweep.test, name, condition, self.sweep.role, seed, float(value), order
+        )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A baseline's quantity and the paired difference (evaluated minus baseline)."""
+
+    baseline: str
+    value: Quantity
+    difference: Quantity
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    test: str
+    metric: str
+    condition: str
+    order: float
+    value: Quantity
+    comparisons: tuple[Comparison, ...]
+    unit: str
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a test's reading sentences are drawn from: its rows of the summary, the evaluated
+    algorithm's name, the baselines' and the plan."""
+
+    rows: Sequence[SummaryRow]
+    name: str
+    baselines: Sequence[str]
+    plan: Plan
+
+    def find(self, metric: Metric, condition: str) -> SummaryRow | None:
+        """The row of ``metric`` at ``condition``."""
+        for row in self.rows:
+            if (row.metric, row.condition) == (metric.name, condition):
+                return row
+        return None
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What a test's figures are drawn from: its measurements (every algorithm and seed) and
+    each algorithm's role and label. Its figures are drawn with matplotlib's Agg backend."""
+
+    test: str
+    frame: pd.DataFrame
+    roles: Sequence[tuple[str, str]]
+
+    def measured(self, metric: Metric) -> bool:
+        # A test left out of the run (evaluate's ``tests``) gets no figure.
+        return bool((self.frame["metric"] == metric.name).any())
+
+    def lines(self, metric: Metric, ax: Any, log_x: bool) -> None:
+        """One line per algorithm: the mean over seeds against the condition's order (its axis
+        value), with the 95% interval."""
+        for role, label in self.roles:
+            chosen = self.frame[self.frame["metric"] == metric.name]
+            chosen = chosen[chosen["role"] == role]
+            if chosen.empty:
+                continue
+            xs, means, errors = [], [], []
+            for x, group in chosen.groupby("order"):
+                q = Quantity.replicated(zip(group["seed"], group["value"], strict=True))
+                ci = q.interval()
+                xs.append(x)
+                means.append(q.mean)
+                errors.append(0.0 if ci is None else (ci[1] - ci[0]) / 2)
+            ax.errorbar(xs, means, yerr=errors, marker="o", capsize=3, label=label)
+        if log_x:
+            ax.set_xscale("log")
+        ax.set_ylabel(metric.name + (f" ({metric.unit})" if metric.unit else ""))
+        ax.grid(alpha=0.3)
+
+    def bars(
+        self, metrics: Sequence[Metric], reference: float | None = None
+    ) -> list[tuple[str, bytes]]:
+        """A bar chart by condition of each of ``metrics`` measured, one above the other (none
+        when none is), with a dashed line at ``reference``."""
+        import matplotlib.pyplot as plt
+
+        drawn = [
+            (metric, chosen)
+            for metric in metrics
+            if not (chosen := self.frame[self.frame["metric"] == metric.name]).empty
+        ]
+        if not drawn:
+            return []
+        widest = max(len(set(chosen["condition"])) for _, chosen in drawn)
+        # One metric above the other, so that many conditions stay readable.
+        size = (min(max(6, 1.3 * widest), 16), 4 if len(drawn) == 1 else 3.4 * len(drawn))
+        figure, axes = plt.subplots(len(drawn), 1, figsize=size, squeeze=False)
+        for ax, (metric, chosen) in zip(axes[:, 0], drawn, strict=True):
+            self._bars(ax, metric, chosen, reference)
+        name = f"{self.test}-{'-'.join(metric.name for metric in metrics)}"
+        return [(name, self.png(figure))]
+
+    def _bars(self, ax: Any, metric: Metric, chosen: Any, reference: float | None) -> None:
+        """One bar per role and condition: the mean over seeds with its 95% interval."""
+        conditions = list(dict.fromkeys(chosen.sort_values("order", kind="stable")["condition"]))
+        width = 0.8 / len(self.roles)
+        for i, (role, label) in enumerate(self.roles):
+            means, errors, at = [], [], []
+            for j, condition in enumerate(conditions):
+                group = chosen[(chosen["condition"] == condition) & (chosen["role"] == role)]
+                if group.empty:
+                    continue
+                q = Quantity.replicated(zip(group["seed"], group["value"], strict=True))
+                ci = q.interval()
+                at.append(j + i * width)
+                means.append(q.mean)
+                errors.append(0.0 if ci is None else (ci[1] - ci[0]) / 2)
+            if at:
+                ax.bar(at, means, width, yerr=errors, capsize=3, label=label)
+        ax.set_xticks([j + width * (len(self.roles) - 1) / 2 for j in range(len(conditions))])
+        ax.set_xticklabels([c.replace(", ", "\n") for c in conditions], fontsize=8)
+        ax.set_ylabel(metric.name + (f" ({metric.unit})" if metric.unit else ""))
+        if reference is not None:
+            ax.axhline(reference, color="k", linestyle="--", linewidth=1)
+        self.legend(ax)
+
+    @staticmethod
+    def legend(ax: Any) -> None:
+        # A test left out of the run (evaluate's ``tests``) leaves its axes empty.
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+
+    @staticmethod
+    def png(figure: Any) -> bytes:
+        """The figure as PNG, closed."""
+        import matplotlib.pyplot as plt
+
+        png = png_of(figure)
+        plt.close(figure)
+        return png
+
+
+@dataclass(frozen=True)
 class Test:
+    """One test of the battery: what it asks and where it comes from, its sweeps, what it
+    measures in each run, and what the card says and draws of it."""
+
     name: str
     title: str
     why: str
     source: str
     #: The sweeps for one algorithm (and, for inter-protocol, each opponent).
     sweeps: Callable[[Algorithm, Algorithm, list[Algorithm], Plan], list[TestSweep]]
+    #: The measurements of one run.
+    measure: Callable[[Run], list[Measurement]]
+    #: The metrics it reports, in the order the summary lists them.
+    metrics: tuple[Metric, ...]
+    #: The result tables ``measure`` reads (the others are not loaded).
+    tables: tuple[str, ...]
+    #: Measurements derived once every run is measured (from raw ones; harm needs two runs),
+    #: given the baselines' names.
+    derive: Callable[[Sequence[Measurement], Sequence[str]], list[Measurement]] | None = None
+    #: Plain-language sentences drawn from its summary rows.
+    readings: Callable[[Summary], list[str]] | None = None
+    #: A reading of one summary row of its own, after the comparisons with the baselines
+    #: (None for a row it says nothing of).
+    row_reading: Callable[[SummaryRow], str | None] | None = None
+    #: Its figures, each a name and a PNG.
+    figures: Callable[[Drawing], list[tuple[str, bytes]]] | None = None
 
 
 def base_scenario(

@@ -12,7 +12,12 @@ from ccsim.evaluate.battery.common import (
     MSS,
     RTT,
     Algorithm,
+    Drawing,
+    Measurement,
+    Metric,
     Plan,
+    Run,
+    Summary,
     Test,
     TestSweep,
     base_scenario,
@@ -20,6 +25,7 @@ from ccsim.evaluate.battery.common import (
     sweep_file,
 )
 from ccsim.leo import leo_path
+from ccsim.studies.evidence import NONNEGATIVE
 
 
 @dataclass(frozen=True)
@@ -139,6 +145,45 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     return out
 
 
+# The paths' utilization: on a trace link the share of the trace's mean capacity, which a run
+# can exceed a little (the trace's opportunities carry any packet size), so not capped.
+CAPACITY_USED = Metric("capacity used", "%", NONNEGATIVE, "{:.1f}")
+MEAN_RTT = Metric("mean RTT", "ms", NONNEGATIVE, "{:.1f}")
+
+
+def measure(run: Run) -> list[Measurement]:
+    links = run.results.links
+    utilization = float(links.loc[links["link"] == 0, "utilization"].iloc[0])
+    rtt_ms = float(run.results.flows["mean_rtt_s"].iloc[0]) * 1e3
+    condition, order = run.sweep.condition, run.sweep.order
+    return [
+        run.measurement(CAPACITY_USED, condition, 100 * utilization, order),
+        run.measurement(MEAN_RTT, condition, rtt_ms, order),
+    ]
+
+
+def readings(summary: Summary) -> list[str]:
+    on_paths = [
+        f"{row.value.mean:.0f}% of the {row.condition.partition(',')[0]} path"
+        + (
+            f" at a mean RTT of {MEAN_RTT.fmt.format(rtt.value.mean)} ms"
+            if (rtt := summary.find(MEAN_RTT, row.condition)) and rtt.value.has_data
+            else ""
+        )
+        for row in summary.rows
+        if row.metric == CAPACITY_USED.name and row.value.has_data
+    ]
+    if not on_paths:
+        return []
+    return [
+        f"One {summary.name} flow fills " + ", ".join(on_paths) + " (the base RTTs in the table)."
+    ]
+
+
+def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
+    return drawing.bars([CAPACITY_USED, MEAN_RTT])
+
+
 TEST = Test(
     "paths",
     "Utilization and delay on other paths",
@@ -151,4 +196,9 @@ TEST = Test(
     "data centre); study C1's synthetic cellular trace (docs/studies/links.md); "
     "Wi-Fi-like aggregation and ccsim.leo (docs/links.md)",
     sweeps,
+    measure,
+    (CAPACITY_USED, MEAN_RTT),
+    ("flows", "links"),
+    readings=readings,
+    figures=figures,
 )

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ccsim.evaluate.battery.common import (
     MSS,
     RTT,
     Algorithm,
+    Drawing,
+    Measurement,
+    Metric,
     Plan,
+    Run,
+    Summary,
     Test,
     TestSweep,
     base_scenario,
     role_of,
     sweep_file,
 )
+from ccsim.studies.evidence import NONNEGATIVE
 
 #: The short-flow test's workload: open-loop arrivals of web-like transfers with Pareto sizes
 #: (the heavy tail of web objects), run by CUBIC, Linux's default, whatever the background.
@@ -56,6 +64,60 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     return [TestSweep("short-flows", subject, role, sweep)]
 
 
+MEDIAN_COMPLETION = Metric("median completion time", "ms", NONNEGATIVE, "{:.0f}")
+P95_COMPLETION = Metric("p95 completion time", "ms", NONNEGATIVE, "{:.0f}")
+
+
+def measure(run: Run) -> list[Measurement]:
+    duration = float(run.results.summary["duration_s"])
+    flows = run.results.flows
+    web = flows[flows["label"] != "background"]
+    # A transfer unfinished at the end counts with the time it had (a lower bound).
+    times = np.where(
+        web["completed"].astype(bool),
+        web["completion_s"].astype(float),
+        duration - web["start_s"].astype(float),
+    )
+    sizes = web["size_bytes"].to_numpy(dtype=float)
+    out = []
+    low = 0.0
+    for i, (high, label) in enumerate(SHORT_CLASSES):
+        chosen = times[(sizes >= low) & (sizes < high)] * 1e3
+        low = high
+        if not len(chosen):
+            continue
+        out.append(run.measurement(MEDIAN_COMPLETION, label, float(np.median(chosen)), i))
+        out.append(run.measurement(P95_COMPLETION, label, float(np.percentile(chosen, 95)), i))
+    return out
+
+
+def readings(summary: Summary) -> list[str]:
+    """The short transfers' median and 95th percentile by size class beside ALG, each with the
+    baselines' in brackets."""
+    parts = []
+    for _, label in SHORT_CLASSES:
+        median = summary.find(MEDIAN_COMPLETION, label)
+        p95 = summary.find(P95_COMPLETION, label)
+        if not (median and p95 and median.value.has_data):
+            continue
+        text = f"{label} in {median.value.mean:.0f} ms (95th percentile {p95.value.mean:.0f} ms"
+        others = [
+            f"{c.value.mean:.0f} ms beside {c.baseline}: "
+            + P95_COMPLETION.against(c.difference, c.baseline)
+            for c in p95.comparisons
+        ]
+        parts.append(text + (f"; {'; '.join(others)}" if others else "") + ")")
+    if not parts:
+        return []
+    return [
+        f"Web-like transfers beside one long {summary.name} flow finish: " + ", ".join(parts) + "."
+    ]
+
+
+def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
+    return drawing.bars([MEDIAN_COMPLETION, P95_COMPLETION])
+
+
 TEST = Test(
     "short-flows",
     "Completion times of short transfers beside a long flow",
@@ -66,4 +128,9 @@ TEST = Test(
     "draft-irtf-iccrg-tcpeval, traffic with many short transfers; Ware et al., HotNets "
     "2019 (harm to short flows' completion times)",
     sweeps,
+    measure,
+    (MEDIAN_COMPLETION, P95_COMPLETION),
+    ("flows",),
+    readings=readings,
+    figures=figures,
 )
