@@ -22,13 +22,14 @@ def _run(data: dict[str, Any]) -> Any:
     return run(Scenario.model_validate(data))
 
 
-def _mathis_ratio(cc: str, p: float) -> float:
-    """Goodput of one flow under Bernoulli loss ``p`` (100 Mb/s, 100 ms, a buffer far above the
-    window, one ACK per segment: the ns2 profile) over the Mathis law at its measured mean RTT."""
-    data = {
-        "name": "conformance-mathis",
+def _lossy_path(name: str, cc: str, p: float, duration: str) -> dict[str, Any]:
+    """One flow of ``cc`` under Bernoulli loss ``p`` on the laws' path: 100 Mb/s, 100 ms base
+    RTT, a buffer far above the window, 1000-byte segments, the ns2 profile (an ACK per
+    segment), seed 7."""
+    return {
+        "name": name,
         "seed": 7,
-        "duration": f"{20 / math.sqrt(p):.0f}s",  # about 20 loss cycles of the law's window
+        "duration": duration,
         "profile": "ns2",
         "topology": {
             "kind": "dumbbell",
@@ -40,7 +41,13 @@ def _mathis_ratio(cc: str, p: float) -> float:
         },
         "flows": [{"cc": cc, "rtt": "100ms", "mss": 1000}],
     }
-    flow = _run(data).flows.iloc[0]
+
+
+def _mathis_ratio(cc: str, p: float) -> float:
+    """Goodput of one flow under Bernoulli loss ``p`` (100 Mb/s, 100 ms, a buffer far above the
+    window, one ACK per segment: the ns2 profile) over the Mathis law at its measured mean RTT."""
+    # About 20 loss cycles of the law's window.
+    flow = _run(_lossy_path("conformance-mathis", cc, p, f"{20 / math.sqrt(p):.0f}s")).flows.iloc[0]
     law = 1000 * 8 / flow.mean_rtt_s * math.sqrt(1.5) / math.sqrt(p)
     return float(flow.goodput_bps / law)
 
@@ -62,22 +69,7 @@ def _pftk_ratio(cc: str, p: float) -> float:
     retransmission lost too, a fraction p of them) over segments sent. Its B(p) counts every
     segment sent, retransmissions included, and so does the send rate."""
     duration = round(40 / math.sqrt(p))  # about 500 loss indications at the law's rate
-    data = {
-        "name": "conformance-pftk",
-        "seed": 7,
-        "duration": f"{duration}s",
-        "profile": "ns2",
-        "topology": {
-            "kind": "dumbbell",
-            "bottleneck_rate": "100Mbps",
-            "bottleneck_delay": "20ms",
-            "buffer": "10000pkts",
-            "queue": "droptail",
-            "loss": p,
-        },
-        "flows": [{"cc": cc, "rtt": "100ms", "mss": 1000}],
-    }
-    flow = _run(data).flows.iloc[0]
+    flow = _run(_lossy_path("conformance-pftk", cc, p, f"{duration}s")).flows.iloc[0]
     sent = float(flow.packets_sent)
     indication_rate = float(flow.fast_retransmits + flow.timeouts) / sent
     model = pftk_throughput(indication_rate, float(flow.mean_rtt_s), NS2_MIN_RTO_S, b=1)
