@@ -196,6 +196,14 @@ def test_algorithm_and_params_as_given() -> None:
     assert (alg.name, alg.cc, directory) == ("Reno", "reno:Reno", EXAMPLES / "python_cc")
 
 
+def test_each_test_measures_the_metrics_it_declares(cubic) -> None:
+    from ccsim.evaluate import TESTS
+
+    for m in cubic.measurements:
+        if not m.metric.startswith("_"):  # raw numbers, for harm
+            assert m.metric in [metric.name for metric in TESTS[m.test].metrics], m
+
+
 @pytest.mark.parametrize(
     ("differences", "reading"),
     [

@@ -62,7 +62,8 @@ BATTERY_VERSION = "2"
 #: a report made with any other value says so).
 TIME_SCALE = 1.0
 
-#: The tests, in the battery's order (the order of the card's sections and summary).
+#: The tests, in the battery's order (the order of the summary, the readings and the card's
+#: sections).
 TESTS: dict[str, Test] = {
     module.TEST.name: module.TEST
     for module in [
@@ -82,8 +83,9 @@ def _metrics() -> dict[str, Metric]:
     metrics: dict[str, Metric] = {}
     for test in TESTS.values():
         for metric in test.metrics:
-            # Two tests reporting one metric name report the same metric.
-            assert metrics.setdefault(metric.name, metric) == metric, metric.name
+            # Two tests reporting one metric name must report the same metric.
+            if metrics.setdefault(metric.name, metric) != metric:
+                raise ValueError(f"two metrics named {metric.name!r} differ (test {test.name})")
     return metrics
 
 

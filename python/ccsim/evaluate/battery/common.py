@@ -1,6 +1,6 @@
 """What every test of the battery shares: the types a test is made of and returns, the access
 path most tests use, the helpers that render a sweep file, and what a test's reading sentences
-are drawn from (:class:`Summary`)."""
+and figures are drawn from (:class:`Summary`, :class:`Drawing`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from ccsim.results import Results
 from ccsim.studies.evidence import NONNEGATIVE, Bounds, Quantity
 
 __all__ = [
+    "GOODPUT",
     "MSS",
     "RATE",
     "RATE_BPS",
@@ -198,6 +199,9 @@ class Comparison:
 
 @dataclass(frozen=True)
 class SummaryRow:
+    """One row of the summary: a test's metric at one condition, the evaluated algorithm's
+    quantity over seeds, the comparisons with the baselines, and the metric's unit."""
+
     test: str
     metric: str
     condition: str
