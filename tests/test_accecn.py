@@ -62,6 +62,8 @@ class Counter(ccsim.CongestionControl):
         t["ce"] = t.get("ce", 0.0) + ack.ce_delivered
         t["ece_acks"] = t.get("ece_acks", 0) + (ack.ce_delivered > 0) - ack.ece
         t["delivered"] = t.get("delivered", 0.0) + ack.delivered_now
+        t["running_delivered"] = ack.delay.delivered
+        t["running_ce"] = ack.delay.delivered_ce
         self.cwnd = 40.0
 
     def on_congestion(self, event):
@@ -91,6 +93,8 @@ def test_accecn_counts_add_up_to_the_marks_the_queue_made(module: Callable[[str]
     assert totals["ce"] == marks
     assert totals["delivered"] == 3000
     assert totals["ece_acks"] == 0, "ece is set exactly on the ACKs that report marks"
+    # The sender's running totals (what DCTCP reads) are the same sums, kept for every ACK.
+    assert (totals["running_delivered"], totals["running_ce"]) == (3000, marks)
 
 
 def test_ect1_and_one_bit_feedback_also_report_every_mark(module: Callable[[str], str]) -> None:
@@ -98,6 +102,7 @@ def test_ect1_and_one_bit_feedback_also_report_every_mark(module: Callable[[str]
     # segments, one of them marked, count both), so the sum is at least the marks.
     results, totals = run_counter(module, **{"stack.ecn_feedback": "dctcp", "stack.ect": "ect1"})
     assert totals["ce"] >= forward_marks(results) > 500
+    assert totals["running_ce"] == totals["ce"]
 
 
 @pytest.mark.parametrize(

@@ -325,6 +325,14 @@ class DelaySample:
         (none yet, or none kept: under ``ns2`` without SACK only for an algorithm with
         ``wants_delivery_rate``). Present, with ``valid`` False, when its interval is too short
         to make a rate."""
+    @property
+    def delivered(self) -> int:
+        """Segments delivered so far, this ACK's included: cumulatively or by SACK (Linux
+        ``tp->delivered``); without a send log (``ns2`` without SACK) the cumulative advances."""
+    @property
+    def delivered_ce(self) -> int:
+        """Of ``delivered``, the segments reported CE-marked (Linux ``tp->delivered_ce``): the
+        ``ce_delivered`` of every ACK so far, those no hook saw included."""
 
 @final
 class AckSample:

@@ -837,6 +837,16 @@ impl DelaySample {
     fn rate(&self) -> Option<RateSample> {
         self.0.rate.map(RateSample)
     }
+    /// Segments delivered so far, this ACK's included (Linux `tp->delivered`).
+    #[getter]
+    fn delivered(&self) -> u64 {
+        self.0.delivered
+    }
+    /// Of those, the segments reported CE-marked (Linux `tp->delivered_ce`).
+    #[getter]
+    fn delivered_ce(&self) -> u64 {
+        self.0.delivered_ce
+    }
     fn __repr__(&self) -> String {
         format!("DelaySample(latest={}, base={}, max={})", self.0.latest, self.0.base, self.0.max)
     }
