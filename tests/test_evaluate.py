@@ -44,14 +44,15 @@ def test_report_card_holds_the_summary(cubic) -> None:
     assert f"v{BATTERY_VERSION}" in html
     assert 'data-table="summary"' in html
     # One per test, two for intra-fairness (goodput against RTT, Jain's index),
-    # inter-protocol (share, harm) and rate-step.
-    assert html.count("data:image/png") == 11
+    # inter-protocol (share, harm), rate-step and basic-scenarios (each direction).
+    assert html.count("data:image/png") == 13
     for test in TESTS:
         assert f'id="{test}"' in html
     assert "fills" in html and "Mathis" in html and "against reno" in html
     assert "DualPI2, against reno" in html and "cubic to reno DropTail 1 BDP" in html
     assert "Web-like transfers beside one long cubic flow" in html
     assert "of the GEO satellite path at a mean RTT of" in html
+    assert "On the suite's GEO satellite scenario at 85% offered load" in html
     text = (cubic.directory / "summary.csv").read_text()
     rows = list(csv.DictReader(text.splitlines()))
     assert {r["test"] for r in rows} == set(TESTS)
@@ -84,10 +85,14 @@ def test_pairs_by_seed(cubic) -> None:
             continue
         other = by_name[name.removesuffix(".alg") + ".reno"]
         assert other["seeds"] == sweep["seeds"] and other["axes"] == sweep["axes"]
-        flows = [{k: v for k, v in f.items() if k != "cc"} for f in sweep["scenario"]["flows"]]
-        assert flows == [
-            {k: v for k, v in f.items() if k != "cc"} for f in other["scenario"]["flows"]
-        ]
+        for key in ("flows", "generators"):
+            mine = [
+                {k: v for k, v in f.items() if k != "cc"} for f in sweep["scenario"].get(key, [])
+            ]
+            assert mine == [
+                {k: v for k, v in f.items() if k != "cc"} for f in other["scenario"].get(key, [])
+            ]
+            assert mine or key == "generators" or name.startswith("basic-scenarios")
 
 
 def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
@@ -156,7 +161,7 @@ def test_command_prints_the_summary(cubic, monkeypatch: pytest.MonkeyPatch, caps
     # Nothing changed, so the figures were not drawn again: the card shows the same files.
     assert (cubic.directory / "figures" / "single-flow.png").stat().st_mtime_ns == drawn
     figures = json.loads((cubic.directory / "figures" / "figures.json").read_text())
-    assert sum(len(names) for names in figures["figures"].values()) == 11
+    assert sum(len(names) for names in figures["figures"].values()) == 13
     html = (cubic.directory / "report.html").read_text()
     png = (cubic.directory / "figures" / "single-flow.png").read_bytes()
     assert base64.b64encode(png).decode("ascii") in html
@@ -293,3 +298,65 @@ def test_harm_in_both_directions() -> None:
             ("delay harm", "DropTail 1 BDP, from reno"): 37.5,  # (80 - 50) / 80
         }
     )
+
+
+def test_basic_scenarios_render_the_suite() -> None:
+    from ccsim.evaluate.battery import Algorithm, Plan, basic_scenarios, suite
+
+    # draft-irtf-iccrg-tcpeval-01, Table 1: the nine paths' base RTTs without the central link,
+    # in ms; the access link's central link adds 2 x 2 ms.
+    table_1 = [4, 74, 150, 28, 98, 174, 54, 124, 200]
+    assert sorted(round(r * 1e3, 6) for r in suite.ACCESS_LINK.rtts_s()) == sorted(
+        t + 4 for t in table_1
+    )
+    assert suite.ACCESS_LINK.median_rtt_s == pytest.approx(0.102)
+    # The satellite link: 100 ms of its 40 Mb/s down is 1000 ms of its 4 Mb/s up.
+    geo = suite.GEO_SATELLITE.topology()
+    assert geo["buffer"] == "334pkts"
+    assert geo["reverse_rate_schedule"] == [["0s", "4e+06bps"]]
+    assert "reverse_rate_schedule" not in suite.TRANS_OCEANIC.topology()
+
+    alg = Algorithm("x", "cubic", {"beta": 0.8})
+    sweeps = basic_scenarios.sweeps(alg, alg, [], Plan(quick=False, seeds=(1, 2)))
+    assert len(sweeps) == 4 * 3
+    for sweep in sweeps:
+        scenario = sweep.sweep["scenario"]
+        link = next(s for s, _, _ in basic_scenarios.SCENARIOS if s.label in sweep.condition)
+        load = int(sweep.condition.rpartition(", ")[2].rstrip("%")) / 100
+        offered = {False: 0.0, True: 0.0}
+        rtts = {False: set(), True: set()}
+        for generator in scenario["generators"]:
+            assert generator["cc"] == "cubic" and generator["params"] == {"beta": 0.8}
+            reverse = generator.get("reverse", False)
+            mss = generator["mss"]
+            # Offered bits per second, headers included.
+            offered[reverse] += generator["rate"] * 100_000 * (mss + 52) / mss * 8
+            rtts[reverse].add(generator["rtt_choices"][0])
+        assert offered[False] == pytest.approx(load * link.rate_bps, rel=1e-4)
+        assert offered[True] == pytest.approx(0.25 * offered[False], rel=1e-4)
+        assert len(rtts[False]) == len(rtts[True]) == len(set(link.rtts_s()))
+        assert len(scenario["generators"]) == 2 * 9 * 2  # both ways, nine paths, two sizes
+
+
+def test_basic_scenarios_carry_what_is_offered() -> None:
+    """Below capacity the central link carries the offered load (every transfer finishes); at
+    110% it is full and drops."""
+    from ccsim import run
+    from ccsim.evaluate.battery import Algorithm, Plan, basic_scenarios
+    from ccsim.scenario import Scenario
+
+    alg = Algorithm("cubic", "cubic")
+    sweeps = {
+        s.condition: s.sweep["scenario"]
+        for s in basic_scenarios.sweeps(alg, alg, [], Plan(quick=False, seeds=(1,)))
+    }
+    measured = {}
+    for load in (60, 110):
+        spec = dict(sweeps[f"access link, {load}%"], duration="20s", seed=3)
+        links = run(Scenario.model_validate(spec)).links
+        forward = links[(links["src"] == "R1") & (links["dst"] == "R2")].iloc[0]
+        measured[load] = (forward["utilization"], forward["drops"] / forward["arrivals"])
+    # The offered 60% is Poisson arrivals of heavy-tailed sizes: over 20 s, within a tenth.
+    assert measured[60][0] == pytest.approx(0.60, abs=0.1)
+    assert measured[110][0] > 0.9 and measured[110][1] > measured[60][1]
+    assert measured[110][1] > 0

@@ -23,6 +23,7 @@ made under different versions are not comparable.
 from __future__ import annotations
 
 from ccsim.evaluate.battery import (
+    basic_scenarios,
     convergence,
     inter_protocol,
     intra_fairness,
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 #: The battery's version, printed in every report card and summary.
-BATTERY_VERSION = "2"
+BATTERY_VERSION = "3"
 
 #: Tests' simulated durations are multiplied by this (tests of ccsim itself shorten runs with it;
 #: a report made with any other value says so).
@@ -75,6 +76,7 @@ TESTS: dict[str, Test] = {
         short_flows,
         rate_step,
         paths,
+        basic_scenarios,
     ]
 }
 

@@ -17,11 +17,13 @@ from ccsim.studies.evidence import NONNEGATIVE, Bounds, Quantity
 
 __all__ = [
     "GOODPUT",
+    "MEAN_QUEUE_DELAY",
     "MSS",
     "RATE",
     "RATE_BPS",
     "RTT",
     "RTT_S",
+    "UTILIZATION",
     "Algorithm",
     "Comparison",
     "Drawing",
@@ -38,8 +40,8 @@ __all__ = [
     "sweep_file",
 ]
 
-# The path every test but the fairness ones uses: the TCP evaluation suite's access-link scale,
-# 50 Mb/s with a 40 ms base RTT.
+# The path most tests use, ccsim's own: 50 Mb/s with a 40 ms base RTT. (The TCP evaluation
+# suite's access link, 100 Mb/s with nine RTTs of 8-204 ms, is basic_scenarios'.)
 RATE = "50Mbps"
 RATE_BPS = 50e6
 RTT = "40ms"
@@ -163,8 +165,10 @@ class Metric:
         return f"no clear difference from {baseline}"
 
 
-#: Goodput, which more than one test reports.
+#: Metrics more than one test reports.
 GOODPUT = Metric("goodput", "Mb/s", NONNEGATIVE, "{:.2f}")
+UTILIZATION = Metric("utilization", "%", (0.0, 100.0), "{:.1f}")
+MEAN_QUEUE_DELAY = Metric("mean queue delay", "ms", NONNEGATIVE, "{:.1f}")
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,9 @@ TEST = Test(
     "A flow of the algorithm runs alone; a second one joins at a third of the run. How "
     "long until the two share fairly, Jain's index over every 1 s window from then on at "
     "least 0.9?",
-    "draft-irtf-iccrg-tcpeval, intra-protocol fairness (convergence times)",
+    "draft-irtf-iccrg-tcpeval-01, section 5.2 (ramp-up time: how quickly existing flows "
+    "make room for a new one; it times the new flow's 1500 x 10^n-th byte, ccsim the "
+    "share's convergence)",
     sweeps,
     measure,
     (CONVERGENCE_TIME,),

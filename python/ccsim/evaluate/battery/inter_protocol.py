@@ -239,7 +239,8 @@ TEST = Test(
     "DualPI2? How much does it harm the baseline (its loss of goodput, and the rise of "
     "its RTT, against the baseline competing with itself), and how much does the "
     "baseline harm it?",
-    'draft-irtf-iccrg-tcpeval, inter-protocol fairness ("TCP-friendliness"); Ware, '
+    "draft-irtf-iccrg-tcpeval-01, section 6.1 (impact on standard TCP traffic: its gain "
+    "and loss are goodput ratios against a baseline run, as harm is); Ware, "
     "Mukerjee, Seshan and Sherry, HotNets 2019 (Beyond Jain's Fairness Index: Setting "
     "the Bar for the Deployment of Congestion Control Algorithms): harm",
     sweeps,

@@ -136,7 +136,8 @@ TEST = Test(
     "Do flows of the same algorithm share equally (2, 8 and 16 flows), and how does the "
     "goodput of flows at 10, 50, 100 and 200 ms of RTT through one bottleneck depend on "
     "their RTT?",
-    "draft-irtf-iccrg-tcpeval, intra-protocol and RTT fairness",
+    "draft-irtf-iccrg-tcpeval-01, section 6.2 (intra-protocol and inter-RTT fairness: RTTs "
+    "of 10-160 ms, the ratio of two flows' throughputs)",
     sweeps,
     measure,
     (GOODPUT, JAIN_INDEX, RTT_EXPONENT, RTT_RATIO),

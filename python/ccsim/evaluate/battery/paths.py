@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ccsim.evaluate.battery import suite
 from ccsim.evaluate.battery.common import (
     MSS,
     RTT,
@@ -46,36 +47,39 @@ CELLULAR_TRACES = Path(__file__).resolve().parents[2] / "studies" / "links" / "t
 LEO_S = (30.0, 60.0)
 
 
+#: The evaluation suite's link types the paths test runs, with its run lengths (quick, full).
+SUITE_PATHS = (
+    (suite.TRANS_OCEANIC, 10, 30),
+    (suite.GEO_SATELLITE, 20, 60),
+    (suite.DATA_CENTRE, 5, 10),
+)
+
+
+def suite_path(scenario: suite.SuiteScenario, quick_s: float, full_s: float) -> PathSpec:
+    """One flow across one of the suite's link types, with the base RTT of the middle of its
+    nine paths (node 2 to node 5). Its edge links are ten times as fast as the central link
+    where the suite's are not faster: one flow alone would otherwise queue on its own edge."""
+    rtt_ms = scenario.median_rtt_s * 1e3
+    topology = scenario.topology()
+    if scenario.edge_rate_bps <= scenario.rate_bps:
+        topology["access_rate"] = f"{10 * scenario.rate_bps:g}bps"
+    if scenario.rate_bps >= 1e9:
+        rate = f"{scenario.rate_bps / 1e9:g} Gb/s"
+    elif scenario.reverse_rate_bps != scenario.rate_bps:
+        rate = f"{scenario.rate_bps / 1e6:g}/{scenario.reverse_rate_bps / 1e6:g} Mb/s"
+    else:
+        rate = f"{scenario.rate_bps / 1e6:g} Mb/s"
+    label = f"{scenario.label}, {rate}, {rtt_ms:.3g} ms"
+    return PathSpec(scenario.name, label, topology, f"{rtt_ms * 1e3:.0f}us", quick_s, full_s)
+
+
 def path_specs(plan: Plan) -> list[PathSpec]:
     """The paths test's paths: the evaluation suite's trans-oceanic, geostationary-satellite and
-    data-centre bottlenecks, C1's cellular trace, a Wi-Fi hop that sends in aggregated bursts,
+    data-centre link types, C1's cellular trace, a Wi-Fi hop that sends in aggregated bursts,
     and a LEO path with handovers."""
     leo_duration = plan.seconds(*LEO_S)
     return [
-        PathSpec(
-            "trans-oceanic",
-            "trans-oceanic, 1 Gb/s, 130 ms",
-            {"bottleneck_rate": "1Gbps", "bottleneck_delay": "65ms", "access_rate": "10Gbps"},
-            "130ms",
-            10,
-            30,
-        ),
-        PathSpec(
-            "geo-satellite",
-            "GEO satellite, 40 Mb/s, 600 ms",
-            {"bottleneck_rate": "40Mbps", "bottleneck_delay": "300ms"},
-            "600ms",
-            20,
-            60,
-        ),
-        PathSpec(
-            "data-centre",
-            "data centre, 1 Gb/s, 1 ms",
-            {"bottleneck_rate": "1Gbps", "bottleneck_delay": "0.25ms", "access_rate": "10Gbps"},
-            "1ms",
-            5,
-            10,
-        ),
+        *(suite_path(scenario, quick_s, full_s) for scenario, quick_s, full_s in SUITE_PATHS),
         PathSpec(
             "cellular",
             "cellular trace, 40 ms",
@@ -187,13 +191,14 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 TEST = Test(
     "paths",
     "Utilization and delay on other paths",
-    "How well does one flow fill a trans-oceanic path (1 Gb/s, 130 ms), a geostationary "
-    "satellite path (40 Mb/s, 600 ms), a data-centre path (1 Gb/s, 1 ms), a cellular "
-    "link replaying a trace, a Wi-Fi hop that sends data and ACKs in aggregated bursts, "
+    "How well does one flow fill the evaluation suite's trans-oceanic path (1 Gb/s, 65 ms "
+    "one way, 100 ms of buffer), its geostationary satellite hop (40 Mb/s down, 4 Mb/s up, "
+    "300 ms one way) and its data centre (1 Gb/s, 10 ms of buffer), each at the base RTT of "
+    "the middle of its nine paths (228 ms, 698 ms, 0.22 ms), a cellular link replaying a trace, a Wi-Fi hop that sends data and ACKs in aggregated bursts, "
     "and a LEO path whose rate and delay change at every satellite handover (with a "
     "50 ms outage), and at what RTT?",
-    "draft-irtf-iccrg-tcpeval, basic scenarios (trans-oceanic, geostationary satellite, "
-    "data centre); study C1's synthetic cellular trace (docs/studies/links.md); "
+    "draft-irtf-iccrg-tcpeval-01, sections 4.1 and 4.4 (trans-oceanic, geostationary "
+    "satellite, data centre); study C1's synthetic cellular trace (docs/studies/links.md); "
     "Wi-Fi-like aggregation and ccsim.leo (docs/links.md)",
     sweeps,
     measure,

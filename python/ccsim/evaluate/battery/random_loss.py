@@ -88,7 +88,8 @@ TEST = Test(
     "One flow under random loss, with the Mathis line",
     "How far does goodput fall with loss that is not congestion (wireless, corruption)? "
     "Reno-like algorithms follow the Mathis law; loss-agnostic ones stay above it.",
-    "Mathis et al., CCR 1997; draft-irtf-iccrg-tcpeval's note on non-congestion loss",
+    "Mathis et al., CCR 1997; draft-irtf-iccrg-tcpeval-01 leaves physical-layer losses to "
+    "a later version (section 4.4.5.2)",
     sweeps,
     measure,
     (GOODPUT, GOODPUT_BY_MATHIS),

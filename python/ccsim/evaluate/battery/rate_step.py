@@ -110,7 +110,9 @@ TEST = Test(
     "How fast does one flow fill a 100 Mb/s link after its start, and after the link "
     "comes back from 20 Mb/s; how much queue does it build when the rate drops to a "
     "fifth under it?",
-    "draft-irtf-iccrg-tcpeval, transients (a sudden change in capacity)",
+    "draft-irtf-iccrg-tcpeval-01, section 5.3 (transients: unresponsive cross traffic "
+    "stepping between 0 and 75 Mb/s of a 100 Mb/s link, the time to regain 60-90% of the "
+    "BDP)",
     sweeps,
     measure,
     (TIME_TO_90, QUEUE_PEAK),

@@ -125,7 +125,8 @@ TEST = Test(
     "50 KB, run by CUBIC) share the link with one long flow of the algorithm: how long "
     "do they take, by size, with it in the background rather than a baseline (the same "
     "arrivals and sizes under each seed)?",
-    "draft-irtf-iccrg-tcpeval, traffic with many short transfers; Ware et al., HotNets "
+    "draft-irtf-iccrg-tcpeval-01, section 4.5 (the transfer time per flow against its "
+    "size); Ware et al., HotNets "
     "2019 (harm to short flows' completion times)",
     sweeps,
     measure,

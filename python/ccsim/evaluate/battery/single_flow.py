@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ccsim.evaluate.battery.common import (
+    MEAN_QUEUE_DELAY,
     MSS,
     RATE_BPS,
     RTT,
+    UTILIZATION,
     Algorithm,
     Drawing,
     Measurement,
@@ -38,8 +40,6 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     return [TestSweep("single-flow", subject, role_of(alg, subject), sweep, warmup_s=duration / 5)]
 
 
-UTILIZATION = Metric("utilization", "%", (0.0, 100.0), "{:.1f}")
-MEAN_QUEUE_DELAY = Metric("mean queue delay", "ms", NONNEGATIVE, "{:.1f}")
 P95_QUEUE_DELAY = Metric("p95 queue delay", "ms", NONNEGATIVE, "{:.1f}")
 
 
@@ -94,8 +94,8 @@ TEST = Test(
     "One flow: utilization and queueing delay against buffer size",
     "Does the algorithm fill the link with a shallow buffer, and how much queue does it "
     "keep with a deep one?",
-    "draft-irtf-iccrg-tcpeval, basic scenarios (access link); the buffer-size range of "
-    "its sensitivity analysis",
+    "draft-irtf-iccrg-tcpeval-01, section 5.1 (the delay/throughput trade-off against "
+    "buffer size: 10-200% of a BDP; ccsim's range reaches 10 BDP)",
     sweeps,
     measure,
     (UTILIZATION, MEAN_QUEUE_DELAY, P95_QUEUE_DELAY),

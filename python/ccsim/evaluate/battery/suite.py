@@ -1,0 +1,95 @@
+"""The TCP evaluation suite's dumbbell and link types (draft-irtf-iccrg-tcpeval-01, section 4),
+as the tests that use them (basic-scenarios, paths) build them.
+
+Its dumbbell joins two routers by a central link; each router has three nodes on edge links of
+different delays, so that the nine source-destination pairs have a realistic spread of RTTs
+(section 4.1, Table 1). Its link types (section 4.4) set the central link's rate, delay and
+buffer, and the edges' rate (and, in the data centre, their delays).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+#: The suite's edge delays (section 4.1), one way: three nodes on each side.
+EDGES_LEFT_S = (0.0, 0.012, 0.025)
+EDGES_RIGHT_S = (0.002, 0.037, 0.075)
+
+
+@dataclass(frozen=True)
+class SuiteScenario:
+    """One of the suite's link types: the central link (its forward direction carries the
+    heavier traffic), the edge links' rate and one-way delays on each side, the buffer."""
+
+    name: str
+    label: str
+    rate_bps: float
+    reverse_rate_bps: float
+    central_delay_s: float
+    edge_rate_bps: float
+    #: The central link's buffer as time at its forward rate, in 1500-byte packets (both
+    #: directions get as many packets).
+    buffer_s: float
+    edges_left_s: tuple[float, ...] = EDGES_LEFT_S
+    edges_right_s: tuple[float, ...] = EDGES_RIGHT_S
+
+    def rtts_s(self) -> list[float]:
+        """The nine paths' base RTTs: each pair of edge links and the central link, both ways."""
+        return [
+            2 * (left + self.central_delay_s + right)
+            for left in self.edges_left_s
+            for right in self.edges_right_s
+        ]
+
+    @property
+    def median_rtt_s(self) -> float:
+        """The middle of the nine paths' base RTTs (the path from node 2 to node 5)."""
+        return statistics.median(self.rtts_s())
+
+    @property
+    def buffer_pkts(self) -> int:
+        return math.ceil(self.rate_bps * self.buffer_s / (8 * 1500))
+
+    def topology(self) -> dict[str, Any]:
+        topology: dict[str, Any] = {
+            "kind": "dumbbell",
+            "bottleneck_rate": f"{self.rate_bps:g}bps",
+            "bottleneck_delay": f"{self.central_delay_s * 1e3:g}ms",
+            "access_rate": f"{self.edge_rate_bps:g}bps",
+            "buffer": f"{self.buffer_pkts}pkts",
+            "queue": "droptail",
+        }
+        if self.reverse_rate_bps != self.rate_bps:
+            topology["reverse_rate_schedule"] = [["0s", f"{self.reverse_rate_bps:g}bps"]]
+        return topology
+
+
+# 4.4.2: central and edge links 100 Mb/s, 2 ms one way, a buffer of 100 ms (one BDP at the mean
+# RTT).
+ACCESS_LINK = SuiteScenario("access-link", "access link", 100e6, 100e6, 0.002, 100e6, 0.100)
+# 4.4.3: 1 Gb/s everywhere, 65 ms one way, 100 ms of buffer.
+TRANS_OCEANIC = SuiteScenario("trans-oceanic", "trans-oceanic", 1e9, 1e9, 0.065, 1e9, 0.100)
+# 4.4.4: 40 Mb/s down, 4 Mb/s up, 300 ms one way, 100 ms of buffer down and 1000 ms up (the same
+# number of packets), edges 100 Mb/s.
+GEO_SATELLITE = SuiteScenario("geo-satellite", "GEO satellite", 40e6, 4e6, 0.300, 100e6, 0.100)
+# 4.4.1: 1 Gb/s everywhere, no central delay, 10 ms of buffer; the edge links of nodes 1, 2 and
+# 4 have 10 us one way, those of nodes 3, 5 and 6 100 us.
+DATA_CENTRE = SuiteScenario(
+    "data-centre",
+    "data centre",
+    1e9,
+    1e9,
+    0.0,
+    1e9,
+    0.010,
+    edges_left_s=(10e-6, 10e-6, 100e-6),
+    edges_right_s=(10e-6, 100e-6, 100e-6),
+)
+
+#: The suite's link types (section 4.4) that ccsim runs. Its wireless LAN (a shared 802.11g
+#: medium) and dial-up link (64 kb/s, whose runs the draft sizes at days of traffic) are not
+#: among them.
+SCENARIOS = (ACCESS_LINK, TRANS_OCEANIC, GEO_SATELLITE, DATA_CENTRE)
