@@ -120,6 +120,8 @@ def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
         (["cubic", "--against", "reno,nosuch"], 'unknown algorithm "nosuch"'),
         (["missing.py:Cls"], "no such file missing.py"),
         (["cubic", "--tests", "paths,nosuch"], "no test 'nosuch' in the battery"),
+        (["cubic", "--cellular-trace", "nosuch.down"], "--cellular-trace nosuch.down: no such"),
+        (["cubic", "--tests", "paths", "--cellular-trace", "bad.down"], "is not a whole number"),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(
@@ -128,6 +130,7 @@ def test_bad_input_is_one_line_and_writes_nothing(
     from ccsim.cli import main
 
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.down").write_text("10\nnot a time\n")
     with pytest.raises(SystemExit) as caught:
         main(["evaluate", *args, "--quick", "--out", "out"])
     assert caught.value.code == 2
@@ -360,3 +363,39 @@ def test_basic_scenarios_carry_what_is_offered() -> None:
     assert measured[60][0] == pytest.approx(0.60, abs=0.1)
     assert measured[110][0] > 0.9 and measured[110][1] > measured[60][1]
     assert measured[110][1] > 0
+
+
+def test_paths_take_a_recorded_cellular_trace(tmp_path: Path) -> None:
+    from ccsim.evaluate.battery import Algorithm, Plan, paths
+
+    alg = Algorithm("cubic", "cubic")
+
+    def cellular(plan: Plan) -> tuple[str, dict[str, object]]:
+        sweep = next(s for s in paths.sweeps(alg, alg, [], plan) if s.name.startswith("paths.cel"))
+        return sweep.condition, sweep.sweep["scenario"]["topology"]
+
+    condition, topology = cellular(Plan(quick=True, seeds=(1,)))
+    assert condition == "cellular trace, 40 ms"
+    assert topology["trace"] == str(paths.SYNTHETIC_CELLULAR)
+    assert topology["reverse_trace"] == str(paths.SYNTHETIC_CELLULAR.with_suffix(".up"))
+    # A recorded trace: its .up twin carries the ACKs when it is there.
+    down = tmp_path / "Operator-LTE.down"
+    down.write_text("1\n2\n")
+    condition, topology = cellular(Plan(quick=True, seeds=(1,), cellular_trace=down))
+    assert condition == "cellular trace Operator-LTE, 40 ms"
+    assert topology["trace"] == str(down) and "reverse_trace" not in topology
+    down.with_suffix(".up").write_text("1\n")
+    assert cellular(Plan(quick=True, seeds=(1,), cellular_trace=down))[1]["reverse_trace"] == str(
+        down.with_suffix(".up")
+    )
+
+
+def test_help_names_every_test(capsys) -> None:
+    from ccsim.cli import main
+    from ccsim.evaluate import TESTS
+
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in TESTS:
+        assert name in text, name

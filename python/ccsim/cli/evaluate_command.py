@@ -68,7 +68,17 @@ def evaluate(
             metavar="T,U",
             help="Run only these tests of the battery, comma-separated (single-flow, "
             "random-loss, intra-fairness, convergence, inter-protocol, short-flows, rate-step, "
-            "paths); default: all.",
+            "paths, basic-scenarios); default: all.",
+            show_default=False,
+        ),
+    ] = None,
+    cellular_trace: Annotated[
+        Path | None,
+        typer.Option(
+            "--cellular-trace",
+            metavar="FILE.down",
+            help="The paths test's cellular link: a recorded trace in Mahimahi's format (its "
+            ".up twin, when beside it, carries the ACKs); default: ccsim's synthetic trace.",
             show_default=False,
         ),
     ] = None,
@@ -94,8 +104,9 @@ def evaluate(
     loss, fairness among 2-16 of its own flows and across RTTs of 10-200 ms, convergence of a
     second flow, sharing with each baseline and the harm done both ways in DropTail, FQ-CoDel and
     DualPI2, short transfers' completion times beside it, start-up and adaptation to a rate step,
-    and the evaluation suite's long, satellite and data-centre paths with cellular, Wi-Fi and LEO
-    links) for ALG and for each --against baseline under the same seeds, then prints the
+    the evaluation suite's long, satellite and data-centre paths with cellular, Wi-Fi and LEO
+    links, and the suite's dumbbell of nine RTTs carrying transfers both ways at three loads) for
+    ALG and for each --against baseline under the same seeds, then prints the
     summary: each metric's mean over seeds with its 95% interval, and ALG minus each baseline,
     paired by seed. Writes DIR/report.html (the report card), DIR/summary.csv,
     DIR/measurements.csv (every run's values), DIR/scenarios/ (each test's sweep file) and
@@ -121,6 +132,7 @@ def evaluate(
             progress=sys.stderr.isatty(),
             command=command,
             tests=None if tests is None else [t.strip() for t in tests.split(",") if t.strip()],
+            cellular_trace=cellular_trace,
         )
     except KeyboardInterrupt:
         fail("interrupted; finished runs are kept: run the same command again", EXIT_INTERRUPTED)

@@ -86,20 +86,31 @@ def evaluate(
     progress: bool = False,
     command: str | None = None,
     tests: Sequence[str] | None = None,
+    cellular_trace: str | Path | None = None,
 ) -> Evaluation:
     """Run the battery for ``alg`` (and ``against``, its baselines) and write the report card.
 
     Every sweep is checked before anything is written: an unknown algorithm or a bad parameter
     raises :class:`ScenarioError` and leaves no directory behind. Runs already in ``out``
     (default ``results/evaluate/<ALG>``, ``-quick`` for a quick run) are not run again.
-    ``tests`` runs only the battery's tests of those names (all when None).
+    ``tests`` runs only the battery's tests of those names (all when None). ``cellular_trace``
+    is the paths test's cellular link: a Mahimahi ``.down`` file (its ``.up`` twin, when beside
+    it, on the ACKs' direction); None runs the synthetic trace shipped with ccsim.
     """
     started = time.perf_counter()
     subject, directory = parse_algorithm(alg, params)
     baselines = [Algorithm(b.strip(), b.strip()) for b in against if b.strip()]
     if len({b.name for b in baselines}) != len(baselines):
         raise ScenarioError(f"--against {','.join(against)}: a baseline is named twice")
-    plan = Plan(quick, QUICK_SEEDS if quick else FULL_SEEDS, time_scale=battery_module.TIME_SCALE)
+    trace = None if cellular_trace is None else Path(cellular_trace).resolve()
+    if trace is not None and not trace.is_file():
+        raise ScenarioError(f"--cellular-trace {cellular_trace}: no such file")
+    plan = Plan(
+        quick,
+        QUICK_SEEDS if quick else FULL_SEEDS,
+        time_scale=battery_module.TIME_SCALE,
+        cellular_trace=trace,
+    )
     unknown = sorted(set(tests or ()) - set(TESTS))
     if unknown:
         raise ScenarioError(f"no test {unknown[0]!r} in the battery; its tests: {', '.join(TESTS)}")
@@ -158,6 +169,7 @@ def evaluate(
         "quick": quick,
         "seeds": list(plan.seeds),
         "tests": evaluation.tests_run(),
+        "cellular_trace": None if trace is None else str(trace),
         "time_scale": plan.time_scale,
         "runs": evaluation.runs,
         "ran": evaluation.ran,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -76,6 +77,8 @@ class Plan:
     quick: bool
     seeds: tuple[int, ...]
     time_scale: float = 1.0
+    #: The paths test's cellular trace (a Mahimahi ``.down`` file); None: the synthetic one.
+    cellular_trace: Path | None = None
 
     def seconds(self, quick_s: float, full_s: float) -> float:
         return (quick_s if self.quick else full_s) * self.time_scale

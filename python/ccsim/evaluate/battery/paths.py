@@ -43,6 +43,7 @@ class PathSpec:
 
 #: C1's synthetic cellular trace, as shipped in the package (study C1, docs/studies/links.md).
 CELLULAR_TRACES = Path(__file__).resolve().parents[2] / "studies" / "links" / "traces"
+SYNTHETIC_CELLULAR = CELLULAR_TRACES / "synthetic-cellular.down"
 
 LEO_S = (30.0, 60.0)
 
@@ -73,6 +74,24 @@ def suite_path(scenario: suite.SuiteScenario, quick_s: float, full_s: float) -> 
     return PathSpec(scenario.name, label, topology, f"{rtt_ms * 1e3:.0f}us", quick_s, full_s)
 
 
+def cellular_path(trace: Path | None) -> PathSpec:
+    """A cellular link replaying ``trace`` (a Mahimahi ``.down`` file; C1's synthetic one when
+    None), with the ``.up`` file beside it on the ACKs' direction when there is one."""
+    down = SYNTHETIC_CELLULAR if trace is None else trace
+    topology: dict[str, Any] = {
+        # As study C1: the trace sets the rate, the buffer is deep as base stations keep it; the
+        # rate given sizes nothing else (and is the ACKs' rate without an .up file).
+        "bottleneck_rate": "12Mbps",
+        "bottleneck_delay": "5ms",
+        "buffer": "1000pkts",
+        "trace": str(down),
+    }
+    if (up := down.with_suffix(".up")).is_file():
+        topology["reverse_trace"] = str(up)
+    label = "cellular trace" + ("" if trace is None else f" {down.stem}") + ", 40 ms"
+    return PathSpec("cellular", label, topology, "40ms", 12, 30)
+
+
 def path_specs(plan: Plan) -> list[PathSpec]:
     """The paths test's paths: the evaluation suite's trans-oceanic, geostationary-satellite and
     data-centre link types, C1's cellular trace, a Wi-Fi hop that sends in aggregated bursts,
@@ -80,22 +99,7 @@ def path_specs(plan: Plan) -> list[PathSpec]:
     leo_duration = plan.seconds(*LEO_S)
     return [
         *(suite_path(scenario, quick_s, full_s) for scenario, quick_s, full_s in SUITE_PATHS),
-        PathSpec(
-            "cellular",
-            "cellular trace, 40 ms",
-            {
-                # As study C1: the trace sets the rate (12.6 Mb/s on average), the buffer is
-                # deep as base stations keep it; the rate given sizes nothing else.
-                "bottleneck_rate": "12Mbps",
-                "bottleneck_delay": "5ms",
-                "buffer": "1000pkts",
-                "trace": str(CELLULAR_TRACES / "synthetic-cellular.down"),
-                "reverse_trace": str(CELLULAR_TRACES / "synthetic-cellular.up"),
-            },
-            "40ms",
-            12,
-            30,
-        ),
+        cellular_path(plan.cellular_trace),
         PathSpec(
             "wifi",
             "Wi-Fi aggregation, 50 Mb/s, 40 ms",
