@@ -399,3 +399,13 @@ def test_help_names_every_test(capsys) -> None:
     text = " ".join(capsys.readouterr().out.split())
     for name in TESTS:
         assert name in text, name
+
+
+def test_ramp_up_times_from_samples() -> None:
+    import pandas as pd
+    from ccsim.evaluate.battery.convergence import ramp_up_times
+
+    # Joined at 10 s, sampled every 10 ms for 5 s at 12 Mb/s: 15,000 bytes a sample.
+    t = [round(10 + 0.01 * k, 2) for k in range(1, 501)]
+    series = pd.DataFrame({"t_s": t, "rate_bps": [12e6] * len(t)})
+    assert ramp_up_times(series, 10.0) == pytest.approx([0.01, 0.1, 1.0, 5.0])  # 15 MB: never
