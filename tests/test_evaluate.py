@@ -44,8 +44,9 @@ def test_report_card_holds_the_summary(cubic) -> None:
     assert f"v{BATTERY_VERSION}" in html
     assert 'data-table="summary"' in html
     # One per test, two for intra-fairness (goodput against RTT, Jain's index),
-    # inter-protocol (share, harm), rate-step and basic-scenarios (each direction).
-    assert html.count("data:image/png") == 13
+    # inter-protocol (share, harm), rate-step, basic-scenarios (each direction) and
+    # standard-tcp (G against L, and each).
+    assert html.count("data:image/png") == 15
     for test in TESTS:
         assert f'id="{test}"' in html
     assert "fills" in html and "Mathis" in html and "against reno" in html
@@ -53,6 +54,7 @@ def test_report_card_holds_the_summary(cubic) -> None:
     assert "Web-like transfers beside one long cubic flow" in html
     assert "of the GEO satellite path at a mean RTT of" in html
     assert "On the suite's GEO satellite scenario at 85% offered load" in html
+    assert "Half the transfers running cubic beside standard TCP's" in html
     text = (cubic.directory / "summary.csv").read_text()
     rows = list(csv.DictReader(text.splitlines()))
     assert {r["test"] for r in rows} == set(TESTS)
@@ -92,7 +94,7 @@ def test_pairs_by_seed(cubic) -> None:
             assert mine == [
                 {k: v for k, v in f.items() if k != "cc"} for f in other["scenario"].get(key, [])
             ]
-            assert mine or key == "generators" or name.startswith("basic-scenarios")
+            assert mine or key == "generators" or name.startswith(("basic-", "standard-"))
 
 
 def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
@@ -164,7 +166,7 @@ def test_command_prints_the_summary(cubic, monkeypatch: pytest.MonkeyPatch, caps
     # Nothing changed, so the figures were not drawn again: the card shows the same files.
     assert (cubic.directory / "figures" / "single-flow.png").stat().st_mtime_ns == drawn
     figures = json.loads((cubic.directory / "figures" / "figures.json").read_text())
-    assert sum(len(names) for names in figures["figures"].values()) == 13
+    assert sum(len(names) for names in figures["figures"].values()) == 15
     html = (cubic.directory / "report.html").read_text()
     png = (cubic.directory / "figures" / "single-flow.png").read_bytes()
     assert base64.b64encode(png).decode("ascii") in html
@@ -409,3 +411,62 @@ def test_ramp_up_times_from_samples() -> None:
     t = [round(10 + 0.01 * k, 2) for k in range(1, 501)]
     series = pd.DataFrame({"t_s": t, "rate_bps": [12e6] * len(t)})
     assert ramp_up_times(series, 10.0) == pytest.approx([0.01, 0.1, 1.0, 5.0])  # 15 MB: never
+
+
+def test_gain_and_loss_against_standard_tcp() -> None:
+    from ccsim.evaluate.battery import Algorithm, Measurement, Plan, standard_tcp
+
+    alg = Algorithm("bbr", "bbr")
+    sweeps = standard_tcp.sweeps(alg, alg, [], Plan(quick=True, seeds=(1,)))
+    by_role: dict[str, dict[str, dict[str, object]]] = {}
+    for s in sweeps:
+        by_role.setdefault(s.role, {})[s.condition] = s.sweep["scenario"]
+    assert set(by_role) == {"alg", "standard"}
+    for condition, mix in by_role["alg"].items():
+        base = by_role["standard"][condition]
+        camp_a = [g for g in mix["generators"] if g["label"].startswith("A ")]
+        # Camp A is the same in both runs; camp B differs in its algorithm only.
+        assert camp_a == [g for g in base["generators"] if g["label"].startswith("A ")]
+        assert {g["cc"] for g in camp_a} == {"reno"}
+        camp_b = [g for g in mix["generators"] if g["label"].startswith("B ")]
+        assert {g["cc"] for g in camp_b} == {"bbr"}
+        assert [{**g, "cc": "reno"} for g in camp_b] == [
+            g for g in base["generators"] if g["label"].startswith("B ")
+        ]
+
+    # G and L from the camps' goodputs: MIX over BASELINE, per role and seed.
+    def raw(camp: str, role: str, value: float) -> Measurement:
+        return Measurement("standard-tcp", f"_camp {camp} goodput", "10 Mb/s, 100%", role, 1, value)
+
+    derived = standard_tcp.derive(
+        [
+            raw("A", "standard", 4e6),
+            raw("B", "standard", 5e6),
+            raw("A", "alg", 3e6),
+            raw("B", "alg", 6e6),
+        ],
+        [],
+    )
+    assert {(m.metric, m.role): m.value for m in derived} == pytest.approx(
+        {("gain G", "alg"): 1.2, ("loss L", "alg"): 0.75}
+    )
+
+
+def test_an_aggressive_algorithm_takes_from_standard_tcp_in_overload() -> None:
+    """BBR beside Reno's transfers at 150% load on the 10 Mb/s link: its camp gains, Reno's
+    loses (measured: G 1.14, L 0.81 over 60 s)."""
+    from ccsim import run
+    from ccsim.evaluate.battery import Algorithm, Plan, standard_tcp
+    from ccsim.scenario import Scenario
+
+    alg = Algorithm("bbr", "bbr")
+    goodput = {}
+    for s in standard_tcp.sweeps(alg, alg, [], Plan(quick=True, seeds=(1,))):
+        if s.condition == "10 Mb/s, 150%":
+            flows = run(Scenario.model_validate(dict(s.sweep["scenario"], seed=1))).flows
+            for camp in "AB":
+                chosen = flows["label"].str.startswith(f"{camp} ")
+                goodput[(s.role, camp)] = float(flows.loc[chosen, "bytes_acked"].sum())
+    gain = goodput[("alg", "B")] / goodput[("standard", "B")]
+    loss = goodput[("alg", "A")] / goodput[("standard", "A")]
+    assert gain > 1.05 and loss < 0.95, (gain, loss)

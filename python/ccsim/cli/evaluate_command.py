@@ -68,7 +68,7 @@ def evaluate(
             metavar="T,U",
             help="Run only these tests of the battery, comma-separated (single-flow, "
             "random-loss, intra-fairness, convergence, inter-protocol, short-flows, rate-step, "
-            "paths, basic-scenarios); default: all.",
+            "paths, basic-scenarios, standard-tcp); default: all.",
             show_default=False,
         ),
     ] = None,

@@ -32,6 +32,7 @@ from ccsim.evaluate.battery import (
     rate_step,
     short_flows,
     single_flow,
+    standard_tcp,
 )
 from ccsim.evaluate.battery.common import (
     Algorithm,
@@ -77,6 +78,7 @@ TESTS: dict[str, Test] = {
         rate_step,
         paths,
         basic_scenarios,
+        standard_tcp,
     ]
 }
 

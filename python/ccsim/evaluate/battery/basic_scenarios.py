@@ -8,17 +8,11 @@ trip; traffic shared evenly among the nine pairs; offered loads of 60, 85 and 11
 central link in the heavier direction; and four of its link types (access link, trans-oceanic,
 geostationary satellite, data centre) with the rates, delays and buffers of its section 4.4.
 
-The suite drives this with Tmix replays of the University of North Carolina's campus traces,
-which ccsim does not ship. In their place, the traffic model of the draft's Appendix A: Poisson
-arrivals of transfers with heavy-tailed sizes, the same arrivals and sizes under every algorithm
-(the generators' draws are keyed by seed, generator and transfer). 10% of the transfers use
-536-byte packets and 90% 1500-byte ones, as the suite's traces were processed to have
-(section 2.4).
+The traffic is :func:`~ccsim.evaluate.battery.suite.generators`' (the draft's Appendix A model in
+place of its Tmix traces).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from ccsim.evaluate.battery.common import (
     MEAN_QUEUE_DELAY,
@@ -41,21 +35,10 @@ from ccsim.evaluate.battery.suite import (
     GEO_SATELLITE,
     TRANS_OCEANIC,
     SuiteScenario,
+    generators,
 )
 from ccsim.studies.evidence import NONNEGATIVE
 
-#: Bytes of headers on every packet (IPv4 and TCP with timestamps): a 1448-byte segment is a
-#: 1500-byte packet, a 484-byte one a 536-byte packet.
-HEADER_BYTES = 52
-#: The suite's packet sizes, as (MSS, share of transfers): 90% 1500-byte, 10% 536-byte packets.
-PACKET_MIX = ((1448, 0.9), (484, 0.1))
-#: The transfers' sizes: Pareto (heavy-tailed, as Appendix A asks), mean 100 KB, shape 1.5.
-MEAN_BYTES = 100_000
-SHAPE = 1.5
-#: The reverse direction is offered this share of the forward direction's load in bits per
-#: second. The suite's traces offer more right to left than left to right by an amount the draft
-#: does not state; a quarter is ccsim's choice.
-REVERSE_SHARE = 0.25
 #: The offered loads, in % of the central link's forward capacity (the suite's moderate, high
 #: and overload).
 LOADS_FULL = (60, 85, 110)
@@ -69,40 +52,6 @@ SCENARIOS = (
     (GEO_SATELLITE, 30, 120),
     (DATA_CENTRE, 5, 10),
 )
-
-
-def wire_factor() -> float:
-    """Bytes on the wire per byte of payload, over the packet mix."""
-    return sum(share * (mss + HEADER_BYTES) / mss for mss, share in PACKET_MIX)
-
-
-def arrivals_per_s(load: float, rate_bps: float) -> float:
-    """Transfers per second that offer ``load`` (a fraction) of a link of ``rate_bps``, headers
-    included."""
-    return load * rate_bps / (8 * MEAN_BYTES * wire_factor())
-
-
-def generators(scenario: SuiteScenario, subject: Algorithm, load: float) -> list[dict[str, Any]]:
-    """The traffic: for each of the nine paths and each packet size, one Poisson generator each
-    way, the forward ones together offering ``load`` of the central link."""
-    forward = arrivals_per_s(load, scenario.rate_bps)
-    out = []
-    for reverse, total in ((False, forward), (True, REVERSE_SHARE * forward)):
-        for rtt in scenario.rtts_s():
-            for mss, share in PACKET_MIX:
-                generator = {
-                    "kind": "open_loop",
-                    "label": "reverse" if reverse else "forward",
-                    "rate": round(total * share / len(scenario.rtts_s()), 6),
-                    "size": {"dist": "pareto", "mean": f"{MEAN_BYTES}B", "shape": SHAPE},
-                    "rtt_choices": [f"{rtt * 1e6:.0f}us"],
-                    "mss": mss,
-                    **subject.flow(),
-                }
-                if reverse:
-                    generator["reverse"] = True
-                out.append(generator)
-    return out
 
 
 def condition_of(scenario: SuiteScenario, load_pct: int) -> str:
@@ -121,7 +70,7 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
                 "duration": f"{duration:g}s",
                 "profile": "linux",
                 "topology": scenario.topology(),
-                "generators": generators(scenario, subject, load_pct / 100),
+                "generators": generators(scenario, subject.flow(), load_pct / 100),
             }
             sweep = sweep_file(f"basic-scenarios.{scenario.name}-{load_pct}.{role}", spec, plan, {})
             out.append(

@@ -1,16 +1,24 @@
-"""The TCP evaluation suite's dumbbell and link types (draft-irtf-iccrg-tcpeval-01, section 4),
-as the tests that use them (basic-scenarios, paths) build them.
+"""The TCP evaluation suite's dumbbell, link types and traffic (draft-irtf-iccrg-tcpeval-01,
+section 4), as the tests that use them (basic-scenarios, paths, standard-tcp) build them.
 
 Its dumbbell joins two routers by a central link; each router has three nodes on edge links of
 different delays, so that the nine source-destination pairs have a realistic spread of RTTs
 (section 4.1, Table 1). Its link types (section 4.4) set the central link's rate, delay and
 buffer, and the edges' rate (and, in the data centre, their delays).
+
+The suite drives them with Tmix replays of the University of North Carolina's campus traces,
+which ccsim does not ship. In their place, the traffic model of the draft's Appendix A: Poisson
+arrivals of transfers with heavy-tailed sizes, the same arrivals and sizes under every algorithm
+(the generators' draws are keyed by seed, generator and transfer). 10% of the transfers use
+536-byte packets and 90% 1500-byte ones, as the suite's traces were processed to have (section
+2.4).
 """
 
 from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,3 +101,56 @@ DATA_CENTRE = SuiteScenario(
 #: medium) and dial-up link (64 kb/s, whose runs the draft sizes at days of traffic) are not
 #: among them.
 SCENARIOS = (ACCESS_LINK, TRANS_OCEANIC, GEO_SATELLITE, DATA_CENTRE)
+
+
+# The traffic (the suite's Tmix replays are not shipped; its Appendix A's model instead).
+
+#: Bytes of headers on every packet (IPv4 and TCP with timestamps): a 1448-byte segment is a
+#: 1500-byte packet, a 484-byte one a 536-byte packet.
+HEADER_BYTES = 52
+#: The suite's packet sizes, as (MSS, share of transfers): 90% 1500-byte, 10% 536-byte packets.
+PACKET_MIX = ((1448, 0.9), (484, 0.1))
+#: The transfers' sizes: Pareto (heavy-tailed, as Appendix A asks), mean 100 KB, shape 1.5.
+MEAN_BYTES = 100_000
+SHAPE = 1.5
+#: The reverse direction is offered this share of the forward direction's load in bits per
+#: second. The suite's traces offer more right to left than left to right by an amount the draft
+#: does not state; a quarter is ccsim's choice.
+REVERSE_SHARE = 0.25
+
+
+def wire_factor() -> float:
+    """Bytes on the wire per byte of payload, over the packet mix."""
+    return sum(share * (mss + HEADER_BYTES) / mss for mss, share in PACKET_MIX)
+
+
+def arrivals_per_s(load: float, rate_bps: float) -> float:
+    """Transfers per second that offer ``load`` (a fraction) of a link of ``rate_bps``, headers
+    included."""
+    return load * rate_bps / (8 * MEAN_BYTES * wire_factor())
+
+
+def generators(
+    scenario: SuiteScenario, flow: Mapping[str, Any], load: float, label: str = ""
+) -> list[dict[str, Any]]:
+    """The traffic: for each of the nine paths and each packet size, one Poisson generator each
+    way, the forward ones together offering ``load`` of the central link; ``flow`` holds the
+    transfers' algorithm keys (``cc``, ``params``), ``label`` prefixes their labels."""
+    forward = arrivals_per_s(load, scenario.rate_bps)
+    out = []
+    for reverse, total in ((False, forward), (True, REVERSE_SHARE * forward)):
+        for rtt in scenario.rtts_s():
+            for mss, share in PACKET_MIX:
+                generator = {
+                    "kind": "open_loop",
+                    "label": label + ("reverse" if reverse else "forward"),
+                    "rate": round(total * share / len(scenario.rtts_s()), 6),
+                    "size": {"dist": "pareto", "mean": f"{MEAN_BYTES}B", "shape": SHAPE},
+                    "rtt_choices": [f"{rtt * 1e6:.0f}us"],
+                    "mss": mss,
+                    **flow,
+                }
+                if reverse:
+                    generator["reverse"] = True
+                out.append(generator)
+    return out
