@@ -67,8 +67,8 @@ def evaluate(
             "--tests",
             metavar="T,U",
             help="Run only these tests of the battery, comma-separated (single-flow, "
-            "random-loss, intra-fairness, convergence, inter-protocol, short-flows, rate-step, "
-            "paths, basic-scenarios, standard-tcp); default: all.",
+            "random-loss, intra-fairness, multi-bottleneck, convergence, inter-protocol, "
+            "short-flows, rate-step, paths, basic-scenarios, standard-tcp); default: all.",
             show_default=False,
         ),
     ] = None,

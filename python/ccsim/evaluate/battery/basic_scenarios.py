@@ -15,6 +15,7 @@ place of its Tmix traces).
 from __future__ import annotations
 
 from ccsim.evaluate.battery.common import (
+    DROP_RATE,
     MEAN_QUEUE_DELAY,
     UTILIZATION,
     Algorithm,
@@ -86,7 +87,6 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     return out
 
 
-DROP_RATE = Metric("drop rate", "%", (0.0, 100.0), "{:.2f}")
 REVERSE_UTILIZATION = Metric("reverse utilization", "%", (0.0, 100.0), "{:.1f}")
 REVERSE_DROP_RATE = Metric("reverse drop rate", "%", (0.0, 100.0), "{:.2f}")
 REVERSE_QUEUE_DELAY = Metric("reverse mean queue delay", "ms", NONNEGATIVE, "{:.1f}")

@@ -17,6 +17,7 @@ from ccsim.results import Results
 from ccsim.studies.evidence import NONNEGATIVE, Bounds, Quantity
 
 __all__ = [
+    "DROP_RATE",
     "GOODPUT",
     "MEAN_QUEUE_DELAY",
     "MSS",
@@ -172,6 +173,7 @@ class Metric:
 GOODPUT = Metric("goodput", "Mb/s", NONNEGATIVE, "{:.2f}")
 UTILIZATION = Metric("utilization", "%", (0.0, 100.0), "{:.1f}")
 MEAN_QUEUE_DELAY = Metric("mean queue delay", "ms", NONNEGATIVE, "{:.1f}")
+DROP_RATE = Metric("drop rate", "%", (0.0, 100.0), "{:.2f}")
 
 
 @dataclass(frozen=True)
