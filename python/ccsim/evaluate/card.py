@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ccsim.evaluate.battery import BATTERY_VERSION, METRICS, TESTS
-from ccsim.evaluate.battery.common import Drawing, Summary, SummaryRow
+from ccsim.evaluate.battery.common import Summary, SummaryRow
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.evaluate.model import Evaluation
 from ccsim.report.markup import (
     bullet_list,

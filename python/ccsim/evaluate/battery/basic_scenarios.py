@@ -19,7 +19,6 @@ from ccsim.evaluate.battery.common import (
     MEAN_QUEUE_DELAY,
     UTILIZATION,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -30,6 +29,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.evaluate.battery.suite import (
     ACCESS_LINK,
     DATA_CENTRE,

@@ -10,7 +10,6 @@ from ccsim.evaluate.battery.common import (
     MSS,
     RTT,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -23,6 +22,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
 #: The convergence test's windows: Jain's index of the two flows' goodputs over each window of

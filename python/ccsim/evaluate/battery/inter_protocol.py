@@ -10,7 +10,6 @@ from ccsim.evaluate.battery.common import (
     MSS,
     RTT,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -23,6 +22,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 
 #: The inter-protocol test's queues at the bottleneck.
 INTER_QUEUES = ("droptail", "fq_codel", "dualpi2")

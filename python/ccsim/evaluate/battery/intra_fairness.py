@@ -13,7 +13,6 @@ from ccsim.evaluate.battery.common import (
     MSS,
     RTT,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -25,6 +24,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.metrics import jain_index
 from ccsim.studies.evidence import NONNEGATIVE, UNIT
 

@@ -8,7 +8,6 @@ from ccsim.evaluate.battery.common import (
     GOODPUT,
     MSS,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -19,6 +18,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
 #: The suite's parking lot (its Figure 10): three 100 Mb/s bottlenecks of 10 ms one way between

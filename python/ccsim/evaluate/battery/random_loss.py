@@ -11,7 +11,6 @@ from ccsim.evaluate.battery.common import (
     RTT,
     RTT_S,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -23,6 +22,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
 LOSSES_QUICK = (1e-5, 1e-3, 1e-2)

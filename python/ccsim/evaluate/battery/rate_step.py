@@ -9,7 +9,6 @@ from ccsim.evaluate.battery.common import (
     MSS,
     RTT,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -21,6 +20,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
 #: The rate-step test's link: 100 Mb/s, 20 Mb/s from a third of the run, 100 Mb/s again from

@@ -10,7 +10,6 @@ from ccsim.evaluate.battery.common import (
     MSS,
     RTT,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -22,6 +21,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
 #: The short-flow test's workload: open-loop arrivals of web-like transfers with Pareto sizes

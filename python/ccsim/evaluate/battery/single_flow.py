@@ -11,7 +11,6 @@ from ccsim.evaluate.battery.common import (
     RTT,
     UTILIZATION,
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -23,6 +22,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
 BUFFERS_QUICK = (0.1, 1.0, 10.0)

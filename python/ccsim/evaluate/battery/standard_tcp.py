@@ -18,7 +18,6 @@ from collections.abc import Sequence
 
 from ccsim.evaluate.battery.common import (
     Algorithm,
-    Drawing,
     Measurement,
     Metric,
     Plan,
@@ -30,6 +29,7 @@ from ccsim.evaluate.battery.common import (
     role_of,
     sweep_file,
 )
+from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.evaluate.battery.suite import SuiteScenario, generators
 from ccsim.studies.evidence import NONNEGATIVE
 
