@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from ccsim.evaluate.battery.common import Metric
+from ccsim.evaluate.battery.metric import Metric
 from ccsim.report.markup import png_of
 from ccsim.studies.evidence import Quantity
 
