@@ -40,6 +40,9 @@ from ccsim.evaluate.battery.suite import (
 )
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "basic-scenarios"
+
 #: The offered loads, in % of the central link's forward capacity (the suite's moderate, high
 #: and overload).
 LOADS_FULL = (60, 85, 110)
@@ -73,10 +76,10 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
                 "topology": scenario.topology(),
                 "generators": generators(scenario, subject.flow(), load_pct / 100),
             }
-            sweep = sweep_file(f"basic-scenarios.{scenario.name}-{load_pct}.{role}", spec, plan, {})
+            sweep = sweep_file(f"{NAME}.{scenario.name}-{load_pct}.{role}", spec, plan, {})
             out.append(
                 TestSweep(
-                    "basic-scenarios",
+                    NAME,
                     subject,
                     role,
                     sweep,
@@ -162,7 +165,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "basic-scenarios",
+    NAME,
     "The evaluation suite's basic scenarios: nine RTTs, traffic both ways, three loads",
     "Real links carry many flows of many RTTs in both directions, not one long flow: with "
     "every transfer run by the algorithm, how fully and with how much queue and loss does the "

@@ -25,6 +25,9 @@ from ccsim.evaluate.battery.common import (
 from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "convergence"
+
 #: The convergence test's windows: Jain's index of the two flows' goodputs over each window of
 #: this length, the windows starting every step.
 CONVERGENCE_WINDOW_S = 1.0
@@ -51,10 +54,10 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
         subject.flow(label="first", rtt=RTT, mss=MSS),
         subject.flow(label="second", rtt=RTT, mss=MSS, start=f"{join_time(duration):g}s"),
     ]
-    scenario = base_scenario("convergence", duration, flows)
+    scenario = base_scenario(NAME, duration, flows)
     scenario["trace"] = {"sample_interval": f"{SAMPLE_INTERVAL_S * 1e3:g}ms"}
-    sweep = sweep_file(f"convergence.{role}", scenario, plan, {})
-    return [TestSweep("convergence", subject, role, sweep)]
+    sweep = sweep_file(f"{NAME}.{role}", scenario, plan, {})
+    return [TestSweep(NAME, subject, role, sweep)]
 
 
 CONVERGENCE_TIME = Metric("convergence time", "s", NONNEGATIVE, "{:.1f}")
@@ -190,7 +193,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "convergence",
+    NAME,
     "Convergence of a second flow",
     "A flow of the algorithm runs alone; a second one joins at a third of the run. How "
     "long until the two share fairly, Jain's index over every 1 s window from then on at "

@@ -24,6 +24,9 @@ from ccsim.evaluate.battery.common import (
 )
 from ccsim.evaluate.battery.drawing import Drawing
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "inter-protocol"
+
 #: The inter-protocol test's queues at the bottleneck.
 INTER_QUEUES = ("droptail", "fq_codel", "dualpi2")
 
@@ -42,15 +45,15 @@ def sweeps(
             opponent.flow(label="opponent", rtt=RTT, mss=MSS, start_jitter="1s"),
         ]
         duration = plan.seconds(20, 60)
-        scenario = base_scenario("inter-protocol", duration, flows)
+        scenario = base_scenario(NAME, duration, flows)
         role = role_of(alg, subject)
         # "alg" names ALG as an opponent even when a baseline has its name (cubic against cubic).
         opponent_role = "alg" if opponent is alg else opponent.slug
         axes = {"topology.queue": {"name": "queue", "values": list(INTER_QUEUES)}}
-        sweep = sweep_file(f"inter-protocol.{role}-vs-{opponent_role}", scenario, plan, axes)
+        sweep = sweep_file(f"{NAME}.{role}-vs-{opponent_role}", scenario, plan, axes)
         out.append(
             TestSweep(
-                "inter-protocol",
+                NAME,
                 subject,
                 role,
                 sweep,
@@ -107,7 +110,7 @@ def derive_harm(measurements: Sequence[Measurement], baselines: Sequence[str]) -
     raw: dict[tuple[str, str, str, int], float] = {}
     queues: dict[str, float] = {}
     for m in measurements:
-        if m.test == "inter-protocol" and m.metric.startswith("_"):
+        if m.test == NAME and m.metric.startswith("_"):
             queue, _, opponent = m.condition.partition(" vs ")
             raw[(m.metric, m.role, f"{queue}|{opponent}", m.seed)] = m.value
             queues[queue] = m.order
@@ -150,9 +153,7 @@ def derive_harm(measurements: Sequence[Measurement], baselines: Sequence[str]) -
                     condition = f"{queue_name(queue)}, {direction} {baseline}"
                     sort = order * 100 + b_index * 2 + (direction == "from")
                     out.append(
-                        Measurement(
-                            "inter-protocol", metric.name, condition, "alg", seed, 100 * value, sort
-                        )
+                        Measurement(NAME, metric.name, condition, "alg", seed, 100 * value, sort)
                     )
     return out
 
@@ -232,7 +233,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "inter-protocol",
+    NAME,
     "Sharing with each baseline",
     "What share does one flow of the algorithm take from one flow of each baseline, in a "
     "drop-tail queue of one BDP, under FQ-CoDel (which should enforce half) and under "

@@ -28,6 +28,9 @@ from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.metrics import jain_index
 from ccsim.studies.evidence import NONNEGATIVE, UNIT
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "intra-fairness"
+
 #: The fairness test's flow counts.
 FLOW_COUNTS = (2, 8, 16)
 #: The RTT-fairness flows' base RTTs (ms), all through one bottleneck at once.
@@ -39,9 +42,9 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     duration = plan.seconds(20, 60)
     # Starts spread over the first second, so that the flows do not start in one phase.
     flows = [subject.flow(rtt=RTT, mss=MSS, count=2, start_jitter="1s")]
-    scenario = base_scenario("intra-fairness", duration, flows)
+    scenario = base_scenario(NAME, duration, flows)
     axes = {"flows.0.count": {"name": "flow_count", "values": list(FLOW_COUNTS)}}
-    together = sweep_file(f"intra-fairness.{role}", scenario, plan, axes)
+    together = sweep_file(f"{NAME}.{role}", scenario, plan, axes)
     rtts = [
         subject.flow(label=f"rtt{ms}ms", rtt=f"{ms}ms", mss=MSS, start_jitter="1s")
         for ms in FAIRNESS_RTTS_MS
@@ -52,8 +55,8 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     )
     rtt_sweep = sweep_file(f"rtt-fairness.{role}", rtt_scenario, plan, {})
     return [
-        TestSweep("intra-fairness", subject, role, together, warmup_s=duration / 4),
-        TestSweep("intra-fairness", subject, role, rtt_sweep, warmup_s=duration / 4),
+        TestSweep(NAME, subject, role, together, warmup_s=duration / 4),
+        TestSweep(NAME, subject, role, rtt_sweep, warmup_s=duration / 4),
     ]
 
 
@@ -131,7 +134,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "intra-fairness",
+    NAME,
     "Fairness among flows of the algorithm, and across RTTs",
     "Do flows of the same algorithm share equally (2, 8 and 16 flows), and how does the "
     "goodput of flows at 10, 50, 100 and 200 ms of RTT through one bottleneck depend on "

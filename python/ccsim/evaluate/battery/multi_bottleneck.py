@@ -21,6 +21,9 @@ from ccsim.evaluate.battery.common import (
 from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "multi-bottleneck"
+
 #: The suite's parking lot (its Figure 10): three 100 Mb/s bottlenecks of 10 ms one way between
 #: four routers, access links of 1 Gb/s, every flow at 60 ms of base RTT (the three-hop flow's
 #: own round trip; the one-hop flows' edges make up the rest).
@@ -45,7 +48,7 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
         for i in range(HOPS)
     ]
     scenario = {
-        "name": "multi-bottleneck",
+        "name": NAME,
         "duration": f"{duration:g}s",
         "profile": "linux",
         "topology": {
@@ -62,8 +65,8 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
         },
         "flows": flows,
     }
-    sweep = sweep_file(f"multi-bottleneck.{role}", scenario, plan, {})
-    return [TestSweep("multi-bottleneck", subject, role, sweep, condition=CONDITION)]
+    sweep = sweep_file(f"{NAME}.{role}", scenario, plan, {})
+    return [TestSweep(NAME, subject, role, sweep, condition=CONDITION)]
 
 
 RATIO = Metric("one-hop / three-hop goodput", "", NONNEGATIVE, "{:.2f}")
@@ -112,7 +115,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "multi-bottleneck",
+    NAME,
     "Multiple bottlenecks: a flow across three beside one on each",
     "On a parking lot of three 100 Mb/s bottlenecks, one flow of the algorithm crosses all "
     "three while a flow on each crosses one, all at 60 ms of base RTT: how much more do the "

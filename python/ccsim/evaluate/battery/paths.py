@@ -28,6 +28,9 @@ from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.leo import leo_path
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "paths"
+
 
 @dataclass(frozen=True)
 class PathSpec:
@@ -144,12 +147,10 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     for index, path in enumerate(path_specs(plan)):
         flows = [subject.flow(rtt=path.rtt, mss=MSS)]
         scenario = base_scenario(
-            f"paths-{path.name}", plan.seconds(path.quick_s, path.full_s), flows, **path.topology
+            f"{NAME}-{path.name}", plan.seconds(path.quick_s, path.full_s), flows, **path.topology
         )
-        sweep = sweep_file(f"paths.{path.name}.{role}", scenario, plan, {})
-        out.append(
-            TestSweep("paths", subject, role, sweep, condition=path.label, order=float(index))
-        )
+        sweep = sweep_file(f"{NAME}.{path.name}.{role}", scenario, plan, {})
+        out.append(TestSweep(NAME, subject, role, sweep, condition=path.label, order=float(index)))
     return out
 
 
@@ -193,7 +194,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "paths",
+    NAME,
     "Utilization and delay on other paths",
     "How well does one flow fill the evaluation suite's trans-oceanic path (1 Gb/s, 65 ms "
     "one way, 100 ms of buffer), its geostationary satellite hop (40 Mb/s down, 4 Mb/s up, "

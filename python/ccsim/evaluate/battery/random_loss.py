@@ -25,6 +25,9 @@ from ccsim.evaluate.battery.common import (
 from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "random-loss"
+
 LOSSES_QUICK = (1e-5, 1e-3, 1e-2)
 LOSSES_FULL = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 
@@ -32,11 +35,11 @@ LOSSES_FULL = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -> list[TestSweep]:
     losses = LOSSES_QUICK if plan.quick else LOSSES_FULL
     scenario = base_scenario(
-        "random-loss", plan.seconds(20, 60), [subject.flow(rtt=RTT, mss=MSS)], buffer="1bdp"
+        NAME, plan.seconds(20, 60), [subject.flow(rtt=RTT, mss=MSS)], buffer="1bdp"
     )
     axes = {"topology.loss": {"name": "loss", "values": list(losses)}}
-    sweep = sweep_file(f"random-loss.{role_of(alg, subject)}", scenario, plan, axes)
-    return [TestSweep("random-loss", subject, role_of(alg, subject), sweep)]
+    sweep = sweep_file(f"{NAME}.{role_of(alg, subject)}", scenario, plan, axes)
+    return [TestSweep(NAME, subject, role_of(alg, subject), sweep)]
 
 
 def mathis_bps(loss: float, rtt_s: float = RTT_S, mss: int = MSS) -> float:
@@ -80,11 +83,11 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
     ax.set_yscale("log")
     ax.set_xlabel("random loss rate")
     drawing.legend(ax)
-    return [("random-loss", drawing.png(figure))]
+    return [(NAME, drawing.png(figure))]
 
 
 TEST = Test(
-    "random-loss",
+    NAME,
     "One flow under random loss, with the Mathis line",
     "How far does goodput fall with loss that is not congestion (wireless, corruption)? "
     "Reno-like algorithms follow the Mathis law; loss-agnostic ones stay above it.",

@@ -23,6 +23,9 @@ from ccsim.evaluate.battery.common import (
 from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "rate-step"
+
 #: The rate-step test's link: 100 Mb/s, 20 Mb/s from a third of the run, 100 Mb/s again from
 #: two thirds.
 STEP_HIGH_BPS = 100e6
@@ -38,7 +41,7 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     duration = plan.seconds(30, 60)
     down, up = step_times(duration)
     scenario = base_scenario(
-        "rate-step",
+        NAME,
         duration,
         [subject.flow(rtt=RTT, mss=MSS)],
         bottleneck_rate=f"{STEP_HIGH_BPS / 1e6:g}Mbps",
@@ -49,8 +52,8 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     )
     scenario["trace"] = {"sample_interval": "10ms"}
     role = role_of(alg, subject)
-    sweep = sweep_file(f"rate-step.{role}", scenario, plan, {})
-    return [TestSweep("rate-step", subject, role, sweep)]
+    sweep = sweep_file(f"{NAME}.{role}", scenario, plan, {})
+    return [TestSweep(NAME, subject, role, sweep)]
 
 
 TIME_TO_90 = Metric("time to 90% utilization", "s", NONNEGATIVE, "{:.2f}")
@@ -105,7 +108,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "rate-step",
+    NAME,
     "Start-up and adaptation to a rate step",
     "How fast does one flow fill a 100 Mb/s link after its start, and after the link "
     "comes back from 20 Mb/s; how much queue does it build when the rate drops to a "

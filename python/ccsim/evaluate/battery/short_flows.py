@@ -24,6 +24,9 @@ from ccsim.evaluate.battery.common import (
 from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "short-flows"
+
 #: The short-flow test's workload: open-loop arrivals of web-like transfers with Pareto sizes
 #: (the heavy tail of web objects), run by CUBIC, Linux's default, whatever the background.
 SHORT_RATE_PER_S = 20.0
@@ -46,7 +49,7 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     duration = plan.seconds(20, 60)
     start, stop = short_window(duration)
     flows = [subject.flow(label="background", rtt=RTT, mss=MSS)]
-    scenario = base_scenario("short-flows", duration, flows)
+    scenario = base_scenario(NAME, duration, flows)
     scenario["generators"] = [
         {
             "kind": "open_loop",
@@ -60,8 +63,8 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
             "mss": MSS,
         }
     ]
-    sweep = sweep_file(f"short-flows.{role}", scenario, plan, {})
-    return [TestSweep("short-flows", subject, role, sweep)]
+    sweep = sweep_file(f"{NAME}.{role}", scenario, plan, {})
+    return [TestSweep(NAME, subject, role, sweep)]
 
 
 MEDIAN_COMPLETION = Metric("median completion time", "ms", NONNEGATIVE, "{:.0f}")
@@ -119,7 +122,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "short-flows",
+    NAME,
     "Completion times of short transfers beside a long flow",
     "Web-like transfers (open-loop arrivals, 20 a second, Pareto sizes with a mean of "
     "50 KB, run by CUBIC) share the link with one long flow of the algorithm: how long "

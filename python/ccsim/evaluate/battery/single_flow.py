@@ -25,6 +25,9 @@ from ccsim.evaluate.battery.common import (
 from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "single-flow"
+
 BUFFERS_QUICK = (0.1, 1.0, 10.0)
 BUFFERS_FULL = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 
@@ -32,12 +35,12 @@ BUFFERS_FULL = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -> list[TestSweep]:
     buffers = BUFFERS_QUICK if plan.quick else BUFFERS_FULL
     duration = plan.seconds(10, 30)
-    scenario = base_scenario("single-flow", duration, [subject.flow(rtt=RTT, mss=MSS)])
+    scenario = base_scenario(NAME, duration, [subject.flow(rtt=RTT, mss=MSS)])
     scenario["trace"] = {"sample_interval": "10ms"}
     axes = {"topology.buffer": {"name": "buffer", "values": [f"{b:g}bdp" for b in buffers]}}
-    name = f"single-flow.{role_of(alg, subject)}"
+    name = f"{NAME}.{role_of(alg, subject)}"
     sweep = sweep_file(name, scenario, plan, axes)
-    return [TestSweep("single-flow", subject, role_of(alg, subject), sweep, warmup_s=duration / 5)]
+    return [TestSweep(NAME, subject, role_of(alg, subject), sweep, warmup_s=duration / 5)]
 
 
 P95_QUEUE_DELAY = Metric("p95 queue delay", "ms", NONNEGATIVE, "{:.1f}")
@@ -86,11 +89,11 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
         drawing.lines(metric, ax, log_x=True)
         ax.set_xlabel("buffer (BDP)")
     drawing.legend(axes[0])
-    return [("single-flow", drawing.png(figure))]
+    return [(NAME, drawing.png(figure))]
 
 
 TEST = Test(
-    "single-flow",
+    NAME,
     "One flow: utilization and queueing delay against buffer size",
     "Does the algorithm fill the link with a shallow buffer, and how much queue does it "
     "keep with a deep one?",

@@ -33,6 +33,9 @@ from ccsim.evaluate.battery.drawing import Drawing
 from ccsim.evaluate.battery.suite import SuiteScenario, generators
 from ccsim.studies.evidence import NONNEGATIVE
 
+#: The test's name: its sweeps', its measurements' and its section of the card.
+NAME = "standard-tcp"
+
 #: The suite's standard TCP: SACK TCP without ECN (RFC 2883), as the `linux` profile runs Reno.
 STANDARD = Algorithm("standard", "reno")
 #: The role of the BASELINE run (both camps standard), measured once per evaluation.
@@ -64,17 +67,17 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
             for load_pct in loads:
                 half = load_pct / 200
                 spec = {
-                    "name": f"standard-tcp-{link.name}-{load_pct}",
+                    "name": f"{NAME}-{link.name}-{load_pct}",
                     "duration": f"{duration:g}s",
                     "profile": "linux",
                     "topology": link.topology(),
                     "generators": generators(link, STANDARD.flow(), half, label="A ")
                     + generators(link, camp_b.flow(), half, label="B "),
                 }
-                name = f"standard-tcp.{link.name}-{load_pct}.{role}"
+                name = f"{NAME}.{link.name}-{load_pct}.{role}"
                 out.append(
                     TestSweep(
-                        "standard-tcp",
+                        NAME,
                         camp_b,
                         role,
                         sweep_file(name, spec, plan, {}),
@@ -109,7 +112,7 @@ def derive(measurements: Sequence[Measurement], baselines: Sequence[str]) -> lis
     raw: dict[tuple[str, str, str, int], float] = {}
     orders: dict[str, float] = {}
     for m in measurements:
-        if m.test == "standard-tcp" and m.metric.startswith("_camp"):
+        if m.test == NAME and m.metric.startswith("_camp"):
             raw[(m.metric, m.role, m.condition, m.seed)] = m.value
             orders[m.condition] = m.order
     out = []
@@ -121,9 +124,7 @@ def derive(measurements: Sequence[Measurement], baselines: Sequence[str]) -> lis
             base = raw.get((_CAMP_GOODPUT.format(camp), BASELINE_ROLE, condition, seed), math.nan)
             value = mix / base if base > 0 else math.nan
             out.append(
-                Measurement(
-                    "standard-tcp", ratio.name, condition, role, seed, value, orders[condition]
-                )
+                Measurement(NAME, ratio.name, condition, role, seed, value, orders[condition])
             )
     return out
 
@@ -187,7 +188,7 @@ def figures(drawing: Drawing) -> list[tuple[str, bytes]]:
 
 
 TEST = Test(
-    "standard-tcp",
+    NAME,
     "Impact on standard TCP traffic: gain and loss",
     "Half the transfers on the suite's dumbbell (nine paths of 8-204 ms, both ways, 50% and "
     "100% offered load, and 150% on its 10 Mb/s link) run the algorithm, half standard TCP (Reno with SACK): how much more "
