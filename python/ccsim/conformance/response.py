@@ -282,6 +282,17 @@ CHECKS = [
         lambda u: _htcp_decrease_through_a_queue(u("htcp"), 10),
     ),
     _check(
+        "htcp.beta_min",
+        "H-TCP: fraction of the window the 5th loss removes, RTT 100 ms to 300 ms",
+        "Leith & Shorten 2004; tcp_htcp.c: beta >= 0.5 (BETA_MIN = 64/128; RTT_min / RTT_max "
+        "is 1/3 here)",
+        0.5,
+        0.008,
+        False,
+        "htcp",
+        lambda u: _htcp_decrease_through_a_queue(u("htcp"), 200),
+    ),
+    _check(
         "scalable.decrease",
         "Scalable: fraction of the window a loss removes",
         "Kelly, CCR 33(2) 2003: b = 1/8",

@@ -18,7 +18,7 @@ __all__ = ["VERSION", "all_checks", "run"]
 #: The suite's version: its checks, references and tolerances (2: BIC's decrease added; 3:
 #: H-TCP, Free-Drop's law, DCTCP under step marking, loss-recovery exchanges, study verdicts;
 #: 4: PFTK's model for Reno and NewReno).
-VERSION = "4"
+VERSION = "5"
 
 
 def all_checks() -> list[Check]:
