@@ -90,9 +90,10 @@ def test_reno_with_a_wrong_decrease_fails_and_says_where(tmp_path: Path) -> None
 def test_reno_passed_off_as_htcp_fails_htcps_time_and_rtt_laws(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """H-TCP's first decrease and its first second after a loss are Reno's, so those pass; its
-    growth seconds after a loss and its RTT-adapted decrease are not. (In process: the CLI's
-    exit status is the Reno test's.)"""
+    """H-TCP's first decrease, its first second after a loss and its floor on beta (a half,
+    where RTT_min / RTT_max is lower) are Reno's, so those pass; its growth seconds after a loss
+    and its RTT-adapted decrease are not. (In process: the CLI's exit status is the Reno
+    test's.)"""
     from ccsim import conformance
 
     (tmp_path / "reno_as_htcp.py").write_text(BROKEN_RENO, encoding="utf-8")
@@ -100,7 +101,7 @@ def test_reno_passed_off_as_htcp_fails_htcps_time_and_rtt_laws(
     outcomes = {o.id: o for o in conformance.run({"htcp": "reno_as_htcp:RenoAsHtcp"}, ["htcp"])}
     assert not any(o.error for o in outcomes.values()), outcomes
     passed = {id for id, o in outcomes.items() if o.passed}
-    assert passed == {"htcp.decrease", "htcp.increase_low_speed"}, outcomes
+    assert passed == {"htcp.decrease", "htcp.increase_low_speed", "htcp.beta_min"}, outcomes
     assert abs(outcomes["htcp.beta_adaptive"].ours - 0.5) < 1e-9
 
 
