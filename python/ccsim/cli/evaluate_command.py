@@ -101,14 +101,15 @@ def evaluate(
     """Evaluate a congestion-control algorithm with the standard battery (docs/evaluate.md).
 
     Runs each test of the versioned battery (one flow against buffer size and against random
-    loss, fairness among 2-16 of its own flows and across RTTs of 10-200 ms, convergence of a
-    second flow, sharing with each baseline and the harm done both ways in DropTail, FQ-CoDel and
-    DualPI2, short transfers' completion times beside it, start-up and adaptation to a rate step,
-    the evaluation suite's long, satellite and data-centre paths with cellular, Wi-Fi and LEO
-    links, and the suite's dumbbell of nine RTTs carrying transfers both ways at three loads) for
-    ALG and for each --against baseline under the same seeds, then prints the
-    summary: each metric's mean over seeds with its 95% interval, and ALG minus each baseline,
-    paired by seed. Writes DIR/report.html (the report card), DIR/summary.csv,
+    loss, fairness among 2-16 of its own flows and across RTTs of 10-200 ms, a flow across three
+    bottlenecks, convergence and ramp-up of a second flow, sharing with each baseline and the
+    harm done both ways in DropTail, FQ-CoDel and DualPI2, short transfers' completion times
+    beside it, start-up and adaptation to a rate step, the evaluation suite's long, satellite and
+    data-centre paths with cellular, Wi-Fi and LEO links, the suite's dumbbell of nine RTTs
+    carrying transfers both ways at three loads, and its gain and loss beside standard TCP) for
+    ALG and for each --against baseline under the same seeds, then prints the summary: each
+    metric's mean over seeds with its 95% interval, and ALG minus each baseline, paired by
+    seed. Writes DIR/report.html (the report card), DIR/summary.csv,
     DIR/measurements.csv (every run's values), DIR/scenarios/ (each test's sweep file) and
     DIR/sweeps/ (the result stores). Interrupted, the same command runs only what is missing.
     """
