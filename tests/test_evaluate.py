@@ -504,3 +504,28 @@ def _run_of(sweep: object, results: object) -> object:
     from ccsim.evaluate.battery.common import Run
 
     return Run(sweep, {"seed": 1}, results)  # type: ignore[arg-type]
+
+
+def test_the_satellite_uplink_is_the_thin_one() -> None:
+    """The suite's satellite link is 40 Mb/s down and 4 Mb/s up: the reverse transfers together
+    get at most the uplink's rate (less headers and the forward flows' ACKs), the forward ones
+    far more."""
+    from ccsim import run
+    from ccsim.evaluate.battery import Algorithm, Plan, basic_scenarios
+    from ccsim.scenario import Scenario
+
+    alg = Algorithm("cubic", "cubic")
+    sweeps = {
+        s.condition: s.sweep["scenario"]
+        for s in basic_scenarios.sweeps(alg, alg, [], Plan(quick=True, seeds=(1,)))
+    }
+    results = run(Scenario.model_validate(dict(sweeps["GEO satellite, 85%"], seed=1)))
+    flows = results.flows
+    duration = float(results.summary["duration_s"])
+    reverse = flows.loc[flows["reverse"] == 1, "bytes_acked"].sum() * 8 / duration
+    forward = flows.loc[flows["reverse"] == 0, "bytes_acked"].sum() * 8 / duration
+    assert 1e6 < reverse < 4e6 * 1448 / 1500
+    assert forward > 5 * reverse
+    links = results.links
+    up = links[(links["src"] == "R2") & (links["dst"] == "R1")].iloc[0]
+    assert up["utilization"] > 0.9  # offered 8.5 Mb/s of transfers: the uplink is full
