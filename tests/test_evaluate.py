@@ -46,7 +46,7 @@ def test_report_card_holds_the_summary(cubic) -> None:
     # One per test, two for intra-fairness (goodput against RTT, Jain's index),
     # inter-protocol (share, harm), rate-step, basic-scenarios (each direction) and
     # standard-tcp (G against L, and each).
-    assert html.count("data:image/png") == 16
+    assert html.count("data:image/png") == 17
     for test in TESTS:
         assert f'id="{test}"' in html
     assert "fills" in html and "Mathis" in html and "against reno" in html
@@ -56,6 +56,7 @@ def test_report_card_holds_the_summary(cubic) -> None:
     assert "On the suite's GEO satellite scenario at 85% offered load" in html
     assert "Half the transfers running cubic beside standard TCP's" in html
     assert "Across three 100 Mb/s bottlenecks a cubic flow gets" in html
+    assert "At 85% offered load on the suite's access link, cubic's transfers use" in html
     text = (cubic.directory / "summary.csv").read_text()
     rows = list(csv.DictReader(text.splitlines()))
     assert {r["test"] for r in rows} == set(TESTS)
@@ -98,7 +99,7 @@ def test_pairs_by_seed(cubic) -> None:
             assert mine == [
                 {k: v for k, v in f.items() if k != "cc"} for f in other["scenario"].get(key, [])
             ]
-            assert mine or key == "generators" or name.startswith(("basic-", "standard-"))
+            assert mine or key == "generators" or name.startswith(("basic-", "standard-", "delay-"))
 
 
 def test_python_algorithm_evaluates(tmp_path: Path, short_runs: object) -> None:
@@ -170,7 +171,7 @@ def test_command_prints_the_summary(cubic, monkeypatch: pytest.MonkeyPatch, caps
     # Nothing changed, so the figures were not drawn again: the card shows the same files.
     assert (cubic.directory / "figures" / "single-flow.png").stat().st_mtime_ns == drawn
     figures = json.loads((cubic.directory / "figures" / "figures.json").read_text())
-    assert sum(len(names) for names in figures["figures"].values()) == 16
+    assert sum(len(names) for names in figures["figures"].values()) == 17
     html = (cubic.directory / "report.html").read_text()
     png = (cubic.directory / "figures" / "single-flow.png").read_bytes()
     assert base64.b64encode(png).decode("ascii") in html

@@ -67,8 +67,9 @@ def evaluate(
             "--tests",
             metavar="T,U",
             help="Run only these tests of the battery, comma-separated (single-flow, "
-            "random-loss, intra-fairness, multi-bottleneck, convergence, inter-protocol, "
-            "short-flows, rate-step, paths, basic-scenarios, standard-tcp); default: all.",
+            "delay-throughput, random-loss, intra-fairness, multi-bottleneck, convergence, "
+            "inter-protocol, short-flows, rate-step, paths, basic-scenarios, standard-tcp); "
+            "default: all.",
             show_default=False,
         ),
     ] = None,
@@ -101,7 +102,7 @@ def evaluate(
     """Evaluate a congestion-control algorithm with the standard battery (docs/evaluate.md).
 
     Runs each test of the versioned battery (one flow against buffer size and against random
-    loss, fairness among 2-16 of its own flows and across RTTs of 10-200 ms, a flow across three
+    loss, many transfers' delay against throughput as the buffer grows, fairness among 2-16 of its own flows and across RTTs of 10-200 ms, a flow across three
     bottlenecks, convergence and ramp-up of a second flow, sharing with each baseline and the
     harm done both ways in DropTail, FQ-CoDel and DualPI2, short transfers' completion times
     beside it, start-up and adaptation to a rate step, the evaluation suite's long, satellite and

@@ -25,6 +25,7 @@ from __future__ import annotations
 from ccsim.evaluate.battery import (
     basic_scenarios,
     convergence,
+    delay_throughput,
     inter_protocol,
     intra_fairness,
     multi_bottleneck,
@@ -71,6 +72,7 @@ TESTS: dict[str, Test] = {
     module.TEST.name: module.TEST
     for module in [
         single_flow,
+        delay_throughput,
         random_loss,
         intra_fairness,
         multi_bottleneck,

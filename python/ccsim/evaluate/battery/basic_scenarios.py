@@ -20,7 +20,6 @@ from ccsim.evaluate.battery.common import (
     UTILIZATION,
     Algorithm,
     Measurement,
-    Metric,
     Plan,
     Run,
     Summary,
@@ -34,11 +33,15 @@ from ccsim.evaluate.battery.suite import (
     ACCESS_LINK,
     DATA_CENTRE,
     GEO_SATELLITE,
+    REVERSE_DROP_RATE,
+    REVERSE_METRICS,
+    REVERSE_QUEUE_DELAY,
+    REVERSE_UTILIZATION,
     TRANS_OCEANIC,
     SuiteScenario,
+    central_link,
     generators,
 )
-from ccsim.studies.evidence import NONNEGATIVE
 
 #: The test's name: its sweeps', its measurements' and its section of the card.
 NAME = "basic-scenarios"
@@ -90,38 +93,8 @@ def sweeps(alg: Algorithm, subject: Algorithm, _: list[Algorithm], plan: Plan) -
     return out
 
 
-REVERSE_UTILIZATION = Metric("reverse utilization", "%", (0.0, 100.0), "{:.1f}")
-REVERSE_DROP_RATE = Metric("reverse drop rate", "%", (0.0, 100.0), "{:.2f}")
-REVERSE_QUEUE_DELAY = Metric("reverse mean queue delay", "ms", NONNEGATIVE, "{:.1f}")
-#: Each direction's metrics: utilization, drop rate, queueing delay.
-FORWARD_METRICS = (UTILIZATION, DROP_RATE, MEAN_QUEUE_DELAY)
-REVERSE_METRICS = (REVERSE_UTILIZATION, REVERSE_DROP_RATE, REVERSE_QUEUE_DELAY)
-
-
 def measure(run: Run) -> list[Measurement]:
-    """The suite's metrics of the central link in each direction (section 4.5), over the whole
-    run: utilization, drop rate (drops over packets offered) and the mean queueing delay of the
-    packets it admitted (the time they waited, summed, over their number)."""
-    links = run.results.links
-    duration_s = float(run.results.summary["duration_s"])
-    condition, order = run.sweep.condition, run.sweep.order
-    out = []
-    for src, dst, metrics in (("R1", "R2", FORWARD_METRICS), ("R2", "R1", REVERSE_METRICS)):
-        utilization, drop_rate, queue_delay = metrics
-        link = links[(links["src"] == src) & (links["dst"] == dst)].iloc[0]
-        arrivals = int(link["arrivals"])
-        admitted = arrivals - int(link["queue_drops"])
-        # The time-average queue in packets is the sum of the admitted packets' waits over the
-        # run's duration (Little's law, as the engine accumulates it).
-        waited_s = float(link["mean_queue_pkts"]) * duration_s
-        out += [
-            run.measurement(utilization, condition, 100 * float(link["utilization"]), order),
-            run.measurement(
-                drop_rate, condition, 100 * int(link["drops"]) / max(arrivals, 1), order
-            ),
-            run.measurement(queue_delay, condition, 1e3 * waited_s / max(admitted, 1), order),
-        ]
-    return out
+    return central_link(run)
 
 
 def readings(summary: Summary) -> list[str]:

@@ -22,6 +22,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ccsim.evaluate.battery.common import (
+    DROP_RATE,
+    MEAN_QUEUE_DELAY,
+    UTILIZATION,
+    Measurement,
+    Metric,
+    Run,
+)
+from ccsim.studies.evidence import NONNEGATIVE
+
 #: The suite's edge delays (section 4.1), one way: three nodes on each side.
 EDGES_LEFT_S = (0.0, 0.012, 0.025)
 EDGES_RIGHT_S = (0.002, 0.037, 0.075)
@@ -153,4 +163,41 @@ def generators(
                 if reverse:
                     generator["reverse"] = True
                 out.append(generator)
+    return out
+
+
+# What is measured (section 4.5).
+
+REVERSE_UTILIZATION = Metric("reverse utilization", "%", (0.0, 100.0), "{:.1f}")
+REVERSE_DROP_RATE = Metric("reverse drop rate", "%", (0.0, 100.0), "{:.2f}")
+REVERSE_QUEUE_DELAY = Metric("reverse mean queue delay", "ms", NONNEGATIVE, "{:.1f}")
+#: Each direction's metrics: utilization, drop rate, queueing delay.
+FORWARD_METRICS = (UTILIZATION, DROP_RATE, MEAN_QUEUE_DELAY)
+REVERSE_METRICS = (REVERSE_UTILIZATION, REVERSE_DROP_RATE, REVERSE_QUEUE_DELAY)
+
+
+def central_link(run: Run, both_ways: bool = True) -> list[Measurement]:
+    """The suite's metrics of the central link (section 4.5), forward and (``both_ways``)
+    reverse, over the whole run: utilization, drop rate (drops over packets offered) and the mean
+    queueing delay of the packets it admitted (the time they waited, summed, over their number)."""
+    links = run.results.links
+    duration_s = float(run.results.summary["duration_s"])
+    condition, order = run.sweep.condition, run.sweep.order
+    out = []
+    directions = [("R1", "R2", FORWARD_METRICS), ("R2", "R1", REVERSE_METRICS)]
+    for src, dst, metrics in directions if both_ways else directions[:1]:
+        utilization, drop_rate, queue_delay = metrics
+        link = links[(links["src"] == src) & (links["dst"] == dst)].iloc[0]
+        arrivals = int(link["arrivals"])
+        admitted = arrivals - int(link["queue_drops"])
+        # The time-average queue in packets is the sum of the admitted packets' waits over the
+        # run's duration (Little's law, as the engine accumulates it).
+        waited_s = float(link["mean_queue_pkts"]) * duration_s
+        out += [
+            run.measurement(utilization, condition, 100 * float(link["utilization"]), order),
+            run.measurement(
+                drop_rate, condition, 100 * int(link["drops"]) / max(arrivals, 1), order
+            ),
+            run.measurement(queue_delay, condition, 1e3 * waited_s / max(admitted, 1), order),
+        ]
     return out
